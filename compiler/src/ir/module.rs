@@ -1,0 +1,286 @@
+//! Modules, functions, values and ops.
+//!
+//! Cranelift-style: a function owns two arenas (`values`, `ops`) indexed by
+//! small `Copy` ids, plus `body`, the ops in program order. Ids are only
+//! meaningful within their function.
+
+use crate::diag::SrcPos;
+use crate::ir::ops::OpKind;
+use crate::ir::types::TensorType;
+use crate::sharding::{MeshDef, TensorSharding};
+
+/// An SSA value of a function: an argument or an op result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+/// An op of a function (index into `Function::ops`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId(pub u32);
+
+impl Value {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl OpId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where a value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueDef {
+    /// Function argument number `n`.
+    Arg(u32),
+    /// Result number `index` of `op`.
+    Result { op: OpId, index: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueData {
+    pub ty: TensorType,
+    pub def: ValueDef,
+}
+
+/// An attribute meshrun keeps but does not interpret (`jax.result_info`,
+/// `mhlo.layout_mode`, `sdy.sharding_rule`, module attributes, ...). `value`
+/// is the attribute's source text, re-emitted verbatim; `None` is a unit
+/// attribute (a bare name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedAttr {
+    pub name: String,
+    pub value: Option<String>,
+}
+
+impl NamedAttr {
+    pub fn new(name: impl Into<String>, value: Option<String>) -> Self {
+        NamedAttr {
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+/// Find an attribute by name.
+pub fn find_attr<'a>(attrs: &'a [NamedAttr], name: &str) -> Option<&'a NamedAttr> {
+    attrs.iter().find(|a| a.name == name)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpData {
+    pub kind: OpKind,
+    pub operands: Vec<Value>,
+    pub results: Vec<Value>,
+    /// `sdy.sharding = #sdy.sharding_per_value<[...]>`: one per result.
+    pub shardings: Option<Vec<TensorSharding>>,
+    /// Other attributes, kept verbatim.
+    pub attrs: Vec<NamedAttr>,
+    pub pos: SrcPos,
+}
+
+/// Attributes of a function argument or result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParamAttrs {
+    /// `sdy.sharding = #sdy.sharding<...>`.
+    pub sharding: Option<TensorSharding>,
+    /// Other attributes, kept verbatim.
+    pub attrs: Vec<NamedAttr>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visibility {
+    /// No keyword in the text (`func.func @main`).
+    Default,
+    Public,
+    Private,
+}
+
+impl Visibility {
+    pub fn keyword(self) -> Option<&'static str> {
+        match self {
+            Visibility::Default => None,
+            Visibility::Public => Some("public"),
+            Visibility::Private => Some("private"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub visibility: Visibility,
+    /// Argument values, in order (`ValueDef::Arg(i)` for `args[i]`).
+    pub args: Vec<Value>,
+    pub arg_attrs: Vec<ParamAttrs>,
+    pub result_types: Vec<TensorType>,
+    pub result_attrs: Vec<ParamAttrs>,
+    /// Function-level `attributes {...}`, kept verbatim.
+    pub attrs: Vec<NamedAttr>,
+    pub values: Vec<ValueData>,
+    pub ops: Vec<OpData>,
+    /// Ops in program order.
+    pub body: Vec<OpId>,
+    /// Operands of the terminating `return`.
+    pub returns: Vec<Value>,
+    pub pos: SrcPos,
+    pub return_pos: SrcPos,
+}
+
+impl Function {
+    /// An empty function with the given argument types.
+    pub fn new(name: impl Into<String>, arg_types: Vec<TensorType>) -> Function {
+        let mut f = Function {
+            name: name.into(),
+            visibility: Visibility::Default,
+            args: Vec::new(),
+            arg_attrs: Vec::new(),
+            result_types: Vec::new(),
+            result_attrs: Vec::new(),
+            attrs: Vec::new(),
+            values: Vec::new(),
+            ops: Vec::new(),
+            body: Vec::new(),
+            returns: Vec::new(),
+            pos: SrcPos::UNKNOWN,
+            return_pos: SrcPos::UNKNOWN,
+        };
+        for (i, ty) in arg_types.into_iter().enumerate() {
+            let v = f.new_value(ty, ValueDef::Arg(i as u32));
+            f.args.push(v);
+            f.arg_attrs.push(ParamAttrs::default());
+        }
+        f
+    }
+
+    fn new_value(&mut self, ty: TensorType, def: ValueDef) -> Value {
+        self.values.push(ValueData { ty, def });
+        Value(self.values.len() as u32 - 1)
+    }
+
+    /// Create an op with results of `result_types` and append it to the body.
+    pub fn push_op(
+        &mut self,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_types: Vec<TensorType>,
+    ) -> OpId {
+        let id = self.create_op(kind, operands, result_types);
+        self.body.push(id);
+        id
+    }
+
+    /// Create an op without placing it in the body (see `body` for order).
+    pub fn create_op(
+        &mut self,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_types: Vec<TensorType>,
+    ) -> OpId {
+        let id = OpId(self.ops.len() as u32);
+        let results = result_types
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                self.new_value(
+                    ty,
+                    ValueDef::Result {
+                        op: id,
+                        index: i as u32,
+                    },
+                )
+            })
+            .collect();
+        self.ops.push(OpData {
+            kind,
+            operands,
+            results,
+            shardings: None,
+            attrs: Vec::new(),
+            pos: SrcPos::UNKNOWN,
+        });
+        id
+    }
+
+    /// Set the function's results (the `return` operands) and their types.
+    pub fn set_returns(&mut self, values: Vec<Value>) {
+        self.result_types = values.iter().map(|v| self.ty(*v).clone()).collect();
+        self.result_attrs = vec![ParamAttrs::default(); values.len()];
+        self.returns = values;
+    }
+
+    pub fn op(&self, id: OpId) -> &OpData {
+        &self.ops[id.index()]
+    }
+
+    pub fn op_mut(&mut self, id: OpId) -> &mut OpData {
+        &mut self.ops[id.index()]
+    }
+
+    pub fn value(&self, v: Value) -> &ValueData {
+        &self.values[v.index()]
+    }
+
+    pub fn ty(&self, v: Value) -> &TensorType {
+        &self.values[v.index()].ty
+    }
+
+    /// The first result of an op (most ops have exactly one).
+    pub fn result(&self, id: OpId) -> Value {
+        self.ops[id.index()].results[0]
+    }
+
+    /// Ops in program order with their ids.
+    pub fn ops_in_order(&self) -> impl Iterator<Item = (OpId, &OpData)> {
+        self.body.iter().map(move |&id| (id, &self.ops[id.index()]))
+    }
+
+    /// The sharding a value is annotated with, if any: the argument's
+    /// `sdy.sharding` or the defining op's per-value sharding.
+    pub fn sharding_of(&self, v: Value) -> Option<&TensorSharding> {
+        match self.value(v).def {
+            ValueDef::Arg(i) => self.arg_attrs[i as usize].sharding.as_ref(),
+            ValueDef::Result { op, index } => self.ops[op.index()]
+                .shardings
+                .as_ref()
+                .and_then(|s| s.get(index as usize)),
+        }
+    }
+}
+
+/// A module: meshes, functions, and module attributes kept verbatim.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Module {
+    /// `module @name` (without the `@`).
+    pub name: Option<String>,
+    pub attrs: Vec<NamedAttr>,
+    pub meshes: Vec<MeshDef>,
+    pub funcs: Vec<Function>,
+}
+
+impl Module {
+    pub fn func(&self, name: &str) -> Option<&Function> {
+        self.funcs.iter().find(|f| f.name == name)
+    }
+
+    pub fn func_mut(&mut self, name: &str) -> Option<&mut Function> {
+        self.funcs.iter_mut().find(|f| f.name == name)
+    }
+
+    pub fn mesh(&self, name: &str) -> Option<&MeshDef> {
+        self.meshes.iter().find(|m| m.name == name)
+    }
+
+    /// The entry function: `main` if present, else the first public one,
+    /// else the first function.
+    pub fn entry(&self) -> Option<&Function> {
+        self.func("main")
+            .or_else(|| {
+                self.funcs
+                    .iter()
+                    .find(|f| f.visibility != crate::ir::Visibility::Private)
+            })
+            .or_else(|| self.funcs.first())
+    }
+}

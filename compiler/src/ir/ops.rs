@@ -1,0 +1,268 @@
+//! The op set (SPEC §3): StableHLO ops JAX emits for tensor programs, calls of
+//! private functions, and the `sdy` ops that carry sharding intent.
+//!
+//! Each op kind holds its attributes as plain data; operands and results live
+//! on [`crate::ir::OpData`]. `name()` is the MLIR op name used by the text
+//! format and in diagnostics.
+
+use crate::ir::literal::DenseLiteral;
+use crate::sharding::TensorSharding;
+
+macro_rules! name_enum {
+    ($(#[$meta:meta])* $vis:vis enum $ty:ident { $($var:ident => $name:literal),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        $vis enum $ty { $($var),* }
+
+        impl $ty {
+            pub const ALL: &'static [$ty] = &[$($ty::$var),*];
+
+            /// The spelling in the text format.
+            pub fn name(self) -> &'static str {
+                match self { $($ty::$var => $name),* }
+            }
+
+            pub fn from_name(s: &str) -> Option<$ty> {
+                match s { $($name => Some($ty::$var),)* _ => None }
+            }
+        }
+    };
+}
+
+name_enum! {
+    /// Element-wise ops with one operand (`stablehlo.<name>`).
+    pub enum UnaryOp {
+        Negate => "negate",
+        Exp => "exponential",
+        Expm1 => "exponential_minus_one",
+        Log => "log",
+        Log1p => "log_plus_one",
+        Tanh => "tanh",
+        Sine => "sine",
+        Cosine => "cosine",
+        Tan => "tan",
+        Logistic => "logistic",
+        Sqrt => "sqrt",
+        Rsqrt => "rsqrt",
+        Cbrt => "cbrt",
+        Abs => "abs",
+        Sign => "sign",
+        Floor => "floor",
+        Ceil => "ceil",
+        RoundNearestEven => "round_nearest_even",
+        RoundNearestAfz => "round_nearest_afz",
+        Not => "not",
+        IsFinite => "is_finite",
+    }
+}
+
+name_enum! {
+    /// Element-wise ops with two operands of the same type (`stablehlo.<name>`).
+    pub enum BinaryOp {
+        Add => "add",
+        Subtract => "subtract",
+        Multiply => "multiply",
+        Divide => "divide",
+        Remainder => "remainder",
+        Maximum => "maximum",
+        Minimum => "minimum",
+        Power => "power",
+        Atan2 => "atan2",
+        And => "and",
+        Or => "or",
+        Xor => "xor",
+    }
+}
+
+name_enum! {
+    /// `stablehlo.compare` directions.
+    pub enum CompareDirection {
+        Eq => "EQ",
+        Ne => "NE",
+        Lt => "LT",
+        Le => "LE",
+        Gt => "GT",
+        Ge => "GE",
+    }
+}
+
+name_enum! {
+    /// `stablehlo.compare` comparison types (optional in the text).
+    pub enum CompareType {
+        Float => "FLOAT",
+        TotalOrder => "TOTALORDER",
+        Signed => "SIGNED",
+        Unsigned => "UNSIGNED",
+    }
+}
+
+name_enum! {
+    /// The combiner of a `stablehlo.reduce`: its body must be exactly one of
+    /// these binary ops applied to the two block arguments.
+    pub enum ReduceKind {
+        Add => "add",
+        Multiply => "multiply",
+        Maximum => "maximum",
+        Minimum => "minimum",
+        And => "and",
+        Or => "or",
+    }
+}
+
+impl ReduceKind {
+    pub fn binary_op(self) -> BinaryOp {
+        match self {
+            ReduceKind::Add => BinaryOp::Add,
+            ReduceKind::Multiply => BinaryOp::Multiply,
+            ReduceKind::Maximum => BinaryOp::Maximum,
+            ReduceKind::Minimum => BinaryOp::Minimum,
+            ReduceKind::And => BinaryOp::And,
+            ReduceKind::Or => BinaryOp::Or,
+        }
+    }
+
+    pub fn from_binary_op(op: BinaryOp) -> Option<ReduceKind> {
+        ReduceKind::ALL.iter().copied().find(|k| k.binary_op() == op)
+    }
+}
+
+/// Dimension numbers of `stablehlo.dot_general`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct DotDims {
+    pub lhs_batch: Vec<i64>,
+    pub rhs_batch: Vec<i64>,
+    pub lhs_contract: Vec<i64>,
+    pub rhs_contract: Vec<i64>,
+}
+
+impl DotDims {
+    /// The dims of a plain rank-2 (or rank-1) `stablehlo.dot`.
+    pub fn for_dot(lhs_rank: usize) -> DotDims {
+        DotDims {
+            lhs_batch: vec![],
+            rhs_batch: vec![],
+            lhs_contract: vec![lhs_rank as i64 - 1],
+            rhs_contract: vec![0],
+        }
+    }
+}
+
+/// What an op computes, with its attributes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpKind {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Compare {
+        direction: CompareDirection,
+        compare_type: Option<CompareType>,
+    },
+    /// `select(pred, on_true, on_false)`; `pred` is i1, scalar or same shape.
+    Select,
+    /// `clamp(min, operand, max)`.
+    Clamp,
+    Constant(DenseLiteral),
+    Iota {
+        dim: i64,
+    },
+    Convert,
+    BroadcastInDim {
+        dims: Vec<i64>,
+    },
+    Reshape,
+    Transpose {
+        perm: Vec<i64>,
+    },
+    /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
+    /// (no dims, rank ≤ 2) so the printer writes it back the same way.
+    /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
+    DotGeneral {
+        dims: DotDims,
+        precision: Option<Vec<String>>,
+        is_dot: bool,
+    },
+    /// `reduce(inputs..., inits...)` over `dims`; N inputs and N inits.
+    Reduce {
+        dims: Vec<i64>,
+        kind: ReduceKind,
+    },
+    Concatenate {
+        dim: i64,
+    },
+    Slice {
+        start: Vec<i64>,
+        limit: Vec<i64>,
+        strides: Vec<i64>,
+    },
+    /// `pad(operand, padding_value)`.
+    Pad {
+        low: Vec<i64>,
+        high: Vec<i64>,
+        interior: Vec<i64>,
+    },
+    /// A call of another function of the module (`call @f` / `func.call @f`).
+    Call {
+        callee: String,
+    },
+    /// `sdy.sharding_constraint %x <@mesh, [...]>`.
+    ShardingConstraint {
+        sharding: TensorSharding,
+    },
+    /// `sdy.reshard %x <@mesh, [...]>`.
+    Reshard {
+        sharding: TensorSharding,
+    },
+    /// `sdy.sharding_group %x group_id=N`: all members share one sharding.
+    ShardingGroup {
+        group_id: i64,
+    },
+}
+
+impl OpKind {
+    /// The full MLIR op name, e.g. `stablehlo.dot_general`.
+    pub fn name(&self) -> String {
+        match self {
+            OpKind::Unary(u) => format!("stablehlo.{}", u.name()),
+            OpKind::Binary(b) => format!("stablehlo.{}", b.name()),
+            OpKind::DotGeneral { is_dot: true, .. } => "stablehlo.dot".into(),
+            other => other.static_name().into(),
+        }
+    }
+
+    fn static_name(&self) -> &'static str {
+        match self {
+            OpKind::Unary(_) | OpKind::Binary(_) => unreachable!("named by name()"),
+            OpKind::Compare { .. } => "stablehlo.compare",
+            OpKind::Select => "stablehlo.select",
+            OpKind::Clamp => "stablehlo.clamp",
+            OpKind::Constant(_) => "stablehlo.constant",
+            OpKind::Iota { .. } => "stablehlo.iota",
+            OpKind::Convert => "stablehlo.convert",
+            OpKind::BroadcastInDim { .. } => "stablehlo.broadcast_in_dim",
+            OpKind::Reshape => "stablehlo.reshape",
+            OpKind::Transpose { .. } => "stablehlo.transpose",
+            OpKind::DotGeneral { .. } => "stablehlo.dot_general",
+            OpKind::Reduce { .. } => "stablehlo.reduce",
+            OpKind::Concatenate { .. } => "stablehlo.concatenate",
+            OpKind::Slice { .. } => "stablehlo.slice",
+            OpKind::Pad { .. } => "stablehlo.pad",
+            OpKind::Call { .. } => "func.call",
+            OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
+            OpKind::Reshard { .. } => "sdy.reshard",
+            OpKind::ShardingGroup { .. } => "sdy.sharding_group",
+        }
+    }
+
+    /// True for ops whose every operand and result has the same shape and
+    /// whose result element `i` depends only on operand elements `i`.
+    pub fn is_elementwise(&self) -> bool {
+        matches!(
+            self,
+            OpKind::Unary(_)
+                | OpKind::Binary(_)
+                | OpKind::Compare { .. }
+                | OpKind::Select
+                | OpKind::Clamp
+                | OpKind::Convert
+        )
+    }
+}

@@ -1,0 +1,165 @@
+//! Element and tensor types (`tensor<16x128xf32>`), static shapes only.
+
+use std::fmt;
+
+/// Element types meshrun understands. The names are MLIR's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    F64,
+    F32,
+    F16,
+    BF16,
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U32,
+    U64,
+}
+
+impl ElemType {
+    pub const ALL: [ElemType; 12] = [
+        ElemType::F64,
+        ElemType::F32,
+        ElemType::F16,
+        ElemType::BF16,
+        ElemType::I1,
+        ElemType::I8,
+        ElemType::I16,
+        ElemType::I32,
+        ElemType::I64,
+        ElemType::U8,
+        ElemType::U32,
+        ElemType::U64,
+    ];
+
+    /// The MLIR spelling: `f32`, `bf16`, `i1`, `ui32`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::F64 => "f64",
+            ElemType::F32 => "f32",
+            ElemType::F16 => "f16",
+            ElemType::BF16 => "bf16",
+            ElemType::I1 => "i1",
+            ElemType::I8 => "i8",
+            ElemType::I16 => "i16",
+            ElemType::I32 => "i32",
+            ElemType::I64 => "i64",
+            ElemType::U8 => "ui8",
+            ElemType::U32 => "ui32",
+            ElemType::U64 => "ui64",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<ElemType> {
+        ElemType::ALL.iter().copied().find(|t| t.name() == s)
+    }
+
+    /// Storage size of one element in bytes (i1 is stored as one byte).
+    pub fn byte_size(self) -> usize {
+        match self {
+            ElemType::F64 | ElemType::I64 | ElemType::U64 => 8,
+            ElemType::F32 | ElemType::I32 | ElemType::U32 => 4,
+            ElemType::F16 | ElemType::BF16 | ElemType::I16 => 2,
+            ElemType::I1 | ElemType::I8 | ElemType::U8 => 1,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ElemType::F64 | ElemType::F32 | ElemType::F16 | ElemType::BF16
+        )
+    }
+
+    pub fn is_bool(self) -> bool {
+        self == ElemType::I1
+    }
+
+    pub fn is_integer(self) -> bool {
+        !self.is_float() && !self.is_bool()
+    }
+
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, ElemType::U8 | ElemType::U32 | ElemType::U64)
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A ranked tensor type with a static shape: `tensor<4x8xf32>`, `tensor<f32>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TensorType {
+    pub shape: Vec<i64>,
+    pub elem: ElemType,
+}
+
+impl TensorType {
+    pub fn new(shape: impl Into<Vec<i64>>, elem: ElemType) -> Self {
+        TensorType {
+            shape: shape.into(),
+            elem,
+        }
+    }
+
+    pub fn scalar(elem: ElemType) -> Self {
+        TensorType {
+            shape: Vec::new(),
+            elem,
+        }
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn num_elements(&self) -> i64 {
+        self.shape.iter().product()
+    }
+
+    pub fn byte_size(&self) -> i64 {
+        self.num_elements() * self.elem.byte_size() as i64
+    }
+
+    pub fn with_shape(&self, shape: impl Into<Vec<i64>>) -> TensorType {
+        TensorType::new(shape, self.elem)
+    }
+
+    pub fn with_elem(&self, elem: ElemType) -> TensorType {
+        TensorType::new(self.shape.clone(), elem)
+    }
+}
+
+impl fmt::Display for TensorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tensor<")?;
+        for d in &self.shape {
+            write!(f, "{d}x")?;
+        }
+        write!(f, "{}>", self.elem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_and_names() {
+        assert_eq!(
+            TensorType::new(vec![16, 128], ElemType::F32).to_string(),
+            "tensor<16x128xf32>"
+        );
+        assert_eq!(TensorType::scalar(ElemType::BF16).to_string(), "tensor<bf16>");
+        for t in ElemType::ALL {
+            assert_eq!(ElemType::from_name(t.name()), Some(t));
+        }
+        assert_eq!(ElemType::from_name("f8"), None);
+    }
+}

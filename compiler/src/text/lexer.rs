@@ -1,0 +1,1 @@
+//! Tokenizer for the MLIR subset meshrun reads.

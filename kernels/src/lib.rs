@@ -1,0 +1,1 @@
+//! meshrun kernels: CPU implementations of local ops (CUDA later).
