@@ -6,6 +6,7 @@
 
 pub mod diag;
 pub mod ir;
+pub mod rules;
 pub mod sharding;
 pub mod text;
 
