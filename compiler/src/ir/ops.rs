@@ -53,6 +53,8 @@ name_enum! {
         RoundNearestAfz => "round_nearest_afz",
         Not => "not",
         IsFinite => "is_finite",
+        /// `chlo.square` (JAX's `jnp.square`); the only CHLO op meshrun reads.
+        Square => "square",
     }
 }
 
@@ -221,6 +223,7 @@ impl OpKind {
     /// The full MLIR op name, e.g. `stablehlo.dot_general`.
     pub fn name(&self) -> String {
         match self {
+            OpKind::Unary(UnaryOp::Square) => "chlo.square".into(),
             OpKind::Unary(u) => format!("stablehlo.{}", u.name()),
             OpKind::Binary(b) => format!("stablehlo.{}", b.name()),
             OpKind::DotGeneral { is_dot: true, .. } => "stablehlo.dot".into(),
