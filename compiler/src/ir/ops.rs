@@ -53,7 +53,7 @@ name_enum! {
         RoundNearestAfz => "round_nearest_afz",
         Not => "not",
         IsFinite => "is_finite",
-        /// `chlo.square` (JAX's `jnp.square`); the only CHLO op meshrun reads.
+        // `chlo.square` (JAX's `jnp.square`); the only CHLO op meshrun reads.
         Square => "square",
     }
 }
