@@ -1,4 +1,9 @@
-//! meshrun: a facade over the compiler and runtime crates.
+//! meshrun: a facade over the compiler and runtime crates, plus the
+//! file-level pipeline the CLI, examples and tests share.
 
 pub use meshrun_compiler as compiler;
 pub use meshrun_runtime as runtime;
+
+pub mod load;
+pub mod render;
+pub mod synth;

@@ -9,7 +9,7 @@ use std::fmt;
 /// Positions are *not* part of a program's meaning: two modules that differ
 /// only in where their ops were written compare equal, which is what makes
 /// `parse(print(m)) == m` a meaningful round-trip check.
-#[derive(Debug, Clone, Copy, Default, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, Eq)]
 pub struct SrcPos {
     pub line: u32,
     pub col: u32,

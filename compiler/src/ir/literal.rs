@@ -116,7 +116,10 @@ mod tests {
 
     #[test]
     fn hex_bits_decode() {
-        assert_eq!(float_from_bits(0xFF80_0000, ElemType::F32), f64::NEG_INFINITY);
+        assert_eq!(
+            float_from_bits(0xFF80_0000, ElemType::F32),
+            f64::NEG_INFINITY
+        );
         assert_eq!(float_from_bits(0xFC00, ElemType::F16), f64::NEG_INFINITY);
         assert_eq!(float_from_bits(0xFF80, ElemType::BF16), f64::NEG_INFINITY);
         assert_eq!(float_to_bits(f64::NEG_INFINITY, ElemType::F32), 0xFF80_0000);

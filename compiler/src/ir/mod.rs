@@ -1,11 +1,13 @@
 //! The IR: modules of functions whose bodies are SSA ops over tensors.
 
+pub mod infer;
 pub mod literal;
 pub mod module;
 pub mod ops;
 pub mod types;
 pub mod verify;
 
+pub use infer::{check_result_types, infer_result_types};
 pub use literal::{DenseLiteral, Scalar};
 pub use module::{
     find_attr, Function, Module, NamedAttr, OpData, OpId, ParamAttrs, Value, ValueData, ValueDef,
@@ -13,3 +15,4 @@ pub use module::{
 };
 pub use ops::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, ReduceKind, UnaryOp};
 pub use types::{ElemType, TensorType};
+pub use verify::{function_errors, module_errors, verify_function, verify_module};

@@ -237,14 +237,23 @@ impl Function {
     }
 
     /// The sharding a value is annotated with, if any: the argument's
-    /// `sdy.sharding` or the defining op's per-value sharding.
+    /// `sdy.sharding`, the defining op's per-value sharding, or the sharding
+    /// a `sharding_constraint`/`reshard` op gives its result.
     pub fn sharding_of(&self, v: Value) -> Option<&TensorSharding> {
         match self.value(v).def {
             ValueDef::Arg(i) => self.arg_attrs[i as usize].sharding.as_ref(),
-            ValueDef::Result { op, index } => self.ops[op.index()]
-                .shardings
-                .as_ref()
-                .and_then(|s| s.get(index as usize)),
+            ValueDef::Result { op, index } => {
+                let op = &self.ops[op.index()];
+                let explicit = op.shardings.as_ref().and_then(|s| s.get(index as usize));
+                // A constraint or reshard states its result's sharding as an
+                // attribute of the op itself.
+                explicit.or(match &op.kind {
+                    OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+                        Some(sharding)
+                    }
+                    _ => None,
+                })
+            }
         }
     }
 }

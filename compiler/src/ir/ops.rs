@@ -124,7 +124,10 @@ impl ReduceKind {
     }
 
     pub fn from_binary_op(op: BinaryOp) -> Option<ReduceKind> {
-        ReduceKind::ALL.iter().copied().find(|k| k.binary_op() == op)
+        ReduceKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.binary_op() == op)
     }
 }
 

@@ -156,7 +156,10 @@ mod tests {
             TensorType::new(vec![16, 128], ElemType::F32).to_string(),
             "tensor<16x128xf32>"
         );
-        assert_eq!(TensorType::scalar(ElemType::BF16).to_string(), "tensor<bf16>");
+        assert_eq!(
+            TensorType::scalar(ElemType::BF16).to_string(),
+            "tensor<bf16>"
+        );
         for t in ElemType::ALL {
             assert_eq!(ElemType::from_name(t.name()), Some(t));
         }

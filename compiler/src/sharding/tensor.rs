@@ -91,7 +91,10 @@ impl DimSharding {
 
     /// Product of the axis sizes (1 for an unsharded dim).
     pub fn num_shards(&self, mesh: &Mesh) -> i64 {
-        self.axes.iter().map(|a| a.size(mesh).unwrap_or(1)).product()
+        self.axes
+            .iter()
+            .map(|a| a.size(mesh).unwrap_or(1))
+            .product()
     }
 }
 
@@ -189,7 +192,10 @@ impl fmt::Display for TensorSharding {
             write!(f, "{d}")?;
         }
         f.write_str("]")?;
-        for (label, axes) in [("replicated", &self.replicated), ("unreduced", &self.unreduced)] {
+        for (label, axes) in [
+            ("replicated", &self.replicated),
+            ("unreduced", &self.unreduced),
+        ] {
             if !axes.is_empty() {
                 write!(f, ", {label}={{")?;
                 for (i, a) in axes.iter().enumerate() {

@@ -1,9 +1,31 @@
-//! The text format: StableHLO + `sdy` MLIR as JAX prints it.
-//! `parse_module` reads it; `print_module` writes it back so that
-//! `parse(print(m)) == m`.
+//! The text format: StableHLO + `sdy` MLIR as JAX prints it
+//! (`jax.jit(f).lower(...).as_text()`), as XLA dumps it after Shardy
+//! propagation, and as Shardy's own tests write it.
+//!
+//! `parse_module` reads it into the IR (building it, not validating
+//! sharding invariants or op shape rules); `print_module` writes a module
+//! back in the pretty op forms so that `parse(print(m)) == m` and printing
+//! is a fixed point.
+//!
+//! Layout: `lexer` (tokens), `cursor` (token cursor, raw attribute
+//! capture), `parse_types`, `parse_sharding`, `parse_literal`,
+//! `parse_attrs` (values), `parser` (module/function/block structure),
+//! `parse_ops` (pretty op forms), `parse_generic` (quoted generic op form),
+//! `parse_generic_module` (generic module/func/mesh), `parse_region` (reduce
+//! bodies); `printer` and `print_literal` for the way back.
 
+mod cursor;
 mod lexer;
+mod parse_attrs;
+mod parse_generic;
+mod parse_generic_module;
+mod parse_literal;
+mod parse_ops;
+mod parse_region;
+mod parse_sharding;
+mod parse_types;
 mod parser;
+mod print_literal;
 mod printer;
 
 pub use parser::parse_module;

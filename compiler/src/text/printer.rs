@@ -1,7 +1,559 @@
-//! Printer: `Module` → text in the dialect the parser reads.
+//! Printer: `Module` → text in the dialect the parser reads, using the
+//! pretty op forms JAX prints. Arguments are named `%argN` and op results
+//! `%N` (`%N:K` / `%N#i` for several results), so printing is canonical:
+//! print → parse → print gives the same text.
+//!
+//! The printer never panics, even on a module built in Rust that breaks
+//! the IR's rules (dangling values, wrong operand counts): it prints what is
+//! there and leaves the complaint to `ir::verify` or to the parser.
 
-use crate::ir::Module;
+use std::fmt::Write;
 
-pub fn print_module(_m: &Module) -> String {
-    String::new()
+use crate::ir::{
+    Function, Module, NamedAttr, OpData, OpKind, ParamAttrs, TensorType, UnaryOp, Value,
+};
+use crate::sharding::TensorSharding;
+use crate::text::lexer::quote;
+use crate::text::parse_attrs::is_bare_attr_name;
+use crate::text::parse_ops::DOT_ALGORITHM;
+use crate::text::print_literal::write_dense;
+
+pub fn print_module(m: &Module) -> String {
+    let ops: usize = m.funcs.iter().map(|f| f.body.len()).sum();
+    let mut out = String::with_capacity(256 + ops * 160);
+    out.push_str("module");
+    if let Some(name) = &m.name {
+        out.push(' ');
+        write_symbol(&mut out, name);
+    }
+    if !m.attrs.is_empty() {
+        out.push_str(" attributes");
+        write_attr_dict(&mut out, None, &m.attrs);
+    }
+    out.push_str(" {\n");
+    for mesh in &m.meshes {
+        out.push_str("  sdy.mesh ");
+        write_symbol(&mut out, &mesh.name);
+        let _ = write!(out, " = {}", mesh.mesh);
+        if let Some(attrs) = &mesh.attrs {
+            out.push(' ');
+            out.push_str(attrs);
+        }
+        out.push('\n');
+    }
+    for f in &m.funcs {
+        FuncPrinter::new(f, &mut out).print();
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// `@name`, quoted when it is not a bare identifier.
+fn write_symbol(out: &mut String, name: &str) {
+    out.push('@');
+    if is_bare_attr_name(name) {
+        out.push_str(name);
+    } else {
+        out.push_str(&quote(name));
+    }
+}
+
+/// ` {a = v, unit, ...}` (nothing if empty). `sdy.sharding`, if given, is
+/// placed where MLIR's sorted dictionaries put it: before the first
+/// attribute whose name sorts after it.
+fn write_attr_dict(out: &mut String, sharding: Option<&str>, attrs: &[NamedAttr]) {
+    if sharding.is_none() && attrs.is_empty() {
+        return;
+    }
+    out.push_str(" {");
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+    };
+    let mut pending = sharding;
+    for a in attrs {
+        if let Some(s) = pending {
+            if a.name.as_str() > "sdy.sharding" {
+                sep(out);
+                out.push_str("sdy.sharding = ");
+                out.push_str(s);
+                pending = None;
+            }
+        }
+        sep(out);
+        if is_bare_attr_name(&a.name) {
+            out.push_str(&a.name);
+        } else {
+            out.push_str(&quote(&a.name));
+        }
+        if let Some(v) = &a.value {
+            out.push_str(" = ");
+            out.push_str(v);
+        }
+    }
+    if let Some(s) = pending {
+        sep(out);
+        out.push_str("sdy.sharding = ");
+        out.push_str(s);
+    }
+    out.push('}');
+}
+
+fn per_value_text(shardings: &[TensorSharding]) -> String {
+    let mut s = String::from("#sdy.sharding_per_value<[");
+    for (i, sh) in shardings.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{sh}");
+    }
+    s.push_str("]>");
+    s
+}
+
+fn write_int_list(out: &mut String, xs: &[i64]) {
+    out.push('[');
+    for (i, x) in xs.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{x}");
+    }
+    out.push(']');
+}
+
+/// Prints one function; owns the value → name table.
+struct FuncPrinter<'a> {
+    f: &'a Function,
+    out: &'a mut String,
+    /// Printed name of each value (`None`: not defined by args or body).
+    names: Vec<Option<String>>,
+}
+
+impl<'a> FuncPrinter<'a> {
+    fn new(f: &'a Function, out: &'a mut String) -> Self {
+        let mut names = vec![None; f.values.len()];
+        for (i, v) in f.args.iter().enumerate() {
+            if let Some(slot) = names.get_mut(v.index()) {
+                *slot = Some(format!("%arg{i}"));
+            }
+        }
+        let mut next = 0usize;
+        for id in &f.body {
+            let Some(op) = f.ops.get(id.index()) else {
+                continue;
+            };
+            match op.results.as_slice() {
+                [] => continue,
+                [v] => {
+                    if let Some(slot) = names.get_mut(v.index()) {
+                        *slot = Some(format!("%{next}"));
+                    }
+                }
+                many => {
+                    for (k, v) in many.iter().enumerate() {
+                        if let Some(slot) = names.get_mut(v.index()) {
+                            *slot = Some(format!("%{next}#{k}"));
+                        }
+                    }
+                }
+            }
+            next += 1;
+        }
+        FuncPrinter { f, out, names }
+    }
+
+    fn value(&mut self, v: Value) {
+        match self.names.get(v.index()).and_then(|n| n.as_deref()) {
+            Some(n) => self.out.push_str(n),
+            None => {
+                let _ = write!(self.out, "%undefined{}", v.0);
+            }
+        }
+    }
+
+    fn values(&mut self, vs: &[Value]) {
+        for (i, v) in vs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.value(*v);
+        }
+    }
+
+    fn ty(&self, v: Value) -> Option<&'a TensorType> {
+        self.f.values.get(v.index()).map(|d| &d.ty)
+    }
+
+    fn write_ty(&mut self, t: Option<&TensorType>) {
+        match t {
+            Some(t) => {
+                let _ = write!(self.out, "{t}");
+            }
+            None => self.out.push_str("tensor<f32>"),
+        }
+    }
+
+    fn type_list(&mut self, vs: &[Value]) {
+        for (i, v) in vs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.write_ty(self.ty(*v));
+        }
+    }
+
+    /// `(t1, t2) -> t3` or `-> (t3, t4)` / `-> ()` for other result counts.
+    fn functional(&mut self, op: &OpData) {
+        self.out.push('(');
+        self.type_list(&op.operands);
+        self.out.push_str(") -> ");
+        if op.results.len() == 1 {
+            self.type_list(&op.results);
+        } else {
+            self.out.push('(');
+            self.type_list(&op.results);
+            self.out.push(')');
+        }
+    }
+
+    /// `t` when every operand and the single result have type `t`, else
+    /// the functional form (MLIR's SameOperandsAndResultType printing).
+    fn same_type_sig(&mut self, op: &OpData) {
+        let result = match op.results.as_slice() {
+            [r] => self.ty(*r),
+            _ => None,
+        };
+        let all_same = result.is_some() && op.operands.iter().all(|o| self.ty(*o) == result);
+        if all_same {
+            self.write_ty(result);
+        } else {
+            self.functional(op);
+        }
+    }
+
+    fn param_attrs(&mut self, p: Option<&ParamAttrs>) {
+        if let Some(p) = p {
+            let sharding = p.sharding.as_ref().map(|s| format!("#sdy.sharding{s}"));
+            write_attr_dict(self.out, sharding.as_deref(), &p.attrs);
+        }
+    }
+
+    fn print(mut self) {
+        let f = self.f;
+        self.out.push_str("  func.func ");
+        if let Some(kw) = f.visibility.keyword() {
+            self.out.push_str(kw);
+            self.out.push(' ');
+        }
+        write_symbol(self.out, &f.name);
+        self.out.push('(');
+        for (i, v) in f.args.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.value(*v);
+            self.out.push_str(": ");
+            self.write_ty(self.ty(*v));
+            self.param_attrs(f.arg_attrs.get(i));
+        }
+        self.out.push(')');
+        let plain_results = f
+            .result_attrs
+            .iter()
+            .all(|p| p.sharding.is_none() && p.attrs.is_empty());
+        match f.result_types.as_slice() {
+            [] => {}
+            [t] if plain_results => {
+                let _ = write!(self.out, " -> {t}");
+            }
+            tys => {
+                self.out.push_str(" -> (");
+                for (i, t) in tys.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    let _ = write!(self.out, "{t}");
+                    self.param_attrs(f.result_attrs.get(i));
+                }
+                self.out.push(')');
+            }
+        }
+        if !f.attrs.is_empty() {
+            self.out.push_str(" attributes");
+            write_attr_dict(self.out, None, &f.attrs);
+        }
+        self.out.push_str(" {\n");
+        for id in &f.body {
+            if let Some(op) = f.ops.get(id.index()) {
+                self.op(op);
+            }
+        }
+        self.out.push_str("    return");
+        if !f.returns.is_empty() {
+            self.out.push(' ');
+            self.values(&f.returns);
+            self.out.push_str(" : ");
+            self.type_list(&f.returns);
+        }
+        self.out.push_str("\n  }\n");
+    }
+
+    fn op(&mut self, op: &OpData) {
+        self.out.push_str("    ");
+        match op.results.as_slice() {
+            [] => {}
+            [v] => {
+                self.value(*v);
+                self.out.push_str(" = ");
+            }
+            [v, ..] => {
+                let base = self
+                    .names
+                    .get(v.index())
+                    .and_then(|n| n.as_deref())
+                    .and_then(|n| n.split_once('#'))
+                    .map(|(b, _)| b.to_string())
+                    .unwrap_or_else(|| format!("%undefined{}", v.0));
+                let _ = write!(self.out, "{base}:{} = ", op.results.len());
+            }
+        }
+        let sharding = op.shardings.as_deref().map(per_value_text);
+        let attrs = |p: &mut Self| write_attr_dict(p.out, sharding.as_deref(), &op.attrs);
+        let name = op.kind.name();
+        match &op.kind {
+            OpKind::Unary(UnaryOp::Square) => {
+                // CHLO's format: `chlo.square %x : t -> t`.
+                self.out.push_str("chlo.square ");
+                self.values(&op.operands);
+                attrs(self);
+                self.out.push_str(" : ");
+                self.type_list(&op.operands);
+                self.out.push_str(" -> ");
+                self.type_list(&op.results);
+            }
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp | OpKind::Convert => {
+                let _ = write!(self.out, "{name} ");
+                self.values(&op.operands);
+                attrs(self);
+                self.out.push_str(" : ");
+                self.same_type_sig(op);
+            }
+            OpKind::Reshape => {
+                self.out.push_str("stablehlo.reshape ");
+                self.values(&op.operands);
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::Select => {
+                self.out.push_str("stablehlo.select ");
+                self.values(&op.operands);
+                attrs(self);
+                self.out.push_str(" : ");
+                let result = op.results.first().and_then(|r| self.ty(*r));
+                let pred = op.operands.first().and_then(|p| self.ty(*p));
+                let short = op.results.len() == 1
+                    && op.operands.len() == 3
+                    && op.operands[1..].iter().all(|o| self.ty(*o) == result);
+                if short {
+                    self.write_ty(pred);
+                    self.out.push_str(", ");
+                    self.write_ty(result);
+                } else {
+                    self.functional(op);
+                }
+            }
+            OpKind::Compare {
+                direction,
+                compare_type,
+            } => {
+                let _ = write!(self.out, "stablehlo.compare {}, ", direction.name());
+                self.values(&op.operands);
+                if let Some(t) = compare_type {
+                    let _ = write!(self.out, ", {}", t.name());
+                }
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::Constant(lit) => {
+                self.out.push_str("stablehlo.constant");
+                attrs(self);
+                self.out.push(' ');
+                let ty = op.results.first().and_then(|r| self.ty(*r));
+                let fallback = TensorType::scalar(crate::ir::ElemType::F32);
+                write_dense(self.out, lit, ty.unwrap_or(&fallback));
+                self.out.push_str(" : ");
+                self.write_ty(ty);
+            }
+            OpKind::Iota { dim } => {
+                let _ = write!(self.out, "stablehlo.iota dim = {dim}");
+                attrs(self);
+                self.out.push_str(" : ");
+                self.type_list(&op.results);
+            }
+            OpKind::BroadcastInDim { dims } | OpKind::Transpose { perm: dims } => {
+                let _ = write!(self.out, "{name} ");
+                self.values(&op.operands);
+                self.out.push_str(", dims = ");
+                write_int_list(self.out, dims);
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::DotGeneral {
+                dims,
+                precision,
+                is_dot,
+            } => {
+                let _ = write!(self.out, "{name} ");
+                self.values(&op.operands);
+                if !is_dot {
+                    if !dims.lhs_batch.is_empty() || !dims.rhs_batch.is_empty() {
+                        self.out.push_str(", batching_dims = ");
+                        write_int_list(self.out, &dims.lhs_batch);
+                        self.out.push_str(" x ");
+                        write_int_list(self.out, &dims.rhs_batch);
+                    }
+                    self.out.push_str(", contracting_dims = ");
+                    write_int_list(self.out, &dims.lhs_contract);
+                    self.out.push_str(" x ");
+                    write_int_list(self.out, &dims.rhs_contract);
+                }
+                if let Some(p) = precision {
+                    let _ = write!(self.out, ", precision = [{}]", p.join(", "));
+                }
+                // `algorithm = <...>` belongs to the pretty syntax, not the
+                // dictionary (which would need the `#stablehlo.dot_algorithm`).
+                let algorithm = op.attrs.iter().position(|a| {
+                    a.name == "algorithm"
+                        && a.value
+                            .as_deref()
+                            .is_some_and(|v| v.starts_with(DOT_ALGORITHM))
+                });
+                match algorithm {
+                    Some(i) => {
+                        let value = op.attrs[i].value.as_deref().unwrap_or("");
+                        let _ = write!(self.out, ", algorithm = {}", &value[DOT_ALGORITHM.len()..]);
+                        let mut rest = op.attrs.clone();
+                        rest.remove(i);
+                        write_attr_dict(self.out, sharding.as_deref(), &rest);
+                    }
+                    None => attrs(self),
+                }
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::Reduce { dims, kind } => {
+                self.out.push_str("stablehlo.reduce");
+                let half = op.operands.len() / 2;
+                let (inputs, inits) = op.operands.split_at(half);
+                for (i, (x, c)) in inputs.iter().zip(inits).enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.out.push('(');
+                    self.value(*x);
+                    self.out.push_str(" init: ");
+                    self.value(*c);
+                    self.out.push(')');
+                }
+                let _ = write!(
+                    self.out,
+                    " applies stablehlo.{} across dimensions = ",
+                    kind.name()
+                );
+                write_int_list(self.out, dims);
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::Concatenate { dim } => {
+                self.out.push_str("stablehlo.concatenate ");
+                self.values(&op.operands);
+                let _ = write!(self.out, ", dim = {dim}");
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::Slice {
+                start,
+                limit,
+                strides,
+            } => {
+                self.out.push_str("stablehlo.slice ");
+                self.values(&op.operands);
+                self.out.push_str(" [");
+                for (i, (s, l)) in start.iter().zip(limit).enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    let _ = write!(self.out, "{s}:{l}");
+                    match strides.get(i) {
+                        Some(1) | None => {}
+                        Some(st) => {
+                            let _ = write!(self.out, ":{st}");
+                        }
+                    }
+                }
+                self.out.push(']');
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::Pad {
+                low,
+                high,
+                interior,
+            } => {
+                self.out.push_str("stablehlo.pad ");
+                self.values(&op.operands);
+                self.out.push_str(", low = ");
+                write_int_list(self.out, low);
+                self.out.push_str(", high = ");
+                write_int_list(self.out, high);
+                self.out.push_str(", interior = ");
+                write_int_list(self.out, interior);
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::Call { callee } => {
+                self.out.push_str("call ");
+                write_symbol(self.out, callee);
+                self.out.push('(');
+                self.values(&op.operands);
+                self.out.push(')');
+                attrs(self);
+                self.out.push_str(" : ");
+                self.functional(op);
+            }
+            OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+                let _ = write!(self.out, "{name} ");
+                self.values(&op.operands);
+                let _ = write!(self.out, " {sharding}");
+                attrs(self);
+                self.out.push_str(" : ");
+                let ty = op
+                    .results
+                    .first()
+                    .or(op.operands.first())
+                    .and_then(|v| self.ty(*v));
+                self.write_ty(ty);
+            }
+            OpKind::ShardingGroup { group_id } => {
+                self.out.push_str("sdy.sharding_group ");
+                self.values(&op.operands);
+                let _ = write!(self.out, " group_id={group_id}");
+                attrs(self);
+                self.out.push_str(" : ");
+                self.type_list(&op.operands);
+            }
+        }
+        self.out.push('\n');
+    }
 }

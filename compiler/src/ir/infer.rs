@@ -1,0 +1,221 @@
+//! Shape inference: the result types StableHLO's spec requires of every op,
+//! computed from operand types and attributes alone (no `Function` needed),
+//! so that both the verifier and a Rust builder API can use it.
+//!
+//! Ops fall in two groups:
+//! - *inferable*: the results follow from operands + attributes
+//!   ([`infer_result_types`]): element-wise ops, `transpose`, `dot_general`,
+//!   `reduce`, `concatenate`, `slice`, `pad`, the `sdy` ops;
+//! - *typed*: the program states part of the result type, which is then
+//!   checked: `constant` and `iota` (the whole type), `convert` (the element
+//!   type), `broadcast_in_dim` and `reshape` (the shape), `call` (the
+//!   callee's signature). Builders use the per-op functions
+//!   ([`infer_convert`], [`infer_reshape`], [`infer_broadcast_in_dim`],
+//!   [`infer_iota`], [`infer_constant`], [`check_call`]).
+//!
+//! [`check_result_types`] validates given result types for every op but
+//! `call`, whichever group it is in. Error messages say what is wrong
+//! without naming the op; callers prefix the op name.
+
+mod common;
+mod contraction;
+mod elementwise;
+mod movement;
+mod sources;
+
+pub use contraction::dot_result_elem_ok;
+pub use elementwise::infer_convert;
+pub use movement::{infer_broadcast_in_dim, infer_reshape};
+pub use sources::{infer_constant, infer_iota};
+
+use common::{check_static_shape, expect_operands, expect_results, single_result};
+use contraction::{infer_dot_general, infer_reduce};
+use elementwise::{infer_binary, infer_clamp, infer_compare, infer_select, infer_unary};
+use movement::{infer_concatenate, infer_pad, infer_slice, infer_transpose};
+
+use crate::ir::ops::OpKind;
+use crate::ir::types::TensorType;
+use crate::sharding::TensorSharding;
+
+/// Whether [`infer_result_types`] determines `kind`'s results from its
+/// operands and attributes. `false` for `constant`, `iota`, `convert`,
+/// `broadcast_in_dim`, `reshape` and `call`, whose result types are
+/// (partly) given by the program.
+pub fn is_inferable(kind: &OpKind) -> bool {
+    !matches!(
+        kind,
+        OpKind::Constant(_)
+            | OpKind::Iota { .. }
+            | OpKind::Convert
+            | OpKind::BroadcastInDim { .. }
+            | OpKind::Reshape
+            | OpKind::Call { .. }
+    )
+}
+
+/// The result types of an op of `kind` applied to operands of
+/// `operand_types`, or why those operands are invalid for it.
+///
+/// For a kind that is not [inferable](is_inferable) this returns an error
+/// that names the function to use instead.
+pub fn infer_result_types(
+    kind: &OpKind,
+    operand_types: &[TensorType],
+) -> Result<Vec<TensorType>, String> {
+    for (i, ty) in operand_types.iter().enumerate() {
+        check_static_shape(ty, &format!("operand {i}"))?;
+    }
+    let one = |t: Result<TensorType, String>| t.map(|t| vec![t]);
+    match kind {
+        OpKind::Unary(op) => one(infer_unary(*op, operand_types)),
+        OpKind::Binary(op) => one(infer_binary(*op, operand_types)),
+        OpKind::Compare { compare_type, .. } => one(infer_compare(*compare_type, operand_types)),
+        OpKind::Select => one(infer_select(operand_types)),
+        OpKind::Clamp => one(infer_clamp(operand_types)),
+        OpKind::Transpose { perm } => one(infer_transpose(perm, operand_types)),
+        OpKind::DotGeneral { dims, is_dot, .. } => {
+            one(infer_dot_general(dims, *is_dot, operand_types))
+        }
+        OpKind::Reduce { dims, kind } => infer_reduce(dims, *kind, operand_types),
+        OpKind::Concatenate { dim } => one(infer_concatenate(*dim, operand_types)),
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } => one(infer_slice(start, limit, strides, operand_types)),
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        } => one(infer_pad(low, high, interior, operand_types)),
+        OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+            one(infer_sharded_identity(sharding, operand_types))
+        }
+        OpKind::ShardingGroup { .. } => {
+            expect_operands(operand_types, 1)?;
+            Ok(Vec::new())
+        }
+        OpKind::Constant(_) => Err(not_inferable("infer_constant")),
+        OpKind::Iota { .. } => Err(not_inferable("infer_iota")),
+        OpKind::Convert => Err(not_inferable("infer_convert")),
+        OpKind::BroadcastInDim { .. } => Err(not_inferable("infer_broadcast_in_dim")),
+        OpKind::Reshape => Err(not_inferable("infer_reshape")),
+        OpKind::Call { .. } => Err(not_inferable("check_call")),
+    }
+}
+
+fn not_inferable(instead: &str) -> String {
+    format!(
+        "the result type is given by the program, not inferred from the operands (use {instead})"
+    )
+}
+
+/// `sdy.sharding_constraint` / `sdy.reshard`: the result has the operand's
+/// type, and the sharding one dimension sharding per operand dimension.
+fn infer_sharded_identity(
+    sharding: &TensorSharding,
+    operands: &[TensorType],
+) -> Result<TensorType, String> {
+    expect_operands(operands, 1)?;
+    let x = &operands[0];
+    if sharding.dims.len() != x.rank() {
+        return Err(format!(
+            "sharding {sharding} has {} dimension shardings but the operand {x} has rank {}",
+            sharding.dims.len(),
+            x.rank()
+        ));
+    }
+    Ok(x.clone())
+}
+
+/// Check that `results` are the result types an op of `kind` must have on
+/// operands of `operands`. Covers every kind but `call` (see
+/// [`check_call`]): inferable kinds compare with [`infer_result_types`],
+/// the others check the given type against operands and attributes.
+pub fn check_result_types(
+    kind: &OpKind,
+    operands: &[TensorType],
+    results: &[TensorType],
+) -> Result<(), String> {
+    for (i, ty) in results.iter().enumerate() {
+        check_static_shape(ty, &format!("result {i}"))?;
+    }
+    match kind {
+        OpKind::Constant(literal) => {
+            expect_operands(operands, 0)?;
+            infer_constant(literal, single_result(results)?).map(drop)
+        }
+        OpKind::Iota { dim } => {
+            expect_operands(operands, 0)?;
+            infer_iota(*dim, single_result(results)?).map(drop)
+        }
+        OpKind::Convert => {
+            expect_operands(operands, 1)?;
+            let want = infer_convert(&operands[0], single_result(results)?.elem)?;
+            expect_results(&[want], results)
+        }
+        OpKind::BroadcastInDim { dims } => {
+            expect_operands(operands, 1)?;
+            let want = infer_broadcast_in_dim(&operands[0], dims, &single_result(results)?.shape)?;
+            expect_results(&[want], results)
+        }
+        OpKind::Reshape => {
+            expect_operands(operands, 1)?;
+            let want = infer_reshape(&operands[0], &single_result(results)?.shape)?;
+            expect_results(&[want], results)
+        }
+        OpKind::Call { callee } => Err(format!(
+            "the result types of a call of @{callee} are checked against the callee (use check_call)"
+        )),
+        OpKind::DotGeneral { .. } => {
+            let mut want = infer_result_types(kind, operands)?;
+            // The result element type may differ (`preferred_element_type`).
+            if let ([w], [r]) = (want.as_mut_slice(), results) {
+                if dot_result_elem_ok(w.elem, r.elem) {
+                    w.elem = r.elem;
+                }
+            }
+            expect_results(&want, results)
+        }
+        _ => expect_results(&infer_result_types(kind, operands)?, results),
+    }
+}
+
+/// Check a call of `@callee` whose signature is `params -> returns`:
+/// operand and result counts and types equal the callee's.
+pub fn check_call(
+    callee: &str,
+    params: &[TensorType],
+    returns: &[TensorType],
+    operands: &[TensorType],
+    results: &[TensorType],
+) -> Result<(), String> {
+    check_signature_part(callee, "argument", params, operands, "passes")?;
+    check_signature_part(callee, "result", returns, results, "expects")
+}
+
+/// Compare one side (arguments or results) of a call with the callee's.
+fn check_signature_part(
+    callee: &str,
+    what: &str,
+    declared: &[TensorType],
+    actual: &[TensorType],
+    verb: &str,
+) -> Result<(), String> {
+    if declared.len() != actual.len() {
+        return Err(format!(
+            "@{callee} has {} {what}{} but the call {verb} {}",
+            declared.len(),
+            common::plural(declared.len()),
+            actual.len()
+        ));
+    }
+    for (i, (d, a)) in declared.iter().zip(actual).enumerate() {
+        if d != a {
+            return Err(format!(
+                "{what} {i} of @{callee} has type {d} but the call {verb} {a}"
+            ));
+        }
+    }
+    Ok(())
+}

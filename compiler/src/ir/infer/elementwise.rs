@@ -1,0 +1,126 @@
+//! Shape rules of the element-wise ops: unary, binary, `compare`, `select`,
+//! `clamp` and `convert`. StableHLO has no implicit broadcasting: operands
+//! have equal shapes, except that `select`'s predicate and `clamp`'s bounds
+//! may be scalars.
+
+use super::common::{check_static_shape, expect_operands, expect_same_types, ElemClass};
+use crate::ir::ops::{BinaryOp, CompareType, UnaryOp};
+use crate::ir::types::{ElemType, TensorType};
+
+/// The element types a unary op accepts (StableHLO spec, without complex).
+fn unary_class(op: UnaryOp) -> ElemClass {
+    use UnaryOp::*;
+    match op {
+        Negate | Square => ElemClass::IntOrFloat,
+        Abs | Sign => ElemClass::SignedOrFloat,
+        Not => ElemClass::BoolOrInt,
+        Exp | Expm1 | Log | Log1p | Tanh | Sine | Cosine | Tan | Logistic | Sqrt | Rsqrt | Cbrt
+        | Floor | Ceil | RoundNearestEven | RoundNearestAfz | IsFinite => ElemClass::Float,
+    }
+}
+
+/// The element types a binary op accepts.
+fn binary_class(op: BinaryOp) -> ElemClass {
+    use BinaryOp::*;
+    match op {
+        // On i1: add/maximum are logical or, multiply/minimum logical and.
+        Add | Multiply | Maximum | Minimum => ElemClass::Any,
+        Subtract | Divide | Remainder | Power => ElemClass::IntOrFloat,
+        Atan2 => ElemClass::Float,
+        And | Or | Xor => ElemClass::BoolOrInt,
+    }
+}
+
+/// `stablehlo.<unary>`: same type as the operand (`is_finite` gives i1).
+pub(crate) fn infer_unary(op: UnaryOp, operands: &[TensorType]) -> Result<TensorType, String> {
+    expect_operands(operands, 1)?;
+    let x = &operands[0];
+    unary_class(op).check(x, "operand")?;
+    Ok(match op {
+        UnaryOp::IsFinite => x.with_elem(ElemType::I1),
+        _ => x.clone(),
+    })
+}
+
+/// `stablehlo.<binary>`: both operands and the result have one type.
+pub(crate) fn infer_binary(op: BinaryOp, operands: &[TensorType]) -> Result<TensorType, String> {
+    expect_operands(operands, 2)?;
+    expect_same_types(operands, &["lhs", "rhs"])?;
+    binary_class(op).check(&operands[0], "operands")?;
+    Ok(operands[0].clone())
+}
+
+/// `stablehlo.compare`: operands of one type, an i1 result of their shape.
+/// A given comparison type must suit the element type (SIGNED for signed
+/// integers, UNSIGNED for unsigned integers and i1, FLOAT or TOTALORDER for
+/// floats).
+pub(crate) fn infer_compare(
+    compare_type: Option<CompareType>,
+    operands: &[TensorType],
+) -> Result<TensorType, String> {
+    expect_operands(operands, 2)?;
+    expect_same_types(operands, &["lhs", "rhs"])?;
+    let elem = operands[0].elem;
+    if let Some(ct) = compare_type {
+        let ok = match ct {
+            CompareType::Signed => elem.is_integer() && !elem.is_unsigned(),
+            CompareType::Unsigned => elem.is_unsigned() || elem.is_bool(),
+            CompareType::Float | CompareType::TotalOrder => elem.is_float(),
+        };
+        if !ok {
+            return Err(format!(
+                "comparison type {} does not apply to {elem} operands",
+                ct.name()
+            ));
+        }
+    }
+    Ok(operands[0].with_elem(ElemType::I1))
+}
+
+/// `stablehlo.select(pred, on_true, on_false)`.
+pub(crate) fn infer_select(operands: &[TensorType]) -> Result<TensorType, String> {
+    expect_operands(operands, 3)?;
+    let (pred, on_true, on_false) = (&operands[0], &operands[1], &operands[2]);
+    if pred.elem != ElemType::I1 {
+        return Err(format!("predicate must have element type i1, got {pred}"));
+    }
+    if on_true != on_false {
+        return Err(format!(
+            "on_false has type {on_false} but on_true has type {on_true}; they must be equal"
+        ));
+    }
+    if pred.rank() != 0 && pred.shape != on_true.shape {
+        return Err(format!(
+            "predicate {pred} must be a scalar or have the shape of on_true {on_true}"
+        ));
+    }
+    Ok(on_true.clone())
+}
+
+/// `stablehlo.clamp(min, operand, max)`: bounds are scalars or of the
+/// operand's shape, all of one element type.
+pub(crate) fn infer_clamp(operands: &[TensorType]) -> Result<TensorType, String> {
+    expect_operands(operands, 3)?;
+    let x = &operands[1];
+    for (bound, name) in [(&operands[0], "min"), (&operands[2], "max")] {
+        if bound.elem != x.elem {
+            return Err(format!(
+                "{name} has element type {} but the operand has {}",
+                bound.elem, x.elem
+            ));
+        }
+        if bound.rank() != 0 && bound.shape != x.shape {
+            return Err(format!(
+                "{name} {bound} must be a scalar or have the shape of the operand {x}"
+            ));
+        }
+    }
+    Ok(x.clone())
+}
+
+/// `stablehlo.convert` to element type `elem`: the shape is kept, any
+/// element type converts to any other.
+pub fn infer_convert(operand: &TensorType, elem: ElemType) -> Result<TensorType, String> {
+    check_static_shape(operand, "operand")?;
+    Ok(operand.with_elem(elem))
+}

@@ -1,0 +1,521 @@
+//! The sharding rule of every op kind (Shardy's `createOpShardingRule`),
+//! with the shapes taken from the op's operand and result types.
+//!
+//! Factor order and kinds follow Shardy exactly (JAX is the referee; see
+//! `tests/rules_jax.rs`): element-wise ops share one factor per dimension;
+//! `dot_general` numbers batch, lhs-free, rhs-free, then contracting
+//! factors; sliced and padded dimensions are *permutation* factors of the
+//! operand's size; the concatenated dimension is *need-replication*.
+//! Ops that propagation handles without a rule get `None`: constants, iota,
+//! calls, `sdy.reshard` and `sdy.sharding_group` (Shardy registers no rule
+//! for them either).
+
+use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::{DotDims, Function, OpData, OpId, OpKind, Value};
+use crate::rules::builder::RuleBuilder;
+use crate::rules::reshape::reshape_rule;
+use crate::rules::rule::{FactorKind, OpShardingRule, TensorId};
+
+/// Choices that change which rule an op gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RuleOptions {
+    /// Shardy's conservative propagation: no factor is shared across a
+    /// sliced, padded or concatenated dimension (each side gets its own
+    /// size-1 factor), so shardings never move through one.
+    pub conservative: bool,
+}
+
+/// The sharding rule of `op` in `f`, or `None` if the op has none.
+pub fn rule_for_op(f: &Function, op: OpId) -> Result<Option<OpShardingRule>, Diagnostic> {
+    rule_for_op_with(f, op, RuleOptions::default())
+}
+
+/// `rule_for_op` with explicit options.
+pub fn rule_for_op_with(
+    f: &Function,
+    op: OpId,
+    options: RuleOptions,
+) -> Result<Option<OpShardingRule>, Diagnostic> {
+    let data = f.ops.get(op.index()).ok_or_else(|| {
+        Diagnostic::new(
+            DiagKind::UndefinedName,
+            f.pos,
+            format!("function @{} has no op number {}", f.name, op.0),
+        )
+    })?;
+    let shapes = OpShapes::of(f, data)?;
+    RuleMaker {
+        op: data,
+        shapes,
+        options,
+    }
+    .rule()
+}
+
+/// The shapes of an op's operands and results.
+struct OpShapes<'f> {
+    operands: Vec<&'f [i64]>,
+    results: Vec<&'f [i64]>,
+}
+
+impl<'f> OpShapes<'f> {
+    fn of(f: &'f Function, op: &OpData) -> Result<OpShapes<'f>, Diagnostic> {
+        let shape = |v: &Value| {
+            f.values
+                .get(v.index())
+                .map(|d| d.ty.shape.as_slice())
+                .ok_or_else(|| {
+                    Diagnostic::new(
+                        DiagKind::UndefinedName,
+                        op.pos,
+                        format!("{} uses an undefined value %{}", op.kind.name(), v.0),
+                    )
+                })
+        };
+        Ok(OpShapes {
+            operands: op.operands.iter().map(shape).collect::<Result<_, _>>()?,
+            results: op.results.iter().map(shape).collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+struct RuleMaker<'a> {
+    op: &'a OpData,
+    shapes: OpShapes<'a>,
+    options: RuleOptions,
+}
+
+type RuleResult = Result<Option<OpShardingRule>, Diagnostic>;
+
+impl<'a> RuleMaker<'a> {
+    fn rule(&self) -> RuleResult {
+        match &self.op.kind {
+            OpKind::Unary(_)
+            | OpKind::Binary(_)
+            | OpKind::Compare { .. }
+            | OpKind::Convert
+            | OpKind::ShardingConstraint { .. } => self.pointwise_all_same_shape(),
+            OpKind::Select => self.select(),
+            OpKind::Clamp => self.clamp(),
+            OpKind::Constant(_)
+            | OpKind::Iota { .. }
+            | OpKind::Call { .. }
+            | OpKind::Reshard { .. }
+            | OpKind::ShardingGroup { .. } => Ok(None),
+            OpKind::BroadcastInDim { dims } => self.broadcast_in_dim(dims),
+            OpKind::Reshape => self.reshape(),
+            OpKind::Transpose { perm } => self.transpose(perm),
+            OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
+            OpKind::Reduce { dims, .. } => self.reduce(dims),
+            OpKind::Concatenate { dim } => self.concatenate(*dim),
+            OpKind::Slice { .. } => self.slice_or_pad(1),
+            OpKind::Pad { .. } => self.slice_or_pad(2),
+        }
+    }
+
+    fn error(&self, message: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic::new(
+            DiagKind::Type,
+            self.pos(),
+            format!("{}: {message}", self.op.kind.name()),
+        )
+    }
+
+    fn pos(&self) -> SrcPos {
+        self.op.pos
+    }
+
+    fn expect_counts(&self, operands: usize, results: usize) -> Result<(), Diagnostic> {
+        let (got_ops, got_res) = (self.shapes.operands.len(), self.shapes.results.len());
+        if got_ops != operands || got_res != results {
+            return Err(self.error(format!(
+                "expected {operands} operand(s) and {results} result(s), got {got_ops} and {got_res}"
+            )));
+        }
+        Ok(())
+    }
+
+    fn build(&self, builder: &RuleBuilder) -> RuleResult {
+        builder
+            .build()
+            .map(Some)
+            .map_err(|e| self.error(format!("internal rule error: {e}")))
+    }
+
+    fn single_result(&self) -> Result<&'a [i64], Diagnostic> {
+        match self.shapes.results.as_slice() {
+            [r] => Ok(r),
+            other => Err(self.error(format!("expected 1 result, got {}", other.len()))),
+        }
+    }
+
+    fn builder(&self) -> RuleBuilder {
+        RuleBuilder::for_shapes(&self.shapes.operands, &self.shapes.results)
+    }
+
+    /// Element-wise ops whose operands all have the result's shape.
+    fn pointwise_all_same_shape(&self) -> RuleResult {
+        let shape = self.single_result()?;
+        self.check_same_shape_or_scalar(shape, false)?;
+        self.build(self.builder().pointwise(shape))
+    }
+
+    /// Every operand has `shape` (or is a scalar, where `allow_scalars`).
+    fn check_same_shape_or_scalar(
+        &self,
+        shape: &[i64],
+        allow_scalars: bool,
+    ) -> Result<(), Diagnostic> {
+        for (k, s) in self.shapes.operands.iter().enumerate() {
+            let scalar_ok = allow_scalars && s.is_empty();
+            if *s != shape && !scalar_ok {
+                return Err(self.error(format!(
+                    "operand {k} has shape {s:?} but the op works on shape {shape:?}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `select(pred, on_true, on_false)`: a scalar `pred` is broadcast and
+    /// has no factor.
+    fn select(&self) -> RuleResult {
+        self.expect_counts(3, 1)?;
+        let shape = self.single_result()?;
+        self.check_same_shape_or_scalar(shape, true)?;
+        if self.shapes.operands[1] != shape || self.shapes.operands[2] != shape {
+            return Err(self.error("on_true and on_false must have the result's shape"));
+        }
+        self.build(self.builder().pointwise(shape))
+    }
+
+    /// `clamp(min, operand, max)`: the bounds may be scalars.
+    fn clamp(&self) -> RuleResult {
+        self.expect_counts(3, 1)?;
+        let shape = self.shapes.operands[1];
+        if self.single_result()? != shape {
+            return Err(self.error("the result must have the operand's shape"));
+        }
+        self.check_same_shape_or_scalar(shape, true)?;
+        self.build(self.builder().pointwise(shape))
+    }
+
+    /// Every mapped dimension shares a factor with its result dimension,
+    /// except an operand dimension of size 1 expanded to a larger one: that
+    /// gets its own size-1 factor, and the result dimension a new one.
+    fn broadcast_in_dim(&self, dims: &[i64]) -> RuleResult {
+        self.expect_counts(1, 1)?;
+        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
+        if dims.len() != in_shape.len() {
+            return Err(self.error(format!(
+                "{} broadcast dimensions for an operand of rank {}",
+                dims.len(),
+                in_shape.len()
+            )));
+        }
+        let mut out_to_in = vec![None; out_shape.len()];
+        for (in_dim, &out_dim) in dims.iter().enumerate() {
+            let slot = usize::try_from(out_dim)
+                .ok()
+                .and_then(|d| out_to_in.get_mut(d))
+                .ok_or_else(|| {
+                    self.error(format!(
+                        "broadcast dimension {out_dim} is out of range for a result of rank {}",
+                        out_shape.len()
+                    ))
+                })?;
+            *slot = Some(in_dim);
+        }
+        let mut b = self.builder();
+        for (out_dim, &out_size) in out_shape.iter().enumerate() {
+            let mut in_dim = out_to_in[out_dim];
+            if let Some(d) = in_dim {
+                let in_size = in_shape[d];
+                if in_size == 1 && out_size != 1 {
+                    b.add_factor(1, FactorKind::PassThrough, &[(TensorId::Operand(0), d)]);
+                    in_dim = None;
+                } else if in_size != out_size {
+                    return Err(self.error(format!(
+                        "operand dimension {d} of size {in_size} cannot broadcast to result dimension {out_dim} of size {out_size}"
+                    )));
+                }
+            }
+            b.add_factor_per_tensor(
+                out_size,
+                FactorKind::PassThrough,
+                &[in_dim],
+                &[Some(out_dim)],
+            );
+        }
+        self.build(&b)
+    }
+
+    fn reshape(&self) -> RuleResult {
+        self.expect_counts(1, 1)?;
+        reshape_rule(self.shapes.operands[0], self.shapes.results[0]).map_err(|e| self.error(e))
+    }
+
+    /// One factor per result dimension, in result order, of the size of the
+    /// operand dimension it comes from.
+    fn transpose(&self, perm: &[i64]) -> RuleResult {
+        self.expect_counts(1, 1)?;
+        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
+        let in_dims = self.permutation(perm, in_shape.len())?;
+        let mut b = self.builder();
+        for (out_dim, in_dim) in in_dims.into_iter().enumerate() {
+            let size = in_shape[in_dim];
+            if out_shape.get(out_dim) != Some(&size) {
+                return Err(self.error(format!(
+                    "result dimension {out_dim} must have size {size} (operand dimension {in_dim})"
+                )));
+            }
+            b.add_factor(
+                size,
+                FactorKind::PassThrough,
+                &[
+                    (TensorId::Operand(0), in_dim),
+                    (TensorId::Result(0), out_dim),
+                ],
+            );
+        }
+        self.build(&b)
+    }
+
+    fn permutation(&self, perm: &[i64], rank: usize) -> Result<Vec<usize>, Diagnostic> {
+        let mut seen = vec![false; rank];
+        let mut dims = Vec::with_capacity(rank);
+        for &p in perm {
+            let d = usize::try_from(p).ok().filter(|&d| d < rank && !seen[d]);
+            let d =
+                d.ok_or_else(|| self.error(format!("{perm:?} is not a permutation of 0..{rank}")))?;
+            seen[d] = true;
+            dims.push(d);
+        }
+        if dims.len() != rank {
+            return Err(self.error(format!("{perm:?} is not a permutation of 0..{rank}")));
+        }
+        Ok(dims)
+    }
+
+    /// Batch factors (lhs, rhs, result), then the free dimensions of the
+    /// lhs, then of the rhs (each with its result dimension), then the
+    /// contracting factors (lhs, rhs; reduction).
+    fn dot_general(&self, dims: &DotDims, is_dot: bool) -> RuleResult {
+        self.expect_counts(2, 1)?;
+        let (lhs, rhs, out) = (
+            self.shapes.operands[0],
+            self.shapes.operands[1],
+            self.shapes.results[0],
+        );
+        let plain;
+        let dims = if is_dot {
+            plain = DotDims::for_dot(lhs.len());
+            &plain
+        } else {
+            dims
+        };
+        let lhs_batch = self.dim_list(&dims.lhs_batch, lhs.len(), "lhs batching")?;
+        let rhs_batch = self.dim_list(&dims.rhs_batch, rhs.len(), "rhs batching")?;
+        let lhs_contract = self.dim_list(&dims.lhs_contract, lhs.len(), "lhs contracting")?;
+        let rhs_contract = self.dim_list(&dims.rhs_contract, rhs.len(), "rhs contracting")?;
+        if lhs_batch.len() != rhs_batch.len() || lhs_contract.len() != rhs_contract.len() {
+            return Err(
+                self.error("lhs and rhs must have as many batching and contracting dimensions")
+            );
+        }
+        let lhs_free: Vec<usize> = (0..lhs.len())
+            .filter(|d| !lhs_batch.contains(d) && !lhs_contract.contains(d))
+            .collect();
+        let rhs_free: Vec<usize> = (0..rhs.len())
+            .filter(|d| !rhs_batch.contains(d) && !rhs_contract.contains(d))
+            .collect();
+        let out_rank = lhs_batch.len() + lhs_free.len() + rhs_free.len();
+        if out.len() != out_rank {
+            return Err(self.error(format!(
+                "result must have rank {out_rank}, got {}",
+                out.len()
+            )));
+        }
+        let mut b = self.builder();
+        let mut out_dim = 0;
+        for (&l, &r) in lhs_batch.iter().zip(&rhs_batch) {
+            self.check_sizes_match(lhs[l], rhs[r], "batching")?;
+            b.add_factor_per_tensor(
+                lhs[l],
+                FactorKind::PassThrough,
+                &[Some(l), Some(r)],
+                &[Some(out_dim)],
+            );
+            out_dim += 1;
+        }
+        for &l in &lhs_free {
+            b.add_factor_per_tensor(
+                lhs[l],
+                FactorKind::PassThrough,
+                &[Some(l), None],
+                &[Some(out_dim)],
+            );
+            out_dim += 1;
+        }
+        for &r in &rhs_free {
+            b.add_factor_per_tensor(
+                rhs[r],
+                FactorKind::PassThrough,
+                &[None, Some(r)],
+                &[Some(out_dim)],
+            );
+            out_dim += 1;
+        }
+        for (&l, &r) in lhs_contract.iter().zip(&rhs_contract) {
+            self.check_sizes_match(lhs[l], rhs[r], "contracting")?;
+            b.add_factor_per_tensor(lhs[l], FactorKind::Reduction, &[Some(l), Some(r)], &[None]);
+        }
+        self.build(&b)
+    }
+
+    fn check_sizes_match(&self, lhs: i64, rhs: i64, what: &str) -> Result<(), Diagnostic> {
+        if lhs != rhs {
+            return Err(self.error(format!(
+                "{what} dimensions have sizes {lhs} (lhs) and {rhs} (rhs)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Distinct dimension indices below `rank`.
+    fn dim_list(&self, dims: &[i64], rank: usize, what: &str) -> Result<Vec<usize>, Diagnostic> {
+        let mut out: Vec<usize> = Vec::with_capacity(dims.len());
+        for &d in dims {
+            match usize::try_from(d)
+                .ok()
+                .filter(|&d| d < rank && !out.contains(&d))
+            {
+                Some(d) => out.push(d),
+                None => {
+                    return Err(self.error(format!(
+                        "{what} dimension {d} is repeated or out of range for rank {rank}"
+                    )))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `reduce(inputs..., inits...)`: one factor per input dimension, shared
+    /// by all inputs; a kept dimension is shared with the results, a reduced
+    /// one is a reduction factor. Init values are scalars without factors.
+    fn reduce(&self, dims: &[i64]) -> RuleResult {
+        let n = self.shapes.results.len();
+        if n == 0 || self.shapes.operands.len() != 2 * n {
+            return Err(self.error(format!(
+                "expected 2N operands (N inputs, N inits) for N = {n} results, got {}",
+                self.shapes.operands.len()
+            )));
+        }
+        let in_shape = self.shapes.operands[0];
+        let reduced = self.dim_list(dims, in_shape.len(), "reduced")?;
+        let kept: Vec<i64> = (0..in_shape.len())
+            .filter(|d| !reduced.contains(d))
+            .map(|d| in_shape[d])
+            .collect();
+        for k in 0..n {
+            if self.shapes.operands[k] != in_shape {
+                return Err(self.error(format!("input {k} must have shape {in_shape:?}")));
+            }
+            if !self.shapes.operands[n + k].is_empty() {
+                return Err(self.error(format!("init value {k} must be a scalar")));
+            }
+            if self.shapes.results[k] != kept.as_slice() {
+                return Err(self.error(format!("result {k} must have shape {kept:?}")));
+            }
+        }
+        let mut b = self.builder();
+        let mut out_dim = 0;
+        for (in_dim, &size) in in_shape.iter().enumerate() {
+            let mut operand_dims = vec![None; 2 * n];
+            operand_dims[..n].fill(Some(in_dim));
+            if reduced.contains(&in_dim) {
+                b.add_factor_per_tensor(size, FactorKind::Reduction, &operand_dims, &vec![None; n]);
+            } else {
+                b.add_factor_per_tensor(
+                    size,
+                    FactorKind::PassThrough,
+                    &operand_dims,
+                    &vec![Some(out_dim); n],
+                );
+                out_dim += 1;
+            }
+        }
+        self.build(&b)
+    }
+
+    /// One factor per result dimension shared by all operands; the
+    /// concatenated dimension is need-replication (absent when
+    /// conservative).
+    fn concatenate(&self, dim: i64) -> RuleResult {
+        let out = self.single_result()?;
+        if self.shapes.operands.is_empty() {
+            return Err(self.error("needs at least one operand"));
+        }
+        let dim = usize::try_from(dim)
+            .ok()
+            .filter(|&d| d < out.len())
+            .ok_or_else(|| {
+                self.error(format!(
+                    "dimension {dim} is out of range for rank {}",
+                    out.len()
+                ))
+            })?;
+        for (k, s) in self.shapes.operands.iter().enumerate() {
+            let same_elsewhere = s.len() == out.len()
+                && s.iter()
+                    .zip(out)
+                    .enumerate()
+                    .all(|(d, (a, b))| d == dim || a == b);
+            if !same_elsewhere {
+                return Err(self.error(format!(
+                    "operand {k} of shape {s:?} does not fit result shape {out:?} outside dimension {dim}"
+                )));
+            }
+        }
+        let conservative = self.options.conservative;
+        let mut b = self.builder();
+        b.pointwise_if(
+            out,
+            |d| !conservative || d != dim,
+            |d| {
+                if d == dim {
+                    FactorKind::NeedReplication
+                } else {
+                    FactorKind::PassThrough
+                }
+            },
+        );
+        self.build(&b)
+    }
+
+    /// `slice(operand)` and `pad(operand, value)`: a factor of the operand's
+    /// size per dimension, shared with the result; dimensions whose size
+    /// changes are permutation factors (absent when conservative).
+    fn slice_or_pad(&self, num_operands: usize) -> RuleResult {
+        self.expect_counts(num_operands, 1)?;
+        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
+        if in_shape.len() != out_shape.len() {
+            return Err(self.error(format!(
+                "operand rank {} differs from result rank {}",
+                in_shape.len(),
+                out_shape.len()
+            )));
+        }
+        if num_operands == 2 && !self.shapes.operands[1].is_empty() {
+            return Err(self.error("the padding value must be a scalar"));
+        }
+        let mut b = self.builder();
+        if self.options.conservative {
+            b.pointwise_if_sizes_match(in_shape, out_shape);
+        } else {
+            b.pointwise_with_mismatch_kind(in_shape, out_shape, FactorKind::Permutation);
+        }
+        self.build(&b)
+    }
+}

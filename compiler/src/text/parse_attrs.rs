@@ -1,0 +1,382 @@
+//! Attribute dictionaries `{name = value, unit_name, ...}` and decoders for
+//! the attribute values meshrun interprets (integer arrays, enums, dot
+//! dimension numbers, symbols). Values are first captured as token ranges,
+//! so uninterpreted ones can be kept verbatim and interpreted ones decoded
+//! once the op is known.
+
+use crate::diag::{DiagKind, SrcPos};
+use crate::ir::{DenseLiteral, DotDims, NamedAttr};
+use crate::text::cursor::{Cursor, PResult, TokRange};
+use crate::text::lexer::Tok;
+
+/// One `name = value` (or unit `name`) entry of a dictionary.
+#[derive(Debug, Clone)]
+pub(crate) struct RawAttr {
+    pub name: String,
+    pub pos: SrcPos,
+    pub value: Option<TokRange>,
+    /// Text to put before the value when it is kept verbatim: the pretty
+    /// `algorithm = <...>` of a dot is stored in its generic spelling
+    /// `#stablehlo.dot_algorithm<...>`, so both forms give the same IR.
+    pub prefix: &'static str,
+}
+
+/// Remove and return the attribute called `name`.
+pub(crate) fn take_attr(attrs: &mut Vec<RawAttr>, name: &str) -> Option<RawAttr> {
+    let i = attrs.iter().position(|a| a.name == name)?;
+    Some(attrs.remove(i))
+}
+
+impl<'s> Cursor<'s> {
+    /// `{ entry, ... }` at the current `{`.
+    pub(crate) fn parse_attr_dict(&mut self) -> PResult<Vec<RawAttr>> {
+        const CTX: &str = "attribute dictionary";
+        self.expect(Tok::LBrace, CTX)?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RBrace) {
+            return Ok(out);
+        }
+        loop {
+            let pos = self.pos();
+            let name = match self.kind() {
+                Tok::Ident => {
+                    let n = self.text().to_string();
+                    self.bump();
+                    n
+                }
+                Tok::Str => self.parse_string(CTX)?,
+                _ => return Err(self.expected_in("an attribute name", CTX)),
+            };
+            let value = if self.eat(Tok::Equal) {
+                Some(self.capture_value(&format!("attribute '{name}'"))?)
+            } else {
+                None
+            };
+            out.push(RawAttr {
+                name,
+                pos,
+                value,
+                prefix: "",
+            });
+            if self.eat(Tok::RBrace) {
+                return Ok(out);
+            }
+            if !self.eat(Tok::Comma) {
+                return Err(self.expected_in("',' or '}'", CTX));
+            }
+        }
+    }
+
+    /// An optional dictionary: `{...}` if one is next, else nothing.
+    pub(crate) fn parse_opt_attr_dict(&mut self) -> PResult<Vec<RawAttr>> {
+        if self.at(Tok::LBrace) {
+            self.parse_attr_dict()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// A dictionary kept whole as source text, braces included.
+    pub(crate) fn capture_dict_text(&mut self) -> PResult<String> {
+        let start = self.idx;
+        self.parse_attr_dict()?;
+        Ok(self
+            .range_text(TokRange {
+                start,
+                end: self.idx,
+            })
+            .to_string())
+    }
+
+    /// An uninterpreted attribute, kept verbatim.
+    pub(crate) fn named_attr(&self, raw: &RawAttr) -> NamedAttr {
+        NamedAttr::new(
+            raw.name.clone(),
+            raw.value
+                .map(|r| format!("{}{}", raw.prefix, self.range_text(r))),
+        )
+    }
+
+    /// The value of an attribute that must have one.
+    fn value_of(&self, raw: &RawAttr) -> PResult<TokRange> {
+        raw.value.ok_or_else(|| {
+            crate::diag::Diagnostic::new(
+                DiagKind::Syntax,
+                raw.pos,
+                format!("attribute '{}' needs a value", raw.name),
+            )
+        })
+    }
+
+    /// Decode an integer array: `array<i64: 1, 2>`, `array<i64>`, `[1, 2]`,
+    /// or `dense<[1, 2]> : tensor<2xi64>`.
+    pub(crate) fn decode_int_array(&mut self, raw: &RawAttr) -> PResult<Vec<i64>> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| c.parse_int_array_value(&what))
+    }
+
+    fn parse_int_array_value(&mut self, what: &str) -> PResult<Vec<i64>> {
+        if self.at(Tok::LBracket) {
+            return self.parse_int_list(what);
+        }
+        if self.eat_ident("array") {
+            self.expect(Tok::Less, what)?;
+            if !(self.kind() == Tok::Ident && self.text().starts_with('i')) {
+                return Err(self.expected_in("an integer element type", what));
+            }
+            self.bump();
+            let mut out = Vec::new();
+            if self.eat(Tok::Colon) {
+                loop {
+                    out.push(self.parse_int(what)?);
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::Greater, what)?;
+            return Ok(out);
+        }
+        if self.at_ident("dense") {
+            let (lit, ty) = self.parse_dense_with_type()?;
+            return match lit {
+                DenseLiteral::Elements(v) => Ok(v.iter().map(|s| s.as_i64()).collect()),
+                DenseLiteral::Splat(s)
+                    if ty.rank() <= 1 && ty.shape.iter().all(|d| *d <= 1 << 16) =>
+                {
+                    Ok(vec![
+                        s.as_i64();
+                        ty.shape.first().copied().unwrap_or(1).max(0) as usize
+                    ])
+                }
+                DenseLiteral::Splat(_) => Err(self.err(
+                    DiagKind::Unsupported,
+                    format!("{what} must be a rank-1 integer array of modest size, not {ty}"),
+                )),
+            };
+        }
+        Err(self.expected_in("an integer array (array<i64: ...> or [...])", what))
+    }
+
+    /// Decode an integer: `0 : i64` or `0`.
+    pub(crate) fn decode_int(&mut self, raw: &RawAttr) -> PResult<i64> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| {
+            let v = c.parse_int(&what)?;
+            if c.eat(Tok::Colon) {
+                if !(c.kind() == Tok::Ident && c.text().starts_with('i')) {
+                    return Err(c.expected_in("an integer type", &what));
+                }
+                c.bump();
+            }
+            Ok(v)
+        })
+    }
+
+    /// Decode `#stablehlo<KEYWORD VALUE>` (e.g. `comparison_direction GT`);
+    /// returns `VALUE`.
+    pub(crate) fn decode_stablehlo_enum(
+        &mut self,
+        raw: &RawAttr,
+        keyword: &str,
+    ) -> PResult<String> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| c.parse_stablehlo_enum(keyword, &what))
+    }
+
+    fn parse_stablehlo_enum(&mut self, keyword: &str, what: &str) -> PResult<String> {
+        if !(self.at(Tok::Hash) && self.text() == "#stablehlo") {
+            return Err(self.expected_in(&format!("#stablehlo<{keyword} ...>"), what));
+        }
+        self.bump();
+        self.expect(Tok::Less, what)?;
+        self.expect_ident(keyword, what)?;
+        if self.kind() != Tok::Ident {
+            return Err(self.expected_in(&format!("a {keyword} value"), what));
+        }
+        let v = self.text().to_string();
+        self.bump();
+        self.expect(Tok::Greater, what)?;
+        Ok(v)
+    }
+
+    /// Decode `[#stablehlo<precision DEFAULT>, ...]` into the names.
+    pub(crate) fn decode_precision_config(&mut self, raw: &RawAttr) -> PResult<Vec<String>> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| {
+            c.expect(Tok::LBracket, &what)?;
+            let mut out = Vec::new();
+            if c.eat(Tok::RBracket) {
+                return Ok(out);
+            }
+            loop {
+                out.push(c.parse_stablehlo_enum("precision", &what)?);
+                if c.eat(Tok::RBracket) {
+                    return Ok(out);
+                }
+                if !c.eat(Tok::Comma) {
+                    return Err(c.expected_in("',' or ']'", &what));
+                }
+            }
+        })
+    }
+
+    /// Decode `#stablehlo.dot<lhs_batching_dimensions = [0], ...>`; absent
+    /// fields are empty.
+    pub(crate) fn decode_dot_dims(&mut self, raw: &RawAttr) -> PResult<DotDims> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| {
+            if !(c.at(Tok::Hash) && c.text() == "#stablehlo.dot") {
+                return Err(c.expected_in("#stablehlo.dot<...>", &what));
+            }
+            c.bump();
+            c.expect(Tok::Less, &what)?;
+            let mut dims = DotDims::default();
+            loop {
+                if c.kind() != Tok::Ident {
+                    return Err(c.expected_in("a dimension field name", &what));
+                }
+                let field = c.text();
+                let slot = match field {
+                    "lhs_batching_dimensions" => &mut dims.lhs_batch,
+                    "rhs_batching_dimensions" => &mut dims.rhs_batch,
+                    "lhs_contracting_dimensions" => &mut dims.lhs_contract,
+                    "rhs_contracting_dimensions" => &mut dims.rhs_contract,
+                    _ => {
+                        return Err(c.err(
+                            DiagKind::Syntax,
+                            format!("unknown field '{field}' in {what}"),
+                        ))
+                    }
+                };
+                c.bump();
+                c.expect(Tok::Equal, &what)?;
+                *slot = c.parse_int_list(&what)?;
+                if c.eat(Tok::Greater) {
+                    return Ok(dims);
+                }
+                if !c.eat(Tok::Comma) {
+                    return Err(c.expected_in("',' or '>'", &what));
+                }
+            }
+        })
+    }
+
+    /// Decode a symbol reference `@name`.
+    pub(crate) fn decode_symbol(&mut self, raw: &RawAttr) -> PResult<(String, SrcPos)> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| {
+            let pos = c.pos();
+            Ok((c.parse_symbol(&what)?, pos))
+        })
+    }
+
+    /// Decode `#sdy.sharding<...>` (function arguments/results and the
+    /// `sharding` property of `sdy.sharding_constraint`/`sdy.reshard`).
+    pub(crate) fn decode_sharding(
+        &mut self,
+        raw: &RawAttr,
+    ) -> PResult<crate::sharding::TensorSharding> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| c.parse_sharding_attr())
+    }
+
+    /// Decode `#sdy.sharding_per_value<[...]>` (an op's `sdy.sharding`).
+    pub(crate) fn decode_sharding_per_value(
+        &mut self,
+        raw: &RawAttr,
+    ) -> PResult<Vec<crate::sharding::TensorSharding>> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| c.parse_sharding_per_value())
+    }
+
+    /// Decode `dense<...> : tensor<...>` (the generic constant's `value`).
+    pub(crate) fn decode_dense_attr(
+        &mut self,
+        raw: &RawAttr,
+    ) -> PResult<(crate::ir::DenseLiteral, crate::ir::TensorType)> {
+        let r = self.value_of(raw)?;
+        let what = format!("attribute '{}'", raw.name);
+        self.within(r, &what, |c| c.parse_dense_with_type())
+    }
+}
+
+/// True if `name` can be printed as a bare attribute name.
+pub(crate) fn is_bare_attr_name(name: &str) -> bool {
+    let mut chars = name.bytes();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == b'_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dict_keeps_values_verbatim() {
+        let src = r#"{mhlo.num_partitions = 8 : i32, result_layout = dense<[0, 1]> : tensor<2xindex>, unit, "quoted name" = "s"}"#;
+        let mut c = Cursor::new(src);
+        let attrs = c.parse_attr_dict().expect("parses");
+        let named: Vec<NamedAttr> = attrs.iter().map(|a| c.named_attr(a)).collect();
+        assert_eq!(
+            named,
+            vec![
+                NamedAttr::new("mhlo.num_partitions", Some("8 : i32".into())),
+                NamedAttr::new(
+                    "result_layout",
+                    Some("dense<[0, 1]> : tensor<2xindex>".into())
+                ),
+                NamedAttr::new("unit", None),
+                NamedAttr::new("quoted name", Some("\"s\"".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn decodes_generic_attribute_values() {
+        let src = "{a = array<i64: 1, -2>, b = array<i64>, c = dense<[3, 4]> : tensor<2xi64>, d = 0 : i64, \
+                   e = #stablehlo<comparison_direction GT>, \
+                   f = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_contracting_dimensions = [1]>, \
+                   g = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>], h = @callee}";
+        let mut c = Cursor::new(src);
+        let attrs = c.parse_attr_dict().expect("parses");
+        assert_eq!(c.decode_int_array(&attrs[0]), Ok(vec![1, -2]));
+        assert_eq!(c.decode_int_array(&attrs[1]), Ok(vec![]));
+        assert_eq!(c.decode_int_array(&attrs[2]), Ok(vec![3, 4]));
+        assert_eq!(c.decode_int(&attrs[3]), Ok(0));
+        assert_eq!(
+            c.decode_stablehlo_enum(&attrs[4], "comparison_direction")
+                .as_deref(),
+            Ok("GT")
+        );
+        let dims = c.decode_dot_dims(&attrs[5]).expect("dims");
+        assert_eq!((dims.lhs_batch, dims.rhs_contract), (vec![0], vec![1]));
+        assert_eq!(
+            c.decode_precision_config(&attrs[6]),
+            Ok(vec!["DEFAULT".to_string(), "HIGHEST".to_string()])
+        );
+        assert_eq!(
+            c.decode_symbol(&attrs[7]).map(|s| s.0).as_deref(),
+            Ok("callee")
+        );
+        assert!(c.decode_int(&attrs[0]).is_err());
+    }
+
+    #[test]
+    fn bare_names() {
+        assert!(is_bare_attr_name("sdy.sharding_rule"));
+        assert!(!is_bare_attr_name("has space"));
+        assert!(!is_bare_attr_name("1x"));
+    }
+}

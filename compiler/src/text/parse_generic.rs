@@ -1,0 +1,278 @@
+//! The generic op form `"dialect.op"(%a, %b) <{props}> ({region}) {attrs}
+//! : (types) -> types`, with StableHLO's attribute names
+//! (`broadcast_dimensions = array<i64: ...>`, `comparison_direction =
+//! #stablehlo<comparison_direction GT>`, ...). Inherent attributes may be
+//! in the properties `<{...}>` or, in older printings, in the dictionary.
+
+use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, UnaryOp};
+use crate::text::cursor::{Cursor, PResult};
+use crate::text::lexer::Tok;
+use crate::text::parse_attrs::{take_attr, RawAttr};
+use crate::text::parse_ops::OpParts;
+use crate::text::parser::{attr_diag, FuncBuilder};
+
+/// Op names the generic form accepts (besides element-wise ones).
+const GENERIC_OPS: &[&str] = &[
+    "stablehlo.compare",
+    "stablehlo.select",
+    "stablehlo.clamp",
+    "stablehlo.constant",
+    "sdy.constant",
+    "stablehlo.iota",
+    "stablehlo.convert",
+    "stablehlo.broadcast_in_dim",
+    "stablehlo.reshape",
+    "stablehlo.transpose",
+    "stablehlo.dot_general",
+    "stablehlo.dot",
+    "stablehlo.reduce",
+    "stablehlo.concatenate",
+    "stablehlo.slice",
+    "stablehlo.pad",
+    "func.call",
+    "call",
+    "sdy.sharding_constraint",
+    "sdy.reshard",
+    "sdy.sharding_group",
+];
+
+fn elementwise_kind(name: &str) -> Option<OpKind> {
+    if name == "chlo.square" {
+        return Some(OpKind::Unary(UnaryOp::Square));
+    }
+    let short = name.strip_prefix("stablehlo.")?;
+    UnaryOp::from_name(short)
+        .filter(|u| *u != UnaryOp::Square)
+        .map(OpKind::Unary)
+        .or_else(|| BinaryOp::from_name(short).map(OpKind::Binary))
+}
+
+impl<'s> Cursor<'s> {
+    /// A generic op; the current token is its quoted name `name`.
+    pub(crate) fn parse_generic_op(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<OpParts> {
+        let elementwise = elementwise_kind(name);
+        if elementwise.is_none() && !GENERIC_OPS.contains(&name) {
+            return Err(Diagnostic::new(
+                DiagKind::UnknownOp,
+                pos,
+                format!("unknown op '{name}'"),
+            ));
+        }
+        self.bump();
+        self.expect(Tok::LParen, name)?;
+        let operands = if self.eat(Tok::RParen) {
+            Vec::new()
+        } else {
+            let ops = self.parse_operand_list(b)?;
+            self.expect(Tok::RParen, name)?;
+            ops
+        };
+        let mut attrs = Vec::new();
+        if self.at(Tok::Less) && self.peek_kind(1) == Tok::LBrace {
+            self.bump();
+            attrs = self.parse_attr_dict()?;
+            self.expect(Tok::Greater, "op properties")?;
+        }
+        let mut reduce_kind = None;
+        if self.at(Tok::LParen) {
+            if name != "stablehlo.reduce" {
+                return Err(self.err(
+                    DiagKind::Unsupported,
+                    format!("'{name}' cannot have regions"),
+                ));
+            }
+            reduce_kind = Some(self.parse_generic_reduce_region(name, operands.len(), pos)?);
+        }
+        attrs.extend(self.parse_opt_attr_dict()?);
+        self.expect(Tok::Colon, name)?;
+        let (operand_types, result_types) = self.parse_function_type()?;
+        let callee_pos = attrs.iter().find(|a| a.name == "callee").map(|a| a.pos);
+        let kind = match elementwise {
+            Some(kind) => kind,
+            None => {
+                let lhs_rank = operands.first().map_or(0, |o| b.func.ty(o.value).rank());
+                self.generic_kind(name, pos, &mut attrs, lhs_rank, &result_types, reduce_kind)?
+            }
+        };
+        if let OpKind::Call { callee } = &kind {
+            b.calls.push((callee.clone(), callee_pos.unwrap_or(pos)));
+        }
+        Ok(OpParts {
+            kind,
+            operands,
+            operand_types,
+            result_types,
+            attrs,
+        })
+    }
+
+    /// Build the op kind from its inherent attributes (removed from `attrs`);
+    /// `lhs_rank` is the first operand's rank (for `stablehlo.dot`).
+    fn generic_kind(
+        &mut self,
+        name: &str,
+        pos: SrcPos,
+        attrs: &mut Vec<RawAttr>,
+        lhs_rank: usize,
+        result_types: &[crate::ir::TensorType],
+        reduce_kind: Option<crate::ir::ReduceKind>,
+    ) -> PResult<OpKind> {
+        let required = |attrs: &mut Vec<RawAttr>, key: &str| {
+            take_attr(attrs, key).ok_or_else(|| {
+                Diagnostic::new(
+                    DiagKind::Syntax,
+                    pos,
+                    format!("'{name}' needs attribute '{key}'"),
+                )
+            })
+        };
+        Ok(match name {
+            "stablehlo.select" => OpKind::Select,
+            "stablehlo.clamp" => OpKind::Clamp,
+            "stablehlo.convert" => OpKind::Convert,
+            "stablehlo.reshape" => OpKind::Reshape,
+            "stablehlo.compare" => {
+                let a = required(attrs, "comparison_direction")?;
+                let d = self.decode_stablehlo_enum(&a, "comparison_direction")?;
+                let direction = CompareDirection::from_name(&d).ok_or_else(|| {
+                    attr_diag(
+                        &a,
+                        DiagKind::Syntax,
+                        format!("unknown comparison direction '{d}'"),
+                    )
+                })?;
+                let compare_type = match take_attr(attrs, "compare_type") {
+                    Some(a) => {
+                        let t = self.decode_stablehlo_enum(&a, "comparison_type")?;
+                        Some(CompareType::from_name(&t).ok_or_else(|| {
+                            attr_diag(
+                                &a,
+                                DiagKind::Syntax,
+                                format!("unknown comparison type '{t}'"),
+                            )
+                        })?)
+                    }
+                    None => None,
+                };
+                OpKind::Compare {
+                    direction,
+                    compare_type,
+                }
+            }
+            "stablehlo.constant" | "sdy.constant" => {
+                let a = required(attrs, "value")?;
+                let (lit, ty) = self.decode_dense_attr(&a)?;
+                if let [result] = result_types {
+                    if *result != ty {
+                        return Err(attr_diag(
+                            &a,
+                            DiagKind::Type,
+                            format!("constant value has type {ty} but '{name}' returns {result}"),
+                        ));
+                    }
+                }
+                OpKind::Constant(lit)
+            }
+            "stablehlo.iota" => OpKind::Iota {
+                dim: self.decode_int(&required(attrs, "iota_dimension")?)?,
+            },
+            "stablehlo.broadcast_in_dim" => OpKind::BroadcastInDim {
+                dims: self.decode_int_array(&required(attrs, "broadcast_dimensions")?)?,
+            },
+            "stablehlo.transpose" => OpKind::Transpose {
+                perm: self.decode_int_array(&required(attrs, "permutation")?)?,
+            },
+            "stablehlo.dot_general" | "stablehlo.dot" => {
+                let precision = match take_attr(attrs, "precision_config") {
+                    Some(a) => Some(self.decode_precision_config(&a)?),
+                    None => None,
+                };
+                let is_dot = name == "stablehlo.dot";
+                let dims = if is_dot {
+                    DotDims::for_dot(lhs_rank)
+                } else {
+                    self.decode_dot_dims(&required(attrs, "dot_dimension_numbers")?)?
+                };
+                OpKind::DotGeneral {
+                    dims,
+                    precision,
+                    is_dot,
+                }
+            }
+            "stablehlo.reduce" => {
+                let dims = self.decode_int_array(&required(attrs, "dimensions")?)?;
+                let kind = reduce_kind.ok_or_else(|| {
+                    Diagnostic::new(
+                        DiagKind::Syntax,
+                        pos,
+                        "'stablehlo.reduce' needs a body region",
+                    )
+                })?;
+                OpKind::Reduce { dims, kind }
+            }
+            "stablehlo.concatenate" => OpKind::Concatenate {
+                dim: self.decode_int(&required(attrs, "dimension")?)?,
+            },
+            "stablehlo.slice" => self.slice_from_attrs(attrs, name, pos)?,
+            "stablehlo.pad" => OpKind::Pad {
+                low: self.decode_int_array(&required(attrs, "edge_padding_low")?)?,
+                high: self.decode_int_array(&required(attrs, "edge_padding_high")?)?,
+                interior: self.decode_int_array(&required(attrs, "interior_padding")?)?,
+            },
+            "func.call" | "call" => OpKind::Call {
+                callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
+            },
+            "sdy.sharding_constraint" => OpKind::ShardingConstraint {
+                sharding: self.decode_sharding(&required(attrs, "sharding")?)?,
+            },
+            "sdy.reshard" => OpKind::Reshard {
+                sharding: self.decode_sharding(&required(attrs, "sharding")?)?,
+            },
+            "sdy.sharding_group" => OpKind::ShardingGroup {
+                group_id: self.decode_int(&required(attrs, "group_id")?)?,
+            },
+            _ => {
+                return Err(Diagnostic::new(
+                    DiagKind::UnknownOp,
+                    pos,
+                    format!("unknown op '{name}'"),
+                ))
+            }
+        })
+    }
+
+    /// `start_indices`, `limit_indices`, `strides` (strides default to 1).
+    pub(crate) fn slice_from_attrs(
+        &mut self,
+        attrs: &mut Vec<RawAttr>,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<OpKind> {
+        let mut get = |c: &mut Self, key: &str| -> PResult<Option<Vec<i64>>> {
+            match take_attr(attrs, key) {
+                Some(a) => Ok(Some(c.decode_int_array(&a)?)),
+                None => Ok(None),
+            }
+        };
+        let start = get(self, "start_indices")?;
+        let limit = get(self, "limit_indices")?;
+        let strides = get(self, "strides")?;
+        match (start, limit) {
+            (Some(start), Some(limit)) => {
+                let strides = strides.unwrap_or_else(|| vec![1; start.len()]);
+                Ok(OpKind::Slice { start, limit, strides })
+            }
+            _ => Err(Diagnostic::new(
+                DiagKind::Syntax,
+                pos,
+                format!("'{name}' needs slice ranges `[start:limit:stride, ...]` or attributes 'start_indices' and 'limit_indices'"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,589 @@
+//! Ops in their pretty (custom assembly) forms as JAX prints them, and the
+//! shared last step of every op: arity and type checks, attribute split
+//! (`sdy.sharding` → `OpData::shardings`, the rest verbatim), creation in
+//! the function and binding of result names.
+
+use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, TensorType, UnaryOp};
+use crate::text::cursor::{Cursor, PResult, TokRange};
+use crate::text::lexer::Tok;
+use crate::text::parse_attrs::RawAttr;
+use crate::text::parse_types::Signature;
+use crate::text::parser::{FuncBuilder, Operand, ResultNames};
+
+/// The dialect prefix of a dot's `algorithm` attribute, which the pretty
+/// form leaves out.
+pub(crate) const DOT_ALGORITHM: &str = "#stablehlo.dot_algorithm";
+
+/// Everything an op's text said, before it is checked and created.
+pub(crate) struct OpParts {
+    pub kind: OpKind,
+    pub operands: Vec<Operand>,
+    /// Operand types as written in the signature (checked against the
+    /// operand values' types).
+    pub operand_types: Vec<TensorType>,
+    pub result_types: Vec<TensorType>,
+    pub attrs: Vec<RawAttr>,
+}
+
+/// How many operands an op kind takes: exactly `min` when `max == min`.
+fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
+    let exact = |n| (n, Some(n));
+    match kind {
+        OpKind::Constant(_) | OpKind::Iota { .. } => exact(0),
+        OpKind::Unary(_)
+        | OpKind::Convert
+        | OpKind::BroadcastInDim { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::ShardingConstraint { .. }
+        | OpKind::Reshard { .. }
+        | OpKind::ShardingGroup { .. } => exact(1),
+        OpKind::Binary(_)
+        | OpKind::Compare { .. }
+        | OpKind::DotGeneral { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Reduce { .. } => exact(2),
+        OpKind::Select | OpKind::Clamp => exact(3),
+        OpKind::Concatenate { .. } => (1, None),
+        OpKind::Call { .. } => (0, None),
+    }
+}
+
+/// How many results an op kind has (`None`: as its signature says).
+fn result_arity(kind: &OpKind) -> Option<usize> {
+    match kind {
+        OpKind::ShardingGroup { .. } => Some(0),
+        OpKind::Call { .. } => None,
+        _ => Some(1),
+    }
+}
+
+/// Operand and result types from a signature for an op with `n` operands:
+/// `: t` means every operand and the one result have type `t`.
+fn sig_types(
+    sig: Signature,
+    n: usize,
+    op: &str,
+    pos: SrcPos,
+) -> PResult<(Vec<TensorType>, Vec<TensorType>)> {
+    match sig {
+        Signature::Single(t) => Ok((vec![t.clone(); n], vec![t])),
+        Signature::Functional(ins, outs) => Ok((ins, outs)),
+        Signature::Pair(..) => Err(Diagnostic::new(
+            DiagKind::Syntax,
+            pos,
+            format!("'{op}' expects a type `: t` or a function type `: (...) -> ...`"),
+        )),
+    }
+}
+
+impl<'s> Cursor<'s> {
+    /// One op (with its result names) appended to `b`.
+    pub(crate) fn parse_op(&mut self, b: &mut FuncBuilder<'s>) -> PResult<()> {
+        let names = self.parse_result_names()?;
+        let pos = self.pos();
+        let (name, parts) = match self.kind() {
+            Tok::Str => {
+                let t = self.text();
+                let name = t.get(1..t.len().saturating_sub(1)).unwrap_or("");
+                (name, self.parse_generic_op(b, name, pos)?)
+            }
+            Tok::Ident => {
+                let name = self.text();
+                (name, self.parse_pretty_op(b, name, pos)?)
+            }
+            _ => return Err(self.expected("an op name")),
+        };
+        self.skip_loc()?;
+        self.finish_op(b, parts, &names, name, pos)
+    }
+
+    /// The pretty form of op `name` (the current token).
+    fn parse_pretty_op(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<OpParts> {
+        if let Some(short) = name.strip_prefix("stablehlo.") {
+            // `square` is CHLO's (`chlo.square`), not a StableHLO op.
+            if let Some(u) = UnaryOp::from_name(short).filter(|u| *u != UnaryOp::Square) {
+                self.bump();
+                return self.pretty_same_type(b, OpKind::Unary(u), name, pos);
+            }
+            if let Some(op) = BinaryOp::from_name(short) {
+                self.bump();
+                return self.pretty_same_type(b, OpKind::Binary(op), name, pos);
+            }
+        }
+        // Consume the name; an unknown one fails below at its position.
+        self.bump();
+        match name {
+            "stablehlo.clamp" => self.pretty_same_type(b, OpKind::Clamp, name, pos),
+            "stablehlo.convert" => self.pretty_same_type(b, OpKind::Convert, name, pos),
+            "stablehlo.reshape" => self.pretty_same_type(b, OpKind::Reshape, name, pos),
+            "chlo.square" => self.pretty_same_type(b, OpKind::Unary(UnaryOp::Square), name, pos),
+            "stablehlo.select" => self.pretty_select(b, name, pos),
+            "stablehlo.compare" => self.pretty_compare(b, name, pos),
+            "stablehlo.constant" | "sdy.constant" => {
+                let attrs = self.parse_opt_attr_dict()?;
+                let (lit, ty) = self.parse_dense_with_type()?;
+                Ok(OpParts {
+                    kind: OpKind::Constant(lit),
+                    operands: Vec::new(),
+                    operand_types: Vec::new(),
+                    result_types: vec![ty],
+                    attrs,
+                })
+            }
+            "stablehlo.iota" => {
+                self.expect_keyword_eq("dim", name)?;
+                let dim = self.parse_int("iota dim")?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(Tok::Colon, name)?;
+                let ty = self.parse_type()?;
+                Ok(OpParts {
+                    kind: OpKind::Iota { dim },
+                    operands: Vec::new(),
+                    operand_types: Vec::new(),
+                    result_types: vec![ty],
+                    attrs,
+                })
+            }
+            "stablehlo.broadcast_in_dim" | "stablehlo.transpose" => {
+                let operands = self.parse_operand_list(b)?;
+                self.expect(Tok::Comma, name)?;
+                self.expect_keyword_eq("dims", name)?;
+                let dims = self.parse_int_list("dims")?;
+                let kind = if name == "stablehlo.transpose" {
+                    OpKind::Transpose { perm: dims }
+                } else {
+                    OpKind::BroadcastInDim { dims }
+                };
+                self.pretty_tail(operands, kind, name, pos)
+            }
+            "stablehlo.concatenate" => {
+                let operands = self.parse_operand_list(b)?;
+                self.expect(Tok::Comma, name)?;
+                self.expect_keyword_eq("dim", name)?;
+                let dim = self.parse_int("concatenate dim")?;
+                self.pretty_tail(operands, OpKind::Concatenate { dim }, name, pos)
+            }
+            "stablehlo.pad" => {
+                let operands = self.parse_operand_list(b)?;
+                let mut lists = Vec::with_capacity(3);
+                for key in ["low", "high", "interior"] {
+                    self.expect(Tok::Comma, name)?;
+                    self.expect_keyword_eq(key, name)?;
+                    lists.push(self.parse_int_list(key)?);
+                }
+                let interior = lists.pop().unwrap_or_default();
+                let high = lists.pop().unwrap_or_default();
+                let low = lists.pop().unwrap_or_default();
+                self.pretty_tail(
+                    operands,
+                    OpKind::Pad {
+                        low,
+                        high,
+                        interior,
+                    },
+                    name,
+                    pos,
+                )
+            }
+            "stablehlo.slice" => self.pretty_slice(b, name, pos),
+            "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
+            "stablehlo.reduce" => self.pretty_reduce(b, name, pos),
+            "call" | "func.call" => {
+                let callee_pos = self.pos();
+                let callee = self.parse_symbol(name)?;
+                self.expect(Tok::LParen, name)?;
+                let operands = if self.eat(Tok::RParen) {
+                    Vec::new()
+                } else {
+                    let ops = self.parse_operand_list(b)?;
+                    self.expect(Tok::RParen, name)?;
+                    ops
+                };
+                b.calls.push((callee.clone(), callee_pos));
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(Tok::Colon, name)?;
+                let (operand_types, result_types) = self.parse_function_type()?;
+                Ok(OpParts {
+                    kind: OpKind::Call { callee },
+                    operands,
+                    operand_types,
+                    result_types,
+                    attrs,
+                })
+            }
+            "sdy.sharding_constraint" | "sdy.reshard" => {
+                let operands = self.parse_operand_list(b)?;
+                let sharding = self.parse_sharding_attr()?;
+                let kind = if name == "sdy.reshard" {
+                    OpKind::Reshard { sharding }
+                } else {
+                    OpKind::ShardingConstraint { sharding }
+                };
+                self.pretty_tail(operands, kind, name, pos)
+            }
+            "sdy.sharding_group" => {
+                let operands = self.parse_operand_list(b)?;
+                self.expect_keyword_eq("group_id", name)?;
+                let group_id = self.parse_int("group_id")?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(Tok::Colon, name)?;
+                let (operand_types, result_types) = match self.parse_signature()? {
+                    Signature::Single(t) => (vec![t; operands.len()], Vec::new()),
+                    sig => sig_types(sig, operands.len(), name, pos)?,
+                };
+                Ok(OpParts {
+                    kind: OpKind::ShardingGroup { group_id },
+                    operands,
+                    operand_types,
+                    result_types,
+                    attrs,
+                })
+            }
+            _ => Err(Diagnostic::new(
+                DiagKind::UnknownOp,
+                pos,
+                format!("unknown op '{name}'"),
+            )),
+        }
+    }
+
+    /// `word =` (as in `dims = [...]`, `group_id=0`).
+    pub(crate) fn expect_keyword_eq(&mut self, word: &str, op: &str) -> PResult<()> {
+        self.expect_ident(word, op)?;
+        self.expect(Tok::Equal, op)?;
+        Ok(())
+    }
+
+    /// `[{attrs}] : signature` after an op's own syntax.
+    fn pretty_tail(
+        &mut self,
+        operands: Vec<Operand>,
+        kind: OpKind,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<OpParts> {
+        let attrs = self.parse_opt_attr_dict()?;
+        self.expect(Tok::Colon, name)?;
+        let sig = self.parse_signature()?;
+        let (operand_types, result_types) = sig_types(sig, operands.len(), name, pos)?;
+        Ok(OpParts {
+            kind,
+            operands,
+            operand_types,
+            result_types,
+            attrs,
+        })
+    }
+
+    /// `%a, %b [{attrs}] : t` or `: (ta, tb) -> t` (element-wise ops).
+    fn pretty_same_type(
+        &mut self,
+        b: &FuncBuilder<'s>,
+        kind: OpKind,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<OpParts> {
+        let operands = if self.at(Tok::Percent) {
+            self.parse_operand_list(b)?
+        } else {
+            Vec::new()
+        };
+        self.pretty_tail(operands, kind, name, pos)
+    }
+
+    /// `%p, %a, %b : tp, t` or the function-type form.
+    fn pretty_select(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
+        let operands = self.parse_operand_list(b)?;
+        let attrs = self.parse_opt_attr_dict()?;
+        self.expect(Tok::Colon, name)?;
+        let (operand_types, result_types) = match self.parse_signature()? {
+            Signature::Pair(tp, t) => {
+                let mut tys = vec![t.clone(); operands.len()];
+                if let Some(first) = tys.first_mut() {
+                    *first = tp;
+                }
+                (tys, vec![t])
+            }
+            Signature::Functional(ins, outs) => (ins, outs),
+            Signature::Single(_) => {
+                return Err(Diagnostic::new(
+                    DiagKind::Syntax,
+                    pos,
+                    "'stablehlo.select' expects `: pred_type, result_type` or a function type",
+                ))
+            }
+        };
+        Ok(OpParts {
+            kind: OpKind::Select,
+            operands,
+            operand_types,
+            result_types,
+            attrs,
+        })
+    }
+
+    /// `DIR, %a, %b [, TYPE] : (ta, tb) -> tr`.
+    fn pretty_compare(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
+        let direction = match (self.kind(), CompareDirection::from_name(self.text())) {
+            (Tok::Ident, Some(d)) => d,
+            _ => {
+                return Err(
+                    self.expected_in("a comparison direction (EQ, NE, LT, LE, GT, GE)", name)
+                )
+            }
+        };
+        self.bump();
+        self.expect(Tok::Comma, name)?;
+        let operands = self.parse_operand_list(b)?;
+        let mut compare_type = None;
+        if self.eat(Tok::Comma) {
+            match (self.kind(), CompareType::from_name(self.text())) {
+                (Tok::Ident, Some(t)) => compare_type = Some(t),
+                _ => {
+                    return Err(self.expected_in(
+                        "a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED)",
+                        name,
+                    ))
+                }
+            }
+            self.bump();
+        }
+        self.pretty_tail(
+            operands,
+            OpKind::Compare {
+                direction,
+                compare_type,
+            },
+            name,
+            pos,
+        )
+    }
+
+    /// `%x [0:4, 2:8:2] : ...`, or the older form with the indices in the
+    /// attribute dictionary.
+    fn pretty_slice(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
+        let operands = self.parse_operand_list(b)?;
+        if !self.at(Tok::LBracket) {
+            let mut parts = self.pretty_tail(operands, OpKind::Reshape, name, pos)?;
+            parts.kind = self.slice_from_attrs(&mut parts.attrs, name, pos)?;
+            return Ok(parts);
+        }
+        self.bump();
+        let (mut start, mut limit, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+        if !self.eat(Tok::RBracket) {
+            loop {
+                start.push(self.parse_int("slice start")?);
+                self.expect(Tok::Colon, "slice range")?;
+                limit.push(self.parse_int("slice limit")?);
+                strides.push(if self.eat(Tok::Colon) {
+                    self.parse_int("slice stride")?
+                } else {
+                    1
+                });
+                if self.eat(Tok::RBracket) {
+                    break;
+                }
+                if !self.eat(Tok::Comma) {
+                    return Err(self.expected_in("',' or ']'", "slice ranges"));
+                }
+            }
+        }
+        self.pretty_tail(
+            operands,
+            OpKind::Slice {
+                start,
+                limit,
+                strides,
+            },
+            name,
+            pos,
+        )
+    }
+
+    /// `dot_general %a, %b, batching_dims = [..] x [..], contracting_dims =
+    /// [..] x [..], precision = [..], algorithm = <...>` and `dot %a, %b,
+    /// precision = [..]`.
+    fn pretty_dot(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
+        let operands = self.parse_operand_list(b)?;
+        let is_dot = name == "stablehlo.dot";
+        let mut dims = DotDims::default();
+        let mut precision = None;
+        let mut extra = Vec::new();
+        while self.eat(Tok::Comma) {
+            let key_pos = self.pos();
+            let key = if self.kind() == Tok::Ident {
+                self.text()
+            } else {
+                ""
+            };
+            match key {
+                "batching_dims" | "contracting_dims" if !is_dot => {
+                    self.bump();
+                    self.expect(Tok::Equal, name)?;
+                    let lhs = self.parse_int_list(key)?;
+                    self.expect_ident("x", key)?;
+                    let rhs = self.parse_int_list(key)?;
+                    if key == "batching_dims" {
+                        (dims.lhs_batch, dims.rhs_batch) = (lhs, rhs);
+                    } else {
+                        (dims.lhs_contract, dims.rhs_contract) = (lhs, rhs);
+                    }
+                }
+                "precision" => {
+                    self.bump();
+                    self.expect(Tok::Equal, name)?;
+                    precision = Some(self.parse_ident_list("precision")?);
+                }
+                "algorithm" => {
+                    self.bump();
+                    self.expect(Tok::Equal, name)?;
+                    // One bracketed group: `<...>` (a dictionary may follow).
+                    let start = self.idx;
+                    self.skip_balanced_group("algorithm")?;
+                    let value = TokRange {
+                        start,
+                        end: self.idx,
+                    };
+                    extra.push(RawAttr {
+                        name: "algorithm".into(),
+                        pos: key_pos,
+                        value: Some(value),
+                        prefix: if self.range_text(value).starts_with('<') {
+                            DOT_ALGORITHM
+                        } else {
+                            ""
+                        },
+                    });
+                }
+                _ => {
+                    let keys = if is_dot {
+                        "'precision' or 'algorithm'"
+                    } else {
+                        "'batching_dims', 'contracting_dims', 'precision' or 'algorithm'"
+                    };
+                    return Err(self.expected_in(keys, name));
+                }
+            }
+        }
+        if is_dot {
+            let lhs_rank = operands.first().map_or(0, |o| b.func.ty(o.value).rank());
+            dims = DotDims::for_dot(lhs_rank);
+        }
+        let mut parts = self.pretty_tail(
+            operands,
+            OpKind::DotGeneral {
+                dims,
+                precision,
+                is_dot,
+            },
+            name,
+            pos,
+        )?;
+        extra.append(&mut parts.attrs);
+        parts.attrs = extra;
+        Ok(parts)
+    }
+
+    /// `[A, B, ...]` of bare identifiers (precision names).
+    fn parse_ident_list(&mut self, context: &str) -> PResult<Vec<String>> {
+        self.expect(Tok::LBracket, context)?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RBracket) {
+            return Ok(out);
+        }
+        loop {
+            if self.kind() != Tok::Ident {
+                return Err(self.expected_in("a name", context));
+            }
+            out.push(self.text().to_string());
+            self.bump();
+            if self.eat(Tok::RBracket) {
+                return Ok(out);
+            }
+            if !self.eat(Tok::Comma) {
+                return Err(self.expected_in("',' or ']'", context));
+            }
+        }
+    }
+
+    /// Check an op and append it to the function.
+    fn finish_op(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        parts: OpParts,
+        names: &ResultNames<'s>,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<()> {
+        let n = parts.operands.len();
+        let (min, max) = operand_arity(&parts.kind);
+        if n < min || max.is_some_and(|m| n > m) {
+            let want = match max {
+                Some(m) if m == min => format!("{min}"),
+                _ => format!("at least {min}"),
+            };
+            return Err(Diagnostic::new(
+                DiagKind::Syntax,
+                pos,
+                format!("'{name}' expects {want} operand(s), found {n}"),
+            ));
+        }
+        if parts.operand_types.len() != n {
+            return Err(Diagnostic::new(
+                DiagKind::Syntax,
+                pos,
+                format!(
+                    "'{name}' has {n} operand(s) but its signature lists {} type(s)",
+                    parts.operand_types.len()
+                ),
+            ));
+        }
+        self.check_operand_types(b, &parts.operands, &parts.operand_types)?;
+        let n_results = parts.result_types.len();
+        if let Some(want) = result_arity(&parts.kind) {
+            if n_results != want {
+                return Err(Diagnostic::new(
+                    DiagKind::Syntax,
+                    pos,
+                    format!("'{name}' has {want} result(s) but its signature lists {n_results}"),
+                ));
+            }
+        }
+        if names.total() != n_results {
+            let at = names.groups.first().map_or(pos, |g| g.2);
+            return Err(Diagnostic::new(
+                DiagKind::Syntax,
+                at,
+                format!(
+                    "'{name}' produces {n_results} result(s) but {} name(s) are bound to it",
+                    names.total()
+                ),
+            ));
+        }
+        let mut shardings = None;
+        let mut attrs = Vec::new();
+        for a in &parts.attrs {
+            if a.name == "sdy.sharding" {
+                shardings = Some(self.decode_sharding_per_value(a)?);
+            } else {
+                attrs.push(self.named_attr(a));
+            }
+        }
+        let operands = parts.operands.iter().map(|o| o.value).collect();
+        let id = b.func.push_op(parts.kind, operands, parts.result_types);
+        let op = b.func.op_mut(id);
+        op.shardings = shardings;
+        op.attrs = attrs;
+        op.pos = pos;
+        let results = op.results.clone();
+        self.define_results(b, names, &results)
+    }
+}

@@ -1,0 +1,17 @@
+//! The subcommands. Each returns `anyhow::Result`; `main` prints the error.
+
+mod show;
+
+use std::path::Path;
+
+use meshrun::compiler::text::print_module;
+use meshrun::load::load_file;
+
+pub use show::show;
+
+/// `meshrun parse FILE`: print the checked module in canonical text.
+pub fn parse(file: &Path) -> anyhow::Result<()> {
+    let module = load_file(file)?;
+    print!("{}", print_module(&module));
+    Ok(())
+}
