@@ -1319,11 +1319,11 @@ def export(prog, out_dir):
     with open(os.path.join(d, "compiled.hlo.txt"), "w") as f:
         f.write(hlo)
     for i, a in enumerate(prog.args):
-        np.save(os.path.join(d, f"in_{i}.npy"), np.ascontiguousarray(a))
+        np.save(os.path.join(d, f"in_{i}.npy"), np.asarray(a, order="C"))
     for i, a in enumerate(out_arrays):
         if a.dtype.name == "bfloat16":
             raise RuntimeError(f"{prog.name}: bf16 output {i}; convert to f32 inside the program")
-        np.save(os.path.join(d, f"out_{i}.npy"), np.ascontiguousarray(a))
+        np.save(os.path.join(d, f"out_{i}.npy"), np.asarray(a, order="C"))
 
     coll = analyze_collectives(hlo)
     write_json(os.path.join(d, "xla_collectives.json"), coll)

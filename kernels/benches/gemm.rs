@@ -1,0 +1,99 @@
+//! The `gemm` crate called directly vs meshrun's `dot_general` kernel on the
+//! MLP layer shape (256x2048 · 2048x2048, f32), single-threaded: the kernel
+//! must stay within a few percent of raw gemm. Throughput is reported in
+//! FLOP/s (criterion's "elem/s", 2·M·N·K per iteration).
+//!
+//! A second group times the element-wise ops of an MLP layer on the same
+//! activations.
+//!
+//! `cargo bench -p meshrun-kernels --bench gemm`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, TensorType, UnaryOp};
+use meshrun_kernels::cpu::dot::dot_general;
+use meshrun_kernels::{eval_op, HostTensor, Parallelism};
+
+const M: usize = 256;
+const K: usize = 2048;
+const N: usize = 2048;
+
+fn data(len: usize, seed: u32) -> Vec<f32> {
+    (0..len as u32)
+        .map(|i| {
+            ((i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8) % 1000) as f32 / 1000.0 - 0.5
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let (a, b) = (data(M * K, 1), data(K * N, 2));
+    let mut group = c.benchmark_group("f32_256x2048x2048");
+    group.throughput(Throughput::Elements((2 * M * N * K) as u64));
+    group.sample_size(20);
+
+    let mut dst = vec![0.0f32; M * N];
+    group.bench_function("raw_gemm", |bench| {
+        bench.iter(|| {
+            // SAFETY: row-major M x K, K x N and M x N buffers of exactly
+            // those sizes; dst does not alias the inputs.
+            #[allow(unsafe_code)]
+            unsafe {
+                gemm::gemm(
+                    M,
+                    N,
+                    K,
+                    dst.as_mut_ptr(),
+                    1,
+                    N as isize,
+                    false,
+                    a.as_ptr(),
+                    1,
+                    K as isize,
+                    b.as_ptr(),
+                    1,
+                    N as isize,
+                    0.0f32,
+                    1.0f32,
+                    false,
+                    false,
+                    false,
+                    gemm::Parallelism::None,
+                )
+            }
+        })
+    });
+
+    let lhs = HostTensor::from_vec(&[M, K], a.clone()).expect("lhs");
+    let rhs = HostTensor::from_vec(&[K, N], b.clone()).expect("rhs");
+    let dims = DotDims::for_dot(2);
+    let out = TensorType::new(vec![M as i64, N as i64], ElemType::F32);
+    group.bench_function("dot_general", |bench| {
+        bench.iter(|| dot_general(&lhs, &rhs, &dims, &out, Parallelism::None).expect("dot"))
+    });
+    group.finish();
+}
+
+/// The element-wise work around each matmul of a tanh MLP layer (bias
+/// broadcast, add, tanh) on the same 256x2048 activations, for comparison
+/// with the matmul's time above.
+fn bench_layer_ops(c: &mut Criterion) {
+    let act = HostTensor::from_vec(&[M, N], data(M * N, 3)).expect("act");
+    let bias = HostTensor::from_vec(&[N], data(N, 4)).expect("bias");
+    let ty = TensorType::new(vec![M as i64, N as i64], ElemType::F32);
+    let mut group = c.benchmark_group("f32_256x2048_elementwise");
+    group.throughput(Throughput::Elements((M * N) as u64));
+    group.sample_size(20);
+    let run = |kind: &OpKind, operands: &[&HostTensor]| {
+        eval_op(kind, operands, std::slice::from_ref(&ty), Parallelism::None).expect("op")
+    };
+    let bcast = OpKind::BroadcastInDim { dims: vec![1] };
+    group.bench_function("broadcast_in_dim", |b| b.iter(|| run(&bcast, &[&bias])));
+    let add = OpKind::Binary(BinaryOp::Add);
+    group.bench_function("add", |b| b.iter(|| run(&add, &[&act, &act])));
+    let tanh = OpKind::Unary(UnaryOp::Tanh);
+    group.bench_function("tanh", |b| b.iter(|| run(&tanh, &[&act])));
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_layer_ops);
+criterion_main!(benches);

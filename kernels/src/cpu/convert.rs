@@ -1,0 +1,67 @@
+//! `stablehlo.convert` between every pair of supported element types, with
+//! the rules of [`HostElem::from_scalar`]: round to nearest even between
+//! floats, truncate and saturate float → int, wrap int → narrower int,
+//! `!= 0` to bool.
+
+use meshrun_compiler::ir::ElemType;
+
+use crate::cpu::map::map;
+use crate::error::Result;
+use crate::tensor::{with_elem_type, HostElem, HostTensor};
+
+/// `x` converted to element type `to` (a copy when the type is the same).
+pub fn convert(x: &HostTensor, to: ElemType) -> Result<HostTensor> {
+    if x.elem_type() == to {
+        return Ok(x.clone());
+    }
+    crate::with_array!(x, a: S => {
+        with_elem_type!(to, "stablehlo.convert", D => {
+            D::wrap(map(a, |v: S| D::from_scalar(v.to_scalar())))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::{bf16, f16};
+
+    #[test]
+    fn float_int_bool_conversions() {
+        let x = HostTensor::from_vec(&[5], vec![-1.7f32, 0.0, 2.5, f32::NAN, 3e10]).unwrap();
+        let i = convert(&x, ElemType::I32).unwrap();
+        assert_eq!(
+            i,
+            HostTensor::from_vec(&[5], vec![-1, 0, 2, 0, i32::MAX]).unwrap()
+        );
+        let b = convert(&x, ElemType::I1).unwrap();
+        assert_eq!(
+            b,
+            HostTensor::from_vec(&[5], vec![true, false, true, true, true]).unwrap()
+        );
+        let back = convert(&b, ElemType::F32).unwrap();
+        assert_eq!(back.to_f64_vec(), vec![1.0, 0.0, 1.0, 1.0, 1.0]);
+        let wide = convert(
+            &HostTensor::from_vec(&[1], vec![-3i32]).unwrap(),
+            ElemType::I64,
+        );
+        assert_eq!(
+            wide.unwrap(),
+            HostTensor::from_vec(&[1], vec![-3i64]).unwrap()
+        );
+    }
+
+    #[test]
+    fn rounding_to_half_types() {
+        let x = HostTensor::from_vec(&[2], vec![0.1f32, 65520.0]).unwrap();
+        let h = convert(&x, ElemType::F16).unwrap();
+        assert_eq!(
+            h,
+            HostTensor::from_vec(&[2], vec![f16::from_f32(0.1), f16::INFINITY]).unwrap()
+        );
+        let b = convert(&x, ElemType::BF16).unwrap();
+        assert_eq!(b.to_f64_vec()[0], bf16::from_f32(0.1).to_f64());
+        let err = convert(&x, ElemType::U32).unwrap_err();
+        assert!(err.to_string().contains("ui32"), "{err}");
+    }
+}

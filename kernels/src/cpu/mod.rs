@@ -1,0 +1,215 @@
+//! CPU kernels, one file per op family, and [`eval_op`], which dispatches an
+//! `OpKind` to them.
+
+pub mod convert;
+pub mod dot;
+pub mod elementwise;
+mod map;
+mod real;
+pub mod reduce;
+pub mod shape_ops;
+
+use gemm::Parallelism;
+use meshrun_compiler::ir::{OpKind, TensorType};
+
+use crate::error::{KernelError, Result};
+use crate::tensor::HostTensor;
+
+fn arity(kind: &OpKind, what: &'static str, expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(KernelError::Arity {
+            op: kind.name(),
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+/// Compute one op on host tensors. `result_types` are the op's declared
+/// result types: kernels that create data (constant, iota, broadcast,
+/// reshape, convert, dot) take their shape or element type from them, and
+/// every result is checked against them. `par` is used by `dot_general`.
+///
+/// `func.call` and the `sdy` ops are not local computations and give
+/// `KernelError::NotAKernel`; the interpreter handles them.
+pub fn eval_op(
+    kind: &OpKind,
+    operands: &[&HostTensor],
+    result_types: &[TensorType],
+    par: Parallelism,
+) -> Result<Vec<HostTensor>> {
+    let n_results = match kind {
+        OpKind::Reduce { .. } => operands.len() / 2,
+        _ => 1,
+    };
+    arity(kind, "result types", n_results, result_types.len())?;
+    let results = compute(kind, operands, result_types, par)?;
+    for (i, (got, want)) in results.iter().zip(result_types).enumerate() {
+        let got_ty = got.tensor_type();
+        if &got_ty != want {
+            return Err(KernelError::Invalid {
+                op: kind.name(),
+                message: format!("result {i} is {got_ty} but the op declares {want}"),
+            });
+        }
+    }
+    Ok(results)
+}
+
+fn compute(
+    kind: &OpKind,
+    x: &[&HostTensor],
+    result_types: &[TensorType],
+    par: Parallelism,
+) -> Result<Vec<HostTensor>> {
+    let n = |expected: usize| arity(kind, "operands", expected, x.len());
+    let out = &result_types[0];
+    let one = |t: HostTensor| Ok(vec![t]);
+    match kind {
+        OpKind::Unary(op) => {
+            n(1)?;
+            one(elementwise::unary(*op, x[0])?)
+        }
+        OpKind::Binary(op) => {
+            n(2)?;
+            one(elementwise::binary(*op, x[0], x[1])?)
+        }
+        OpKind::Compare {
+            direction,
+            compare_type,
+        } => {
+            n(2)?;
+            one(elementwise::compare(*direction, *compare_type, x[0], x[1])?)
+        }
+        OpKind::Select => {
+            n(3)?;
+            one(elementwise::select(x[0], x[1], x[2])?)
+        }
+        OpKind::Clamp => {
+            n(3)?;
+            one(elementwise::clamp(x[0], x[1], x[2])?)
+        }
+        OpKind::Convert => {
+            n(1)?;
+            one(convert::convert(x[0], out.elem)?)
+        }
+        OpKind::Constant(lit) => {
+            n(0)?;
+            one(HostTensor::from_literal(lit, out)?)
+        }
+        OpKind::Iota { dim } => {
+            n(0)?;
+            one(shape_ops::iota(out, *dim)?)
+        }
+        OpKind::BroadcastInDim { dims } => {
+            n(1)?;
+            one(shape_ops::broadcast_in_dim(x[0], dims, out)?)
+        }
+        OpKind::Reshape => {
+            n(1)?;
+            one(shape_ops::reshape(x[0], out)?)
+        }
+        OpKind::Transpose { perm } => {
+            n(1)?;
+            one(shape_ops::transpose(x[0], perm)?)
+        }
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } => {
+            n(1)?;
+            one(shape_ops::slice(x[0], start, limit, strides)?)
+        }
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        } => {
+            n(2)?;
+            one(shape_ops::pad(x[0], x[1], low, high, interior)?)
+        }
+        OpKind::Concatenate { dim } => one(shape_ops::concatenate(x, *dim)?),
+        OpKind::DotGeneral { dims, .. } => {
+            n(2)?;
+            one(dot::dot_general(x[0], x[1], dims, out, par)?)
+        }
+        OpKind::Reduce { dims, kind: rk } => {
+            let (inputs, inits) = x.split_at(x.len() / 2);
+            if inputs.is_empty() || inputs.len() != inits.len() {
+                return Err(KernelError::invalid(
+                    "stablehlo.reduce",
+                    format!("needs N inputs and N init values, got {} operands", x.len()),
+                ));
+            }
+            reduce::reduce(*rk, dims, inputs, inits)
+        }
+        OpKind::Call { .. }
+        | OpKind::ShardingConstraint { .. }
+        | OpKind::Reshard { .. }
+        | OpKind::ShardingGroup { .. } => Err(KernelError::NotAKernel { op: kind.name() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshrun_compiler::ir::{BinaryOp, DenseLiteral, ElemType, ReduceKind, Scalar};
+    use meshrun_compiler::sharding::TensorSharding;
+
+    fn f32t(shape: &[usize], v: &[f32]) -> HostTensor {
+        HostTensor::from_vec(shape, v.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn dispatches_and_checks_result_types() {
+        let a = f32t(&[2], &[1.0, 2.0]);
+        let ty = TensorType::new(vec![2], ElemType::F32);
+        let add = OpKind::Binary(BinaryOp::Add);
+        let got = eval_op(
+            &add,
+            &[&a, &a],
+            std::slice::from_ref(&ty),
+            Parallelism::None,
+        )
+        .unwrap();
+        assert_eq!(got, vec![f32t(&[2], &[2.0, 4.0])]);
+        let wrong = TensorType::new(vec![2], ElemType::F16);
+        let err = eval_op(&add, &[&a, &a], &[wrong], Parallelism::None).unwrap_err();
+        assert!(err.to_string().contains("declares tensor<2xf16>"), "{err}");
+        let err = eval_op(&add, &[&a], std::slice::from_ref(&ty), Parallelism::None).unwrap_err();
+        assert_eq!(err.to_string(), "stablehlo.add: expected 2 operands, got 1");
+        let c = OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.5)));
+        let got = eval_op(&c, &[], std::slice::from_ref(&ty), Parallelism::None).unwrap();
+        assert_eq!(got, vec![f32t(&[2], &[0.5, 0.5])]);
+    }
+
+    #[test]
+    fn reduce_splits_inputs_and_inits() {
+        let a = f32t(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let z = f32t(&[], &[0.0]);
+        let r = OpKind::Reduce {
+            dims: vec![0],
+            kind: ReduceKind::Add,
+        };
+        let ty = TensorType::new(vec![2], ElemType::F32);
+        let got = eval_op(&r, &[&a, &z], &[ty], Parallelism::None).unwrap();
+        assert_eq!(got, vec![f32t(&[2], &[4.0, 6.0])]);
+    }
+
+    #[test]
+    fn non_local_ops_are_typed_errors() {
+        let a = f32t(&[2], &[1.0, 2.0]);
+        let ty = vec![a.tensor_type()];
+        let call = OpKind::Call { callee: "f".into() };
+        let err = eval_op(&call, &[&a], &ty, Parallelism::None).unwrap_err();
+        assert!(matches!(err, KernelError::NotAKernel { .. }), "{err}");
+        let rs = OpKind::Reshard {
+            sharding: TensorSharding::replicated("m", 1),
+        };
+        assert!(eval_op(&rs, &[&a], &ty, Parallelism::None).is_err());
+    }
+}

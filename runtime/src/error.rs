@@ -1,0 +1,68 @@
+//! `RuntimeError`: why a program could not be run. Each variant says where
+//! (function, source position of the op) and what is wrong.
+
+use std::path::PathBuf;
+
+use meshrun_compiler::ir::{ElemType, TensorType};
+use meshrun_compiler::SrcPos;
+use meshrun_kernels::KernelError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("function @{0} is not defined in the module")]
+    UnknownFunction(String),
+
+    #[error("@{func} takes {expected} inputs, got {got}")]
+    InputCount {
+        func: String,
+        expected: usize,
+        got: usize,
+    },
+
+    /// An input whose shape or element type differs from the argument's.
+    #[error("input {index}: expected {expected}, got shape {got_shape:?} {got_elem}")]
+    InputMismatch {
+        index: usize,
+        expected: TensorType,
+        got_shape: Vec<usize>,
+        got_elem: ElemType,
+    },
+
+    /// A kernel refused the op's operands or attributes.
+    #[error("{}: {source}", at(.func, .pos, *.op_index))]
+    Kernel {
+        func: String,
+        op_index: usize,
+        pos: SrcPos,
+        #[source]
+        source: KernelError,
+    },
+
+    /// The program itself is malformed in a way the verifier should have
+    /// caught (a value used before its definition, a call with the wrong
+    /// number of operands, ...).
+    #[error("{}: {message}", at(.func, .pos, *.op_index))]
+    Malformed {
+        func: String,
+        op_index: usize,
+        pos: SrcPos,
+        message: String,
+    },
+
+    #[error("calls nested deeper than {limit} (recursion?) at @{func}")]
+    CallDepth { func: String, limit: usize },
+
+    /// A `.npy` file that could not be read or written.
+    #[error("{}: {message}", .path.display())]
+    Npy { path: PathBuf, message: String },
+}
+
+/// Where an op is: `12:5: @main` when it was parsed, `@main, op 3` (its
+/// index in the body) when it was built in memory.
+fn at(func: &str, pos: &SrcPos, op_index: usize) -> String {
+    if pos.is_known() {
+        format!("{pos}: @{func}")
+    } else {
+        format!("@{func}, op {op_index}")
+    }
+}
