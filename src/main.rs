@@ -33,6 +33,67 @@ enum Command {
         /// Also draw every op result that carries a sharding.
         #[arg(long)]
         all: bool,
+        /// Propagate shardings first and draw the result.
+        #[arg(long)]
+        propagated: bool,
+    },
+    /// Infer the sharding of every tensor (Shardy's propagation) and print
+    /// the propagated module.
+    Propagate {
+        file: PathBuf,
+        /// Write the propagated module here instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        out: Option<PathBuf>,
+        /// basic, aggressive, op-priority, user-priority or full.
+        #[arg(long, default_value = "full", value_parser = cli::parse_strategy)]
+        strategy: meshrun::compiler::propagation::Strategy,
+        /// Explain where the sharding of VALUE (%3, %arg1, result0) of the
+        /// propagated module came from, axis by axis.
+        #[arg(long, value_name = "VALUE")]
+        explain: Option<String>,
+    },
+    /// Propagate shardings, insert explicit reshards and partition the
+    /// entry function: print the global program with its collectives (and
+    /// why each exists), one device's local program, or a JSON cost report.
+    Partition {
+        file: PathBuf,
+        /// Print this device's local program.
+        #[arg(long)]
+        device: Option<i64>,
+        /// Print the communicating collectives and bytes as JSON.
+        #[arg(long, conflicts_with = "device")]
+        json: bool,
+        /// The file is already propagated: partition it as written.
+        #[arg(long)]
+        no_propagate: bool,
+    },
+    /// Estimate what the sharding costs on a machine: every collective's
+    /// time (α-β model, nccl-tests conventions), compute FLOPs per device
+    /// and a step time (compute + communication, no overlap).
+    Cost {
+        /// The program (optional with --calibrate: then print the fitted
+        /// topology).
+        file: Option<PathBuf>,
+        /// A built-in topology (h100-nvlink-8, a100-nvlink-8, pcie4-8,
+        /// 2x8-h100-ib400) or a topology JSON file. Default h100-nvlink-8.
+        #[arg(long, value_name = "NAME|PATH")]
+        topology: Option<String>,
+        /// Fit the intra-node link's latency and bandwidth to a
+        /// `bench-comm --json` file first.
+        #[arg(long, value_name = "BENCH.json")]
+        calibrate: Option<PathBuf>,
+        /// Write the (calibrated) topology to this JSON file.
+        #[arg(long, value_name = "OUT")]
+        write_topology: Option<PathBuf>,
+        /// Print `meshrun partition --json`'s report with the costs added.
+        #[arg(long)]
+        json: bool,
+        /// Charge compute at X TFLOP/s instead of the topology's peaks.
+        #[arg(long, value_name = "X", allow_hyphen_values = true)]
+        peak_tflops: Option<String>,
+        /// The file is already propagated: partition it as written.
+        #[arg(long)]
+        no_propagate: bool,
     },
 }
 
@@ -40,7 +101,56 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Parse { file } => cli::parse(&file),
-        Command::Show { file, all } => cli::show(&file, all),
+        Command::Show {
+            file,
+            all,
+            propagated,
+        } => cli::show(&file, all, propagated),
+        Command::Propagate {
+            file,
+            out,
+            strategy,
+            explain,
+        } => cli::propagate(
+            &file,
+            &cli::PropagateArgs {
+                out,
+                strategy,
+                explain,
+            },
+        ),
+        Command::Partition {
+            file,
+            device,
+            json,
+            no_propagate,
+        } => cli::partition(
+            &file,
+            cli::PartitionArgs {
+                device,
+                json,
+                no_propagate,
+            },
+        ),
+        Command::Cost {
+            file,
+            topology,
+            calibrate,
+            write_topology,
+            json,
+            peak_tflops,
+            no_propagate,
+        } => cli::cost(
+            file.as_deref(),
+            &cli::CostArgs {
+                topology,
+                calibrate,
+                write_topology,
+                json,
+                peak_tflops,
+                no_propagate,
+            },
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,8 @@
 
 pub mod diag;
 pub mod ir;
+pub mod partition;
+pub mod propagation;
 pub mod rules;
 pub mod sharding;
 pub mod text;

@@ -1,5 +1,8 @@
 //! The subcommands. Each returns `anyhow::Result`; `main` prints the error.
 
+mod cost;
+mod partition;
+mod propagate;
 mod show;
 
 use std::path::Path;
@@ -7,6 +10,9 @@ use std::path::Path;
 use meshrun::compiler::text::print_module;
 use meshrun::load::load_file;
 
+pub use cost::{cost, CostArgs};
+pub use partition::{partition, PartitionArgs};
+pub use propagate::{parse_strategy, propagate, PropagateArgs};
 pub use show::show;
 
 /// `meshrun parse FILE`: print the checked module in canonical text.

@@ -1,4 +1,4 @@
-//! `meshrun show FILE [--all]`.
+//! `meshrun show FILE [--all] [--propagated]`.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -9,8 +9,12 @@ use meshrun::compiler::sharding::TensorSharding;
 use meshrun::load::load_file;
 use meshrun::render::describe_sharding;
 
-pub fn show(file: &Path, all: bool) -> anyhow::Result<()> {
-    let module = load_file(file)?;
+pub fn show(file: &Path, all: bool, propagated: bool) -> anyhow::Result<()> {
+    let mut module = load_file(file)?;
+    if propagated {
+        let strategy = meshrun::compiler::propagation::Strategy::Full;
+        module = super::propagate::propagate_file(file, &module, strategy)?.module;
+    }
     print!("{}", show_module(&module, all));
     Ok(())
 }

@@ -1,0 +1,323 @@
+//! One collective on explicit device groups, as plain data: what the
+//! partitioner emits for a reshard (or a partial sum) and what a runtime
+//! executes. It prints in Shardy's notation (`sdy.all_gather [{"y"}, {}] %x
+//! out_sharding=<@mesh, [...]> : tensor<...>`).
+//!
+//! Semantics, per group (the devices that differ only along `axes`, listed
+//! by rank):
+//! - **all-slice**: no communication; member `r` keeps, along each
+//!   dimension `d`, chunk `r_d` of its local block (`r` written in mixed
+//!   radix over `dim_factors`, dimension 0 most significant);
+//! - **all-gather**: every member ends with the concatenation, along each
+//!   dimension, of the members' blocks in rank order (cut to
+//!   `out_local_shape`: padding past the end of the dimension);
+//! - **all-to-all**: member `r` sends chunk `j` of its block along `tgt_dim`
+//!   to member `j` and concatenates what it receives along `src_dim`, in
+//!   rank order;
+//! - **collective-permute**: `groups` are `[source, target]` pairs, one per
+//!   device (self-pairs included): the target receives the source's block;
+//! - **all-reduce**: every member ends with the element-wise reduction of
+//!   the members' blocks;
+//! - **reduce-scatter**: an all-reduce whose result is then sliced like an
+//!   all-slice.
+
+use std::fmt;
+
+use crate::ir::{ElemType, ReduceKind, TensorType};
+use crate::partition::error::ReshardError;
+use crate::partition::groups::device_groups;
+use crate::sharding::validate::validate_sharding;
+use crate::sharding::{AxisRef, DimSharding, Mesh, TensorSharding};
+
+/// Which collective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CollectiveKind {
+    AllSlice,
+    AllGather,
+    AllToAll,
+    AllReduce,
+    ReduceScatter,
+    CollectivePermute,
+}
+
+impl CollectiveKind {
+    /// The `sdy` op name.
+    pub fn op_name(self) -> &'static str {
+        match self {
+            CollectiveKind::AllSlice => "sdy.all_slice",
+            CollectiveKind::AllGather => "sdy.all_gather",
+            CollectiveKind::AllToAll => "sdy.all_to_all",
+            CollectiveKind::AllReduce => "sdy.all_reduce",
+            CollectiveKind::ReduceScatter => "sdy.reduce_scatter",
+            CollectiveKind::CollectivePermute => "sdy.collective_permute",
+        }
+    }
+}
+
+impl fmt::Display for CollectiveKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CollectiveKind::AllSlice => "all-slice",
+            CollectiveKind::AllGather => "all-gather",
+            CollectiveKind::AllToAll => "all-to-all",
+            CollectiveKind::AllReduce => "all-reduce",
+            CollectiveKind::ReduceScatter => "reduce-scatter",
+            CollectiveKind::CollectivePermute => "collective-permute",
+        })
+    }
+}
+
+/// The dimensions an all-to-all moves shards between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AllToAllDims {
+    /// The dimension that is gathered (its minor axes leave it).
+    pub src_dim: usize,
+    /// The dimension that is split (the axes are appended to it, minor).
+    pub tgt_dim: usize,
+}
+
+/// One collective with explicit device groups. Plain data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collective {
+    pub kind: CollectiveKind,
+    /// The mesh (sub-)axes it runs over, in group-rank order (the first is
+    /// the most significant digit of a member's rank). Empty for a
+    /// collective-permute, which is not confined to groups.
+    pub axes: Vec<AxisRef>,
+    /// Per tensor dimension, the axes it is sliced (all-slice,
+    /// reduce-scatter) or gathered (all-gather) along; `axes` is their
+    /// concatenation. All empty for the other kinds.
+    pub dim_axes: Vec<Vec<AxisRef>>,
+    /// Per tensor dimension, the number of group members along it (the
+    /// product of `dim_axes[d]`'s sizes; 1 for an untouched dimension).
+    pub dim_factors: Vec<i64>,
+    /// The dimensions of an all-to-all.
+    pub all_to_all: Option<AllToAllDims>,
+    /// The combiner of an all-reduce or reduce-scatter.
+    pub reduction: Option<ReduceKind>,
+    /// Device ids per group, by rank; for a collective-permute, one
+    /// `[source, target]` pair per device.
+    pub groups: Vec<Vec<i64>>,
+    pub in_sharding: TensorSharding,
+    pub out_sharding: TensorSharding,
+    /// The global (unsharded) shape.
+    pub global_shape: Vec<i64>,
+    /// The local block each device holds before and after (padding
+    /// included: dimension `d` split `n` ways is `ceil(size/n)` long).
+    pub in_local_shape: Vec<i64>,
+    pub out_local_shape: Vec<i64>,
+    pub elem: ElemType,
+}
+
+fn elems(shape: &[i64]) -> f64 {
+    shape.iter().product::<i64>() as f64
+}
+
+impl Collective {
+    /// Number of devices in each group (2 for a permute pair).
+    pub fn group_size(&self) -> usize {
+        self.groups.first().map_or(1, Vec::len)
+    }
+
+    /// True for the collectives that exchange data (all but all-slice).
+    pub fn communicates(&self) -> bool {
+        self.kind != CollectiveKind::AllSlice
+    }
+
+    /// Bytes each device receives, averaged over devices, for ring
+    /// algorithms moving whole padded blocks: all-gather `(G-1) * in`
+    /// (= out − in); reduce-scatter `(G-1) * out` (= in − out); all-reduce
+    /// `2(G-1)/G * in`; all-to-all `(G-1)` chunks of `in` split `G` ways
+    /// along the target dimension (= `(G-1)/G * in`); collective-permute
+    /// `in` for each device whose source is another device, averaged over
+    /// all devices; all-slice 0.
+    pub fn bytes_per_device(&self) -> f64 {
+        let e = self.elem.byte_size() as f64;
+        let g = self.group_size() as f64;
+        let input = elems(&self.in_local_shape) * e;
+        let output = elems(&self.out_local_shape) * e;
+        match self.kind {
+            CollectiveKind::AllSlice => 0.0,
+            CollectiveKind::AllGather => (g - 1.0) * input,
+            CollectiveKind::ReduceScatter => (g - 1.0) * output,
+            CollectiveKind::AllReduce => 2.0 * (g - 1.0) / g * input,
+            CollectiveKind::AllToAll => {
+                let chunk = match self.all_to_all {
+                    Some(dims) => {
+                        let mut shape = self.in_local_shape.clone();
+                        if let (Some(s), Some(&o)) = (
+                            shape.get_mut(dims.tgt_dim),
+                            self.out_local_shape.get(dims.tgt_dim),
+                        ) {
+                            *s = o;
+                        }
+                        elems(&shape) * e
+                    }
+                    None => input / g,
+                };
+                (g - 1.0) * chunk
+            }
+            CollectiveKind::CollectivePermute => {
+                let moving = self.groups.iter().filter(|p| p.first() != p.last()).count();
+                if self.groups.is_empty() {
+                    0.0
+                } else {
+                    input * moving as f64 / self.groups.len() as f64
+                }
+            }
+        }
+    }
+
+    /// The op in Shardy's notation applied to `operand` (`%0`, `%arg1`).
+    pub fn to_sdy(&self, operand: &str) -> String {
+        let mut s = format!("{} ", self.kind.op_name());
+        match self.kind {
+            CollectiveKind::AllSlice
+            | CollectiveKind::AllGather
+            | CollectiveKind::ReduceScatter => {
+                s.push('[');
+                for (i, axes) in self.dim_axes.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    s.push_str(&braced(axes));
+                }
+                s.push_str("] ");
+            }
+            CollectiveKind::AllToAll => {
+                if let Some(d) = self.all_to_all {
+                    s.push_str(&format!(
+                        "[{}: {}->{}] ",
+                        braced(&self.axes),
+                        d.src_dim,
+                        d.tgt_dim
+                    ));
+                }
+            }
+            CollectiveKind::AllReduce => {
+                s.push_str(&braced(&self.axes));
+                s.push(' ');
+            }
+            CollectiveKind::CollectivePermute => {}
+        }
+        let ty = TensorType::new(self.global_shape.clone(), self.elem);
+        s.push_str(&format!(
+            "{operand} out_sharding={} : {ty}",
+            self.out_sharding
+        ));
+        s
+    }
+
+    /// An all-reduce over `axes` of a value sharded by `input` (whose
+    /// `unreduced` lists the axes it is a partial result along): the
+    /// result is the same sharding without those axes unreduced.
+    pub fn all_reduce(
+        mesh: &Mesh,
+        shape: &[i64],
+        elem: ElemType,
+        input: &TensorSharding,
+        axes: &[AxisRef],
+        reduction: ReduceKind,
+    ) -> Result<Collective, ReshardError> {
+        let mut out = input.clone();
+        out.unreduced.retain(|a| !axes.contains(a));
+        let local = checked_local_shape(mesh, input, shape)?;
+        checked_local_shape(mesh, &out, shape)?;
+        let rank = shape.len();
+        Ok(Collective {
+            kind: CollectiveKind::AllReduce,
+            axes: axes.to_vec(),
+            dim_axes: vec![Vec::new(); rank],
+            dim_factors: vec![1; rank],
+            all_to_all: None,
+            reduction: Some(reduction),
+            groups: device_groups(mesh, axes)?,
+            in_sharding: input.clone(),
+            out_sharding: out,
+            global_shape: shape.to_vec(),
+            in_local_shape: local.clone(),
+            out_local_shape: local,
+            elem,
+        })
+    }
+
+    /// A reduce-scatter: reduce over the axes of `dim_axes` (all of them)
+    /// and split dimension `d` further by `dim_axes[d]` (appended as its
+    /// minor axes).
+    pub fn reduce_scatter(
+        mesh: &Mesh,
+        shape: &[i64],
+        elem: ElemType,
+        input: &TensorSharding,
+        dim_axes: &[Vec<AxisRef>],
+        reduction: ReduceKind,
+    ) -> Result<Collective, ReshardError> {
+        let axes: Vec<AxisRef> = dim_axes.concat();
+        let mut out = input.clone();
+        out.unreduced.retain(|a| !axes.contains(a));
+        for (d, extra) in dim_axes.iter().enumerate() {
+            if let Some(dim) = out.dims.get_mut(d) {
+                let mut v = dim.axes.clone();
+                v.extend(extra.iter().cloned());
+                *dim = DimSharding::closed(v);
+            }
+        }
+        let in_local = checked_local_shape(mesh, input, shape)?;
+        let out_local = checked_local_shape(mesh, &out, shape)?;
+        let dim_factors = (0..shape.len())
+            .map(|d| {
+                dim_axes
+                    .get(d)
+                    .map_or(1, |v| v.iter().map(|a| a.size(mesh).unwrap_or(1)).product())
+            })
+            .collect();
+        let mut per_dim = dim_axes.to_vec();
+        per_dim.resize(shape.len(), Vec::new());
+        Ok(Collective {
+            kind: CollectiveKind::ReduceScatter,
+            groups: device_groups(mesh, &axes)?,
+            axes,
+            dim_axes: per_dim,
+            dim_factors,
+            all_to_all: None,
+            reduction: Some(reduction),
+            in_sharding: input.clone(),
+            out_sharding: out,
+            global_shape: shape.to_vec(),
+            in_local_shape: in_local,
+            out_local_shape: out_local,
+            elem,
+        })
+    }
+}
+
+/// The local shape of `shape` under `s`, after checking `s` on `mesh`.
+fn checked_local_shape(
+    mesh: &Mesh,
+    s: &TensorSharding,
+    shape: &[i64],
+) -> Result<Vec<i64>, ReshardError> {
+    validate_sharding(s, mesh, shape.len())
+        .map_err(|e| ReshardError::from_sharding(crate::partition::error::Side::Source, e))?;
+    Ok(shape
+        .iter()
+        .enumerate()
+        .map(|(d, &size)| {
+            let n = s.dims.get(d).map_or(1, |dim| dim.num_shards(mesh)).max(1);
+            (size + n - 1) / n
+        })
+        .collect())
+}
+
+/// `{"x", "y":(2)2}`.
+fn braced(axes: &[AxisRef]) -> String {
+    let inner: Vec<String> = axes.iter().map(ToString::to_string).collect();
+    format!("{{{}}}", inner.join(", "))
+}
+
+impl fmt::Display for Collective {
+    /// The op applied to a placeholder operand `%x`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_sdy("%x"))
+    }
+}

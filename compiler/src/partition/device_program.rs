@@ -1,0 +1,276 @@
+//! The per-device program every backend executes (SPEC §6), and
+//! [`partition`], the whole partitioner.
+//!
+//! **One SPMD program for all devices.** Every device runs the same
+//! instructions on values of the same local types; where an instruction
+//! depends on the device (an iota's offset, how much of a padded block is
+//! real, which slab to send, where a remapped element comes from) it
+//! carries a [`PerDevice`] table with one entry per device, in
+//! [`DeviceProgram::devices`] order. Collectives carry their explicit
+//! device groups. So a runtime needs nothing but the program and its own
+//! device id.
+//!
+//! Values are local blocks: dimension `d` of a global value sharded `n`
+//! ways is `ceil(size/n)` long; the last blocks may hold padding past the
+//! end of the global tensor. Padding holds unspecified values, except that
+//! the program masks it (to the reduction's identity) before any
+//! instruction that would read it into a real element: a `reduce` or a
+//! `dot_general` contraction over a padded dimension. Inputs are sharded by
+//! the runtime per [`ProgramIo::sharding`] (padding may hold anything);
+//! outputs are gathered the same way, their padding ignored.
+
+use std::fmt;
+
+use crate::diag::Diagnostic;
+use crate::ir::{verify_module, Module, OpKind, Scalar, TensorType};
+use crate::partition::collective::Collective;
+use crate::partition::explicit_reshards::insert_explicit_reshards;
+use crate::partition::global::{Cause, GlobalProgram};
+use crate::partition::local_ops::build_device_program;
+use crate::partition::lower::{lower_program, Lowering};
+use crate::sharding::{Mesh, TensorSharding};
+
+/// Index into [`DeviceProgram::values`].
+pub type LocalId = usize;
+
+/// One entry per device, in [`DeviceProgram::devices`] order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerDevice<T>(pub Vec<T>);
+
+impl<T> PerDevice<T> {
+    /// The entry of the device at `position` in the program's device list.
+    pub fn at(&self, position: usize) -> Option<&T> {
+        self.0.get(position)
+    }
+}
+
+/// A local value: the block one device holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalValue {
+    /// The local (ceil-divided, padded) type.
+    pub ty: TensorType,
+    /// A name for listings (`%3`, `%arg0`, `%3.slab1`).
+    pub name: String,
+}
+
+/// A program input or output: which local value it is, and how the global
+/// tensor is split into local blocks (so a runtime can shard inputs and
+/// gather outputs, e.g. with `sharding::layout::TensorLayout`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgramIo {
+    pub value: LocalId,
+    pub global: TensorType,
+    pub sharding: TensorSharding,
+    pub mesh: Mesh,
+}
+
+/// Where one element of a [`Instr::Remap`] result comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RemapEntry {
+    /// Element `index` (along the remapped dimension) of source `source`.
+    Source { source: u32, index: i64 },
+    /// The fill value (a padded position of a pad, or padding).
+    Fill,
+}
+
+/// One instruction. Operands are always defined before use.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Instr {
+    /// A StableHLO op on local blocks, attributes already rewritten for
+    /// local shapes; `results` have the local types in
+    /// [`DeviceProgram::values`].
+    Op {
+        kind: OpKind,
+        operands: Vec<LocalId>,
+        results: Vec<LocalId>,
+        /// The global step it implements.
+        step: usize,
+    },
+    /// `iota` along `dim`, plus the device's offset: element `k` along
+    /// `dim` is `offset + k` (converted to the element type).
+    Iota {
+        result: LocalId,
+        dim: usize,
+        offset: PerDevice<i64>,
+        step: usize,
+    },
+    /// A collective over explicit device groups (see
+    /// [`crate::partition::collective`] for the semantics). A
+    /// collective-permute may list pairs for only some devices: a device
+    /// that is no pair's target receives a block of zeros.
+    Collective {
+        collective: Box<Collective>,
+        operand: LocalId,
+        result: LocalId,
+        step: usize,
+        cause: Cause,
+    },
+    /// Copy of `operand` with every element whose index along `dim` is
+    /// `>= valid` (the device's entry) set to `fill`: padding masked to a
+    /// reduction's identity.
+    Mask {
+        operand: LocalId,
+        result: LocalId,
+        dim: usize,
+        valid: PerDevice<i64>,
+        fill: Scalar,
+        step: usize,
+    },
+    /// The `size` elements along `dim` starting at the device's `start`
+    /// (always within the block).
+    SliceDim {
+        operand: LocalId,
+        result: LocalId,
+        dim: usize,
+        start: PerDevice<i64>,
+        size: i64,
+        step: usize,
+    },
+    /// Rebuild the result along `dim` element by element: entry `k` of the
+    /// device's table says where result element `k` comes from. All other
+    /// dimensions are copied (sources have the result's shape there).
+    /// `fill` is a scalar value (or zero when `None`).
+    Remap {
+        sources: Vec<LocalId>,
+        fill: Option<LocalId>,
+        result: LocalId,
+        dim: usize,
+        table: PerDevice<Vec<RemapEntry>>,
+        step: usize,
+    },
+}
+
+impl Instr {
+    /// The values this instruction reads.
+    pub fn operands(&self) -> Vec<LocalId> {
+        match self {
+            Instr::Op { operands, .. } => operands.clone(),
+            Instr::Iota { .. } => Vec::new(),
+            Instr::Collective { operand, .. }
+            | Instr::Mask { operand, .. }
+            | Instr::SliceDim { operand, .. } => vec![*operand],
+            Instr::Remap { sources, fill, .. } => sources.iter().copied().chain(*fill).collect(),
+        }
+    }
+
+    /// The values this instruction defines.
+    pub fn results(&self) -> Vec<LocalId> {
+        match self {
+            Instr::Op { results, .. } => results.clone(),
+            Instr::Iota { result, .. }
+            | Instr::Collective { result, .. }
+            | Instr::Mask { result, .. }
+            | Instr::SliceDim { result, .. }
+            | Instr::Remap { result, .. } => vec![*result],
+        }
+    }
+
+    /// The global step this instruction implements.
+    pub fn step(&self) -> usize {
+        match self {
+            Instr::Op { step, .. }
+            | Instr::Iota { step, .. }
+            | Instr::Collective { step, .. }
+            | Instr::Mask { step, .. }
+            | Instr::SliceDim { step, .. }
+            | Instr::Remap { step, .. } => *step,
+        }
+    }
+}
+
+/// The SPMD program of one partitioned function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceProgram {
+    pub name: String,
+    /// Device ids, sorted; [`PerDevice`] tables follow this order.
+    pub devices: Vec<i64>,
+    pub values: Vec<LocalValue>,
+    pub inputs: Vec<ProgramIo>,
+    pub outputs: Vec<ProgramIo>,
+    pub instrs: Vec<Instr>,
+}
+
+impl DeviceProgram {
+    pub fn num_devices(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// Position of `device` in [`DeviceProgram::devices`].
+    pub fn position(&self, device: i64) -> Option<usize> {
+        self.devices.iter().position(|&d| d == device)
+    }
+
+    /// Every collective with its cause, in program order.
+    pub fn collectives(&self) -> impl Iterator<Item = (&Collective, &Cause)> {
+        self.instrs.iter().filter_map(|i| match i {
+            Instr::Collective {
+                collective, cause, ..
+            } => Some((&**collective, cause)),
+            _ => None,
+        })
+    }
+
+    /// Bytes a device receives over the whole program, averaged over all
+    /// devices (ring formulas; see [`collective_bytes`]).
+    pub fn total_bytes_per_device(&self) -> f64 {
+        self.collectives()
+            .map(|(c, _)| collective_bytes(c, self.num_devices()))
+            .fold(0.0, |a, b| a + b)
+    }
+}
+
+/// [`Collective::bytes_per_device`], except that a collective-permute is
+/// averaged over all `num_devices` devices (its pairs may cover only
+/// some): `in × (pairs with source ≠ target) / num_devices`, as XLA counts.
+pub fn collective_bytes(c: &Collective, num_devices: usize) -> f64 {
+    match c.kind {
+        crate::partition::CollectiveKind::CollectivePermute => {
+            let moving = c.groups.iter().filter(|p| p.first() != p.last()).count();
+            let block: i64 = c.in_local_shape.iter().product();
+            (block * c.elem.byte_size() as i64) as f64 * moving as f64 / num_devices.max(1) as f64
+        }
+        _ => c.bytes_per_device(),
+    }
+}
+
+/// Everything the partitioner produced for one module.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionedProgram {
+    /// The entry function with explicit reshards and all-reduces.
+    pub global: GlobalProgram,
+    /// The collectives of each reshard / all-reduce step.
+    pub lowering: Lowering,
+    /// What every device runs.
+    pub device: DeviceProgram,
+}
+
+impl PartitionedProgram {
+    pub fn total_bytes_per_device(&self) -> f64 {
+        self.device.total_bytes_per_device()
+    }
+}
+
+/// Partition `module`'s entry function (calls inlined). The module must
+/// be propagated: every op's sharding is final (an op without one is
+/// replicated). It is verified first (op types and attributes), so that
+/// malformed input is a diagnostic rather than a surprise later.
+pub fn partition(module: &Module) -> Result<PartitionedProgram, Diagnostic> {
+    verify_module(module)?;
+    let global = insert_explicit_reshards(module)?;
+    let lowering = lower_program(&global)?;
+    let device = build_device_program(&global, &lowering)?;
+    Ok(PartitionedProgram {
+        global,
+        lowering,
+        device,
+    })
+}
+
+impl fmt::Display for RemapEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RemapEntry::Source { source, index } => write!(f, "s{source}[{index}]"),
+            RemapEntry::Fill => f.write_str("fill"),
+        }
+    }
+}

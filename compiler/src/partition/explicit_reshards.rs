@@ -1,0 +1,517 @@
+//! Explicit reshards (Shardy's `-sdy-insert-explicit-reshards`, SPEC §6):
+//! turn a propagated module into a [`GlobalProgram`] in which every op is
+//! compatible and all data movement is explicit.
+//!
+//! Per op, in program order:
+//! 1. operands that are unreduced along axes the op's result is not get an
+//!    all-reduce first (the op needs their full value);
+//! 2. the op's mesh is the most common mesh of its sharded tensors;
+//!    tensors on another mesh take no part in choosing factor shardings;
+//! 3. the shardings are projected onto the op's factors and one sharding
+//!    per factor is chosen ([`compat::choose_common_axes`]); an operand
+//!    whose sharding differs from what that implies is resharded first;
+//! 4. the op computes its results in the implied sharding; sharded
+//!    reduction factors make them partial sums, reduced by an all-reduce
+//!    (sum for `dot_general`, the `reduce`'s own combiner) unless the
+//!    result is annotated `unreduced` along those axes;
+//! 5. a result whose annotation differs from what the op computes is
+//!    resharded after it. Unannotated results keep what the op computes.
+//!
+//! `sdy.reshard` / `sdy.sharding_constraint` ops become reshard steps;
+//! function results are resharded to their annotated sharding (an
+//! unannotated result keeps its value's sharding). Reshards of one value to
+//! one sharding are made once and shared by all users. Last, reshards are
+//! moved above ops that grow their operand when that moves fewer bytes
+//! ([`crate::partition::hoist`]).
+
+use std::collections::HashMap;
+
+use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
+use crate::partition::global::{Cause, GStep, GStepKind, GValue, GValueId, GlobalProgram};
+use crate::partition::hoist::hoist_reshards;
+use crate::partition::inline::inlined_entry;
+use crate::sharding::validate::{is_maximal_mesh, sort_in_mesh_order, validate_sharding};
+use crate::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
+
+/// Name of the mesh made up when a module defines none (one device).
+pub const SINGLE_DEVICE_MESH: &str = "single_device";
+
+/// Build the global program of `module`'s entry function (calls inlined).
+/// Every op must be fully sharded (closed shardings, as after propagation);
+/// an op without a sharding is replicated.
+pub fn insert_explicit_reshards(module: &Module) -> Result<GlobalProgram, Diagnostic> {
+    let f = inlined_entry(module)?;
+    let mut b = Builder::new(module, &f)?;
+    b.args()?;
+    for (id, op) in f.ops_in_order() {
+        b.op(id, op)?;
+    }
+    b.returns()?;
+    let mut prog = b.prog;
+    hoist_reshards(&mut prog);
+    Ok(prog)
+}
+
+/// `stablehlo.dot_general at 5:10`, or with the op number when the op was
+/// not parsed from text.
+pub fn op_label(op: &OpData, id: OpId) -> String {
+    if op.pos.is_known() {
+        format!("{} at {}", op.kind.name(), op.pos)
+    } else {
+        format!("{} (op #{})", op.kind.name(), id.0)
+    }
+}
+
+/// `{"x", "y"}`.
+pub fn braced(axes: &[AxisRef]) -> String {
+    let v: Vec<String> = axes.iter().map(ToString::to_string).collect();
+    format!("{{{}}}", v.join(", "))
+}
+
+/// The placement part of a sharding: closed dims without priorities, no
+/// explicitly replicated axes (they do not move data), unreduced axes in
+/// mesh order.
+pub(crate) fn placement(s: &TensorSharding, mesh: &Mesh) -> TensorSharding {
+    let mut unreduced = s.unreduced.clone();
+    sort_in_mesh_order(mesh, &mut unreduced);
+    TensorSharding {
+        mesh: s.mesh.clone(),
+        dims: s
+            .dims
+            .iter()
+            .map(|d| DimSharding::closed(d.axes.clone()))
+            .collect(),
+        replicated: Vec::new(),
+        unreduced,
+    }
+}
+
+pub(crate) fn is_fully_replicated(s: &TensorSharding) -> bool {
+    s.unreduced.is_empty() && s.dims.iter().all(|d| d.axes.is_empty())
+}
+
+pub(crate) struct Builder<'a> {
+    pub(crate) module: &'a Module,
+    pub(crate) f: &'a Function,
+    pub(crate) prog: GlobalProgram,
+    /// The global value an IR value currently is.
+    pub(crate) map: HashMap<Value, GValueId>,
+    reshards: HashMap<(GValueId, TensorSharding), GValueId>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(module: &'a Module, f: &'a Function) -> Result<Builder<'a>, Diagnostic> {
+        let mut meshes = module.meshes.clone();
+        if meshes.is_empty() {
+            meshes.push(MeshDef {
+                name: SINGLE_DEVICE_MESH.into(),
+                mesh: Mesh::new(&[]),
+                attrs: None,
+            });
+        }
+        let prog = GlobalProgram {
+            name: f.name.clone(),
+            meshes,
+            values: Vec::new(),
+            args: Vec::new(),
+            results: Vec::new(),
+            steps: Vec::new(),
+        };
+        Ok(Builder {
+            module,
+            f,
+            prog,
+            map: HashMap::new(),
+            reshards: HashMap::new(),
+        })
+    }
+
+    /// The sorted device ids of mesh `name`.
+    fn device_set(&self, name: &str) -> Vec<i64> {
+        let mut ids = self.mesh(name).map_or_else(Vec::new, Mesh::device_list);
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Data moves only between meshes over the same devices, and the
+    /// program runs on the devices of its default mesh.
+    fn check_devices(
+        &self,
+        from: &TensorSharding,
+        to: &TensorSharding,
+        cause: &Cause,
+    ) -> Result<(), Diagnostic> {
+        let default = self.default_mesh_name();
+        let (Some(x), Some(y)) = (from.mesh_name(), to.mesh_name()) else {
+            return Ok(());
+        };
+        for (a, b) in [(x, y), (y, default.as_str())] {
+            let (a_set, b_set) = (self.device_set(a), self.device_set(b));
+            if a_set != b_set {
+                let show = |v: &[i64]| {
+                    let s: Vec<String> = v.iter().map(ToString::to_string).collect();
+                    format!("[{}]", s.join(", "))
+                };
+                return Err(Diagnostic::new(
+                    DiagKind::Sharding,
+                    cause.pos,
+                    format!(
+                        "{}: cannot move data from mesh @{a} (devices {}) to mesh @{b} (devices {}): \
+                         a reshard only moves data between meshes over the same devices",
+                        cause.op,
+                        show(&a_set),
+                        show(&b_set)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A value on mesh `name` lives on the program's devices.
+    pub(crate) fn check_program_devices(
+        &self,
+        name: &str,
+        what: &str,
+        pos: SrcPos,
+    ) -> Result<(), Diagnostic> {
+        let default = self.default_mesh_name();
+        let (set, program) = (self.device_set(name), self.device_set(&default));
+        if set != program && !self.mesh(name).is_some_and(is_maximal_mesh) {
+            return Err(Diagnostic::new(
+                DiagKind::Sharding,
+                pos,
+                format!(
+                    "{what} is on mesh @{name} over {} devices {:?}, but the program runs on the {} devices {:?} of @{default}",
+                    set.len(),
+                    set,
+                    program.len(),
+                    program
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn default_mesh_name(&self) -> String {
+        self.prog
+            .meshes
+            .iter()
+            .find(|m| !is_maximal_mesh(&m.mesh))
+            .unwrap_or(&self.prog.meshes[0])
+            .name
+            .clone()
+    }
+
+    /// The mesh named `name` (module meshes and interned inline ones).
+    pub(crate) fn mesh(&self, name: &str) -> Option<&Mesh> {
+        self.prog.mesh(name)
+    }
+
+    /// Name of the program mesh equal to `mesh`, interning it if new.
+    fn intern_mesh(&mut self, mesh: &Mesh) -> String {
+        if let Some(m) = self.prog.meshes.iter().find(|m| m.mesh == *mesh) {
+            return m.name.clone();
+        }
+        let name = format!("inline_mesh_{}", self.prog.meshes.len());
+        self.prog.meshes.push(MeshDef {
+            name: name.clone(),
+            mesh: mesh.clone(),
+            attrs: None,
+        });
+        name
+    }
+
+    /// A validated placement for a tensor of `rank`: `None`, maximal-mesh
+    /// shardings and shardings of rank-0 tensors become replicated on
+    /// `default` (or the default mesh).
+    pub(crate) fn normalize(
+        &mut self,
+        s: Option<&TensorSharding>,
+        rank: usize,
+        default: Option<&str>,
+        pos: SrcPos,
+        what: &str,
+    ) -> Result<TensorSharding, Diagnostic> {
+        let default = default.map_or_else(|| self.default_mesh_name(), str::to_string);
+        let Some(s) = s else {
+            return Ok(TensorSharding::replicated(default, rank));
+        };
+        let name = match &s.mesh {
+            MeshRef::Symbol(n) => {
+                if self.module.mesh(n).is_none() && self.mesh(n).is_none() {
+                    return Err(Diagnostic::new(
+                        DiagKind::UndefinedName,
+                        pos,
+                        format!("{what} is sharded on undefined mesh @{n}"),
+                    ));
+                }
+                n.clone()
+            }
+            MeshRef::Inline(m) => self.intern_mesh(m),
+        };
+        let mesh = self.mesh(&name).cloned().unwrap_or_default();
+        if is_maximal_mesh(&mesh) {
+            return Ok(TensorSharding::replicated(default, rank));
+        }
+        let mut s = s.clone();
+        s.mesh = MeshRef::Symbol(name);
+        validate_sharding(&s, &mesh, rank).map_err(|e| e.to_diagnostic(pos, what))?;
+        Ok(placement(&s, &mesh))
+    }
+
+    pub(crate) fn new_value(
+        &mut self,
+        ty: crate::ir::TensorType,
+        sharding: TensorSharding,
+    ) -> GValueId {
+        self.prog.values.push(GValue { ty, sharding });
+        self.prog.values.len() - 1
+    }
+
+    pub(crate) fn push(
+        &mut self,
+        kind: GStepKind,
+        operands: Vec<GValueId>,
+        results: Vec<GValueId>,
+        cause: Cause,
+    ) {
+        self.prog.steps.push(GStep {
+            kind,
+            operands,
+            results,
+            cause,
+        });
+    }
+
+    pub(crate) fn lookup(&self, v: Value, pos: SrcPos) -> Result<GValueId, Diagnostic> {
+        self.map.get(&v).copied().ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::UndefinedName,
+                pos,
+                format!("value %{} is used before it is defined", v.0),
+            )
+        })
+    }
+
+    fn args(&mut self) -> Result<(), Diagnostic> {
+        let f = self.f;
+        for (i, &a) in f.args.iter().enumerate() {
+            let ty = f.ty(a).clone();
+            let what = format!("argument {i} of @{}", f.name);
+            let s = self.normalize(
+                f.arg_attrs.get(i).and_then(|p| p.sharding.as_ref()),
+                ty.rank(),
+                None,
+                f.pos,
+                &what,
+            )?;
+            if let Some(name) = s.mesh_name() {
+                self.check_program_devices(name, &what, f.pos)?;
+            }
+            let g = self.new_value(ty, s);
+            self.prog.args.push(g);
+            self.map.insert(a, g);
+        }
+        Ok(())
+    }
+
+    fn returns(&mut self) -> Result<(), Diagnostic> {
+        let f = self.f;
+        for (i, &v) in f.returns.iter().enumerate() {
+            let g = self.lookup(v, f.return_pos)?;
+            let what = format!("result {i} of @{}", f.name);
+            let annotated = f.result_attrs.get(i).and_then(|p| p.sharding.as_ref());
+            let cause = |reason: String| Cause {
+                op: format!("return of @{} (result {i})", f.name),
+                pos: f.return_pos,
+                reason,
+            };
+            let out = match annotated {
+                Some(s) => {
+                    let rank = self.prog.values[g].ty.rank();
+                    let target = self.normalize(Some(s), rank, None, f.return_pos, &what)?;
+                    let reason = format!("function result {i} is annotated {target}");
+                    self.reshard(g, &target, cause(reason))?
+                }
+                None => {
+                    let mut target = self.prog.values[g].sharding.clone();
+                    target.unreduced.clear();
+                    let reason = format!("function result {i} must hold the full value");
+                    self.reshard(g, &target, cause(reason))?
+                }
+            };
+            self.prog.results.push(out);
+        }
+        Ok(())
+    }
+
+    /// Whether two placements hold the same data on every device.
+    pub(crate) fn same_placement(&self, a: &TensorSharding, b: &TensorSharding) -> bool {
+        if is_fully_replicated(a) && is_fully_replicated(b) {
+            return true;
+        }
+        let same_mesh = a.mesh == b.mesh
+            || match (&a.mesh, &b.mesh) {
+                (MeshRef::Symbol(x), MeshRef::Symbol(y)) => {
+                    self.mesh(x).is_some() && self.mesh(x) == self.mesh(y)
+                }
+                _ => false,
+            };
+        same_mesh
+            && a.unreduced == b.unreduced
+            && a.dims.len() == b.dims.len()
+            && a.dims.iter().zip(&b.dims).all(|(x, y)| x.axes == y.axes)
+    }
+
+    /// `v` moved to `target` (reduced first where `target` is not
+    /// unreduced along an axis `v` is).
+    pub(crate) fn reshard(
+        &mut self,
+        v: GValueId,
+        target: &TensorSharding,
+        cause: Cause,
+    ) -> Result<GValueId, Diagnostic> {
+        let src = self.prog.values[v].sharding.clone();
+        let extra: Vec<AxisRef> = target
+            .unreduced
+            .iter()
+            .filter(|a| !src.unreduced.contains(a))
+            .cloned()
+            .collect();
+        if !extra.is_empty() {
+            return Err(Diagnostic::new(
+                DiagKind::Unsupported,
+                cause.pos,
+                format!(
+                    "{}: the value is not a partial result along {} but its use requires it to be unreduced there",
+                    cause.op,
+                    braced(&extra)
+                ),
+            ));
+        }
+        let mut v = v;
+        let reduce: Vec<AxisRef> = src
+            .unreduced
+            .iter()
+            .filter(|a| !target.unreduced.contains(a))
+            .cloned()
+            .collect();
+        if !reduce.is_empty() {
+            let reason = format!(
+                "the value is a partial sum over {}: {}",
+                braced(&reduce),
+                cause.reason
+            );
+            v = self.all_reduce(
+                v,
+                &reduce,
+                ReduceKind::Add,
+                Cause {
+                    reason,
+                    ..cause.clone()
+                },
+            );
+        }
+        if self.same_placement(&self.prog.values[v].sharding, target) {
+            return Ok(v);
+        }
+        self.check_devices(&self.prog.values[v].sharding.clone(), target, &cause)?;
+        let key = (v, target.clone());
+        if let Some(&r) = self.reshards.get(&key) {
+            return Ok(r);
+        }
+        let ty = self.prog.values[v].ty.clone();
+        let r = self.new_value(ty, target.clone());
+        self.push(GStepKind::Reshard, vec![v], vec![r], cause);
+        self.reshards.insert(key, r);
+        Ok(r)
+    }
+
+    pub(crate) fn all_reduce(
+        &mut self,
+        v: GValueId,
+        axes: &[AxisRef],
+        reduction: ReduceKind,
+        cause: Cause,
+    ) -> GValueId {
+        let mut s = self.prog.values[v].sharding.clone();
+        s.unreduced.retain(|a| !axes.contains(a));
+        let ty = self.prog.values[v].ty.clone();
+        let r = self.new_value(ty, s);
+        self.push(
+            GStepKind::AllReduce {
+                axes: axes.to_vec(),
+                reduction,
+            },
+            vec![v],
+            vec![r],
+            cause,
+        );
+        r
+    }
+
+    fn op(&mut self, id: OpId, op: &OpData) -> Result<(), Diagnostic> {
+        let label = op_label(op, id);
+        match &op.kind {
+            OpKind::ShardingGroup { .. } => Ok(()),
+            OpKind::Call { callee } => Err(Diagnostic::new(
+                DiagKind::Unsupported,
+                op.pos,
+                format!("{label}: call of @{callee} was not inlined"),
+            )),
+            OpKind::Reshard { sharding } | OpKind::ShardingConstraint { sharding } => {
+                let [operand] = op.operands[..] else {
+                    return Err(Diagnostic::new(
+                        DiagKind::Type,
+                        op.pos,
+                        format!("{label} needs one operand"),
+                    ));
+                };
+                let g = self.lookup(operand, op.pos)?;
+                let rank = self.prog.values[g].ty.rank();
+                let target = self.normalize(Some(sharding), rank, None, op.pos, &label)?;
+                let cause = Cause {
+                    op: label.clone(),
+                    pos: op.pos,
+                    reason: format!("explicit {} to {target}", op.kind.name()),
+                };
+                let r = self.reshard(g, &target, cause)?;
+                for &res in &op.results {
+                    self.map.insert(res, r);
+                }
+                Ok(())
+            }
+            OpKind::Constant(_) | OpKind::Iota { .. } => {
+                let operands = op
+                    .operands
+                    .iter()
+                    .map(|&v| self.lookup(v, op.pos))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut results = Vec::new();
+                for (k, &res) in op.results.iter().enumerate() {
+                    let ty = self.f.ty(res).clone();
+                    let annotated = op.shardings.as_ref().and_then(|s| s.get(k));
+                    let mut s = self.normalize(annotated, ty.rank(), None, op.pos, &label)?;
+                    s.unreduced.clear();
+                    let g = self.new_value(ty, s);
+                    self.map.insert(res, g);
+                    results.push(g);
+                }
+                self.push(
+                    GStepKind::Compute(op.kind.clone()),
+                    operands,
+                    results,
+                    Cause {
+                        op: label,
+                        pos: op.pos,
+                        reason: String::new(),
+                    },
+                );
+                Ok(())
+            }
+            _ => self.rule_op(id, op, label),
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The global program with explicit reshards (the result of
+//! [`crate::partition::explicit_reshards`]): the entry function as a flat
+//! list of steps over global values, each value with its final sharding.
+//!
+//! Every compute step is *compatible* (SPEC §6): its operands and results
+//! shard every factor the same way, so each device can run it on its local
+//! blocks. Data moves only in the two other kinds of step: a reshard (one
+//! value to another sharding, later lowered to collectives) and an
+//! all-reduce (a partial result summed, or max-ed, over mesh axes). Every
+//! reshard and all-reduce records *why* it exists.
+//!
+//! This is a side structure rather than new IR op kinds: the IR has no
+//! all-reduce op, and adding one would touch every exhaustive match over
+//! `OpKind` in the workspace.
+
+use crate::diag::SrcPos;
+use crate::ir::{OpKind, ReduceKind, TensorType};
+use crate::sharding::{AxisRef, Mesh, MeshDef, MeshRef, TensorSharding};
+
+/// Index into [`GlobalProgram::values`].
+pub type GValueId = usize;
+
+/// A global (unsharded-shape) value and where its data lives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GValue {
+    pub ty: TensorType,
+    /// Closed, over a mesh of [`GlobalProgram::meshes`] (by name). Its
+    /// `unreduced` axes make the value a partial result along them.
+    pub sharding: TensorSharding,
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GStepKind {
+    /// A StableHLO op, run on local blocks.
+    Compute(OpKind),
+    /// Move the operand's data to the result's sharding.
+    Reshard,
+    /// Reduce the partial operand over `axes` (the result is no longer
+    /// unreduced along them).
+    AllReduce {
+        axes: Vec<AxisRef>,
+        reduction: ReduceKind,
+    },
+}
+
+/// Where a step comes from and, for data movement, why it is needed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Cause {
+    /// The source op (`stablehlo.dot_general at 5:10`), or the function
+    /// result, that needs this step.
+    pub op: String,
+    /// Position of that op in the source text.
+    pub pos: SrcPos,
+    /// Why the data moves: which operand/factor conflict, partial sum or
+    /// annotation. Empty for compute steps.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GStep {
+    pub kind: GStepKind,
+    pub operands: Vec<GValueId>,
+    pub results: Vec<GValueId>,
+    pub cause: Cause,
+}
+
+/// The entry function with explicit reshards and all-reduces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlobalProgram {
+    /// Name of the partitioned function.
+    pub name: String,
+    /// Every mesh a sharding refers to (inline meshes get a generated
+    /// name); the first is the default mesh of unannotated values.
+    pub meshes: Vec<MeshDef>,
+    pub values: Vec<GValue>,
+    pub args: Vec<GValueId>,
+    pub results: Vec<GValueId>,
+    pub steps: Vec<GStep>,
+}
+
+impl GlobalProgram {
+    pub fn mesh(&self, name: &str) -> Option<&Mesh> {
+        self.meshes.iter().find(|m| m.name == name).map(|m| &m.mesh)
+    }
+
+    /// The mesh a sharding of this program refers to.
+    pub fn mesh_of<'s>(&'s self, s: &'s TensorSharding) -> Option<&'s Mesh> {
+        match &s.mesh {
+            MeshRef::Symbol(name) => self.mesh(name),
+            MeshRef::Inline(m) => Some(m),
+        }
+    }
+
+    pub fn value(&self, v: GValueId) -> &GValue {
+        &self.values[v]
+    }
+
+    /// The sorted ids of the devices the program runs on (those of the
+    /// default mesh; every mesh it uses has the same set).
+    pub fn devices(&self) -> Vec<i64> {
+        let mut ids = self
+            .meshes
+            .first()
+            .map_or_else(|| vec![0], |m| m.mesh.device_list());
+        ids.sort_unstable();
+        ids
+    }
+
+    /// For every value, the steps that use it (in program order).
+    pub fn uses(&self) -> Vec<Vec<usize>> {
+        let mut uses = vec![Vec::new(); self.values.len()];
+        for (i, s) in self.steps.iter().enumerate() {
+            for &v in &s.operands {
+                if uses[v].last() != Some(&i) {
+                    uses[v].push(i);
+                }
+            }
+        }
+        uses
+    }
+}

@@ -1,0 +1,546 @@
+//! Building the [`DeviceProgram`] from the global program and its lowered
+//! collectives: local types for every value, compute ops with attributes
+//! for local shapes, collectives as separate instructions, padding masks,
+//! device offsets for `iota`, and remaps for sliced, padded and
+//! concatenated dimensions that are sharded (see [`crate::partition::remap`]).
+
+use std::collections::HashMap;
+
+use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::{DenseLiteral, OpKind, ReduceKind, Scalar, TensorType};
+use crate::partition::device_program::{
+    DeviceProgram, Instr, LocalId, LocalValue, PerDevice, ProgramIo,
+};
+use crate::partition::global::{Cause, GStepKind, GValueId, GlobalProgram};
+use crate::partition::lower::{reshard_remap_plan, Lowering};
+use crate::partition::padding::{identity_of, preserves_zero_padding};
+use crate::partition::print_program::value_names;
+use crate::partition::remap::emit_remap;
+use crate::partition::reshard::lower_reshard;
+use crate::sharding::layout::TensorLayout;
+use crate::sharding::{AxisRef, Mesh, TensorSharding};
+
+/// Build the device program of `prog` with the collectives of `lowering`.
+pub fn build_device_program(
+    prog: &GlobalProgram,
+    lowering: &Lowering,
+) -> Result<DeviceProgram, Diagnostic> {
+    let mut b = DeviceBuilder::new(prog, lowering);
+    b.inputs()?;
+    for i in 0..prog.steps.len() {
+        b.step(i)?;
+    }
+    b.outputs()?;
+    Ok(DeviceProgram {
+        name: prog.name.clone(),
+        devices: b.devices,
+        values: b.values,
+        inputs: b.inputs,
+        outputs: b.outputs,
+        instrs: b.instrs,
+    })
+}
+
+pub(crate) struct DeviceBuilder<'a> {
+    pub prog: &'a GlobalProgram,
+    lowering: &'a Lowering,
+    pub devices: Vec<i64>,
+    pub values: Vec<LocalValue>,
+    /// Whether a value's padding is known to hold zeros.
+    zero_padded: Vec<bool>,
+    pub instrs: Vec<Instr>,
+    inputs: Vec<ProgramIo>,
+    outputs: Vec<ProgramIo>,
+    /// The local value of each global value.
+    map: Vec<Option<LocalId>>,
+    names: Vec<String>,
+    /// Masks already made: (value, dim, fill bits) -> masked value.
+    masks: HashMap<(LocalId, usize, u64), LocalId>,
+}
+
+fn internal(pos: SrcPos, msg: String) -> Diagnostic {
+    Diagnostic::new(DiagKind::Unsupported, pos, msg)
+}
+
+impl<'a> DeviceBuilder<'a> {
+    fn new(prog: &'a GlobalProgram, lowering: &'a Lowering) -> DeviceBuilder<'a> {
+        DeviceBuilder {
+            prog,
+            lowering,
+            devices: prog.devices(),
+            values: Vec::new(),
+            zero_padded: Vec::new(),
+            instrs: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            map: vec![None; prog.values.len()],
+            names: value_names(prog),
+            masks: HashMap::new(),
+        }
+    }
+
+    pub fn new_value(&mut self, ty: TensorType, name: String) -> LocalId {
+        self.values.push(LocalValue { ty, name });
+        self.zero_padded.push(false);
+        self.values.len() - 1
+    }
+
+    pub fn local_ty(&self, v: LocalId) -> &TensorType {
+        &self.values[v].ty
+    }
+
+    /// The mesh of a global value's sharding.
+    pub fn mesh_of(&self, g: GValueId) -> Result<&'a Mesh, Diagnostic> {
+        let s = &self.prog.values[g].sharding;
+        self.prog.mesh_of(s).ok_or_else(|| {
+            internal(
+                SrcPos::UNKNOWN,
+                format!("sharding {s} refers to an unknown mesh"),
+            )
+        })
+    }
+
+    /// The layout of a global value.
+    pub fn layout(&self, g: GValueId) -> Result<TensorLayout, Diagnostic> {
+        let v = &self.prog.values[g];
+        let mesh = self.mesh_of(g)?;
+        TensorLayout::new(mesh, &v.sharding, &v.ty.shape).map_err(|e| {
+            internal(
+                SrcPos::UNKNOWN,
+                format!("value {} ({}): {e}", self.names[g], v.sharding),
+            )
+        })
+    }
+
+    /// The local type of a global value.
+    pub fn local_type(&self, g: GValueId) -> Result<TensorType, Diagnostic> {
+        let l = self.layout(g)?;
+        Ok(self.prog.values[g].ty.with_shape(l.local_shape()))
+    }
+
+    /// The local value of `g`, created (with `g`'s local type) on first use.
+    pub fn local(&mut self, g: GValueId) -> Result<LocalId, Diagnostic> {
+        if let Some(l) = self.map[g] {
+            return Ok(l);
+        }
+        let ty = self.local_type(g)?;
+        let l = self.new_value(ty, self.names[g].clone());
+        self.map[g] = Some(l);
+        Ok(l)
+    }
+
+    /// The device's block index along `dim` under `g`'s sharding, for
+    /// every device.
+    pub fn shard_table(
+        &self,
+        layout: &TensorLayout,
+        dim: usize,
+    ) -> Result<PerDevice<i64>, Diagnostic> {
+        let mut out = Vec::with_capacity(self.devices.len());
+        for &d in &self.devices {
+            let idx = layout.shard_index(d).ok_or_else(|| {
+                internal(SrcPos::UNKNOWN, format!("device {d} is not in the mesh"))
+            })?;
+            out.push(idx.get(dim).copied().unwrap_or(0));
+        }
+        Ok(PerDevice(out))
+    }
+
+    pub fn dim_axes(&self, g: GValueId, dim: usize) -> Vec<AxisRef> {
+        self.prog.values[g]
+            .sharding
+            .dims
+            .get(dim)
+            .map_or_else(Vec::new, |d| d.axes.clone())
+    }
+
+    fn inputs(&mut self) -> Result<(), Diagnostic> {
+        for &a in &self.prog.args {
+            let value = self.local(a)?;
+            let io = self.io(a, value)?;
+            self.inputs.push(io);
+        }
+        Ok(())
+    }
+
+    fn outputs(&mut self) -> Result<(), Diagnostic> {
+        for &r in &self.prog.results {
+            let value = self.map[r].ok_or_else(|| {
+                internal(
+                    SrcPos::UNKNOWN,
+                    format!("result {} is never computed", self.names[r]),
+                )
+            })?;
+            let io = self.io(r, value)?;
+            self.outputs.push(io);
+        }
+        Ok(())
+    }
+
+    fn io(&self, g: GValueId, value: LocalId) -> Result<ProgramIo, Diagnostic> {
+        let v = &self.prog.values[g];
+        Ok(ProgramIo {
+            value,
+            global: v.ty.clone(),
+            sharding: v.sharding.clone(),
+            mesh: self.mesh_of(g)?.clone(),
+        })
+    }
+
+    fn step(&mut self, i: usize) -> Result<(), Diagnostic> {
+        let step = &self.prog.steps[i];
+        match &step.kind {
+            GStepKind::Compute(kind) => self.compute(i, kind),
+            GStepKind::Reshard | GStepKind::AllReduce { .. } => {
+                let input = self.local(step.operands[0])?;
+                let out_g = step.results[0];
+                if let Some(dim) = self.lowering.remap_dim.get(i).copied().flatten() {
+                    return self.remapped_reshard(i, dim, input);
+                }
+                let collectives = &self.lowering.per_step[i];
+                if collectives.is_empty() {
+                    self.map[out_g] = Some(input);
+                    return Ok(());
+                }
+                let cause = step.cause.clone();
+                let mut cur = input;
+                for (k, c) in collectives.iter().enumerate() {
+                    let ty = TensorType::new(c.out_local_shape.clone(), c.elem);
+                    let name = if k + 1 == collectives.len() {
+                        self.names[out_g].clone()
+                    } else {
+                        format!("{}.{k}", self.names[out_g])
+                    };
+                    let out = self.new_value(ty, name);
+                    if c.kind == crate::partition::CollectiveKind::AllReduce {
+                        self.zero_padded[out] = self.zero_padded[cur];
+                    }
+                    self.instrs.push(Instr::Collective {
+                        collective: Box::new(c.clone()),
+                        operand: cur,
+                        result: out,
+                        step: i,
+                        cause: cause.clone(),
+                    });
+                    cur = out;
+                }
+                self.check_type(cur, out_g, step.cause.pos)?;
+                self.map[out_g] = Some(cur);
+                Ok(())
+            }
+        }
+    }
+
+    /// A reshard of one dimension done as a remap (see `lower.rs`).
+    fn remapped_reshard(&mut self, i: usize, dim: usize, input: LocalId) -> Result<(), Diagnostic> {
+        let step = &self.prog.steps[i];
+        let (g_in, g_out) = (step.operands[0], step.results[0]);
+        let pos = step.cause.pos;
+        let (plan, _, _) = reshard_remap_plan(self.prog, i, dim)
+            .ok_or_else(|| internal(pos, format!("{}: cannot plan the remap", step.cause.op)))?;
+        let ty = self.local_type(g_out)?;
+        let base = step.cause.clone();
+        let cause = move |shift: i64| {
+            Cause {
+            reason: format!(
+                "{} (dimension {dim}: each device fetches the elements it lacks from the block {} shard(s) {})",
+                base.reason,
+                shift.abs(),
+                if shift > 0 { "later" } else { "earlier" }
+            ),
+            ..base.clone()
+        }
+        };
+        let name = self.names[g_out].clone();
+        let out = emit_remap(self, i, &plan, &[input], &[g_in], None, ty, name, &cause);
+        self.map[g_out] = Some(out);
+        Ok(())
+    }
+
+    /// The collectives must end in the value's local type.
+    fn check_type(&self, l: LocalId, g: GValueId, pos: SrcPos) -> Result<(), Diagnostic> {
+        let want = self.local_type(g)?;
+        if self.values[l].ty != want {
+            return Err(internal(
+                pos,
+                format!(
+                    "internal error: {} ends as {} but its sharding {} needs {}",
+                    self.names[g], self.values[l].ty, self.prog.values[g].sharding, want
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A plain op on local blocks.
+    fn op(
+        &mut self,
+        step: usize,
+        kind: OpKind,
+        operands: Vec<LocalId>,
+        results: &[GValueId],
+    ) -> Result<(), Diagnostic> {
+        let mut locals = Vec::with_capacity(results.len());
+        for &r in results {
+            locals.push(self.local(r)?);
+        }
+        let clean = preserves_zero_padding(&kind) && operands.iter().all(|&o| self.zero_padded[o]);
+        for &l in &locals {
+            self.zero_padded[l] = clean;
+        }
+        self.instrs.push(Instr::Op {
+            kind,
+            operands,
+            results: locals,
+            step,
+        });
+        Ok(())
+    }
+
+    fn compute(&mut self, i: usize, kind: &OpKind) -> Result<(), Diagnostic> {
+        let step = &self.prog.steps[i];
+        let operands: Vec<GValueId> = step.operands.clone();
+        let results: Vec<GValueId> = step.results.clone();
+        let mut locals = Vec::with_capacity(operands.len());
+        for &o in &operands {
+            locals.push(self.local(o)?);
+        }
+        if results.is_empty() {
+            return Err(internal(
+                step.cause.pos,
+                format!("{} has no result", step.cause.op),
+            ));
+        }
+        match kind {
+            OpKind::Constant(DenseLiteral::Elements(_))
+                if !is_replicated(&self.prog.values[results[0]].sharding) =>
+            {
+                self.sharded_constant(i, kind, results[0])
+            }
+            OpKind::Iota { dim } => self.iota(i, kind, *dim, results[0]),
+            OpKind::Reduce { dims, kind: rk } => {
+                let n = results.len();
+                for (k, l) in locals.iter_mut().enumerate().take(n) {
+                    for &d in dims {
+                        *l = self.mask_if_padded(i, *l, operands[k], d as usize, *rk)?;
+                    }
+                }
+                self.op(i, kind.clone(), locals, &results)
+            }
+            OpKind::DotGeneral { dims, is_dot, .. } => {
+                let (lc, rc) = if *is_dot {
+                    let lhs_rank = self.prog.values[operands[0]].ty.rank() as i64;
+                    (vec![lhs_rank - 1], vec![0])
+                } else {
+                    (dims.lhs_contract.clone(), dims.rhs_contract.clone())
+                };
+                for &d in &lc {
+                    locals[0] = self.mask_if_padded(
+                        i,
+                        locals[0],
+                        operands[0],
+                        d as usize,
+                        ReduceKind::Add,
+                    )?;
+                }
+                for &d in &rc {
+                    locals[1] = self.mask_if_padded(
+                        i,
+                        locals[1],
+                        operands[1],
+                        d as usize,
+                        ReduceKind::Add,
+                    )?;
+                }
+                self.op(i, kind.clone(), locals, &results)
+            }
+            OpKind::Slice { .. } | OpKind::Pad { .. } | OpKind::Concatenate { .. } => {
+                crate::partition::remap::lower_remap_op(
+                    self, i, kind, &operands, &locals, results[0],
+                )
+            }
+            _ => {
+                self.op(i, kind.clone(), locals, &results)?;
+                self.check_local_op(i)
+            }
+        }
+    }
+
+    /// Reshape must keep the element count of the local blocks.
+    fn check_local_op(&self, i: usize) -> Result<(), Diagnostic> {
+        let Some(Instr::Op {
+            kind,
+            operands,
+            results,
+            ..
+        }) = self.instrs.last()
+        else {
+            return Ok(());
+        };
+        if let OpKind::Reshape = kind {
+            let a = self.values[operands[0]].ty.num_elements();
+            let b = self.values[results[0]].ty.num_elements();
+            if a != b {
+                let s = &self.prog.steps[i];
+                return Err(Diagnostic::new(
+                    DiagKind::Sharding,
+                    s.cause.pos,
+                    format!(
+                        "{}: the local blocks ({} and {}) cannot be reshaped into each other",
+                        s.cause.op, self.values[operands[0]].ty, self.values[results[0]].ty
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `iota` along a sharded dimension counts from the device's offset.
+    fn iota(
+        &mut self,
+        i: usize,
+        kind: &OpKind,
+        dim: i64,
+        result: GValueId,
+    ) -> Result<(), Diagnostic> {
+        let layout = self.layout(result)?;
+        let d = dim as usize;
+        let sharded = layout.dims().get(d).is_some_and(|l| l.shards > 1);
+        if !sharded {
+            return self.op(i, kind.clone(), Vec::new(), &[result]);
+        }
+        let local = layout.dims()[d].local;
+        let shard = self.shard_table(&layout, d)?;
+        let out = self.local(result)?;
+        self.instrs.push(Instr::Iota {
+            result: out,
+            dim: d,
+            offset: PerDevice(shard.0.iter().map(|s| s * local).collect()),
+            step: i,
+        });
+        Ok(())
+    }
+
+    /// A non-splat constant on a sharded value: the whole constant, then
+    /// an all-slice to the device's block.
+    fn sharded_constant(
+        &mut self,
+        i: usize,
+        kind: &OpKind,
+        result: GValueId,
+    ) -> Result<(), Diagnostic> {
+        let v = self.prog.values[result].clone();
+        let mesh = self.mesh_of(result)?;
+        let whole = self.new_value(v.ty.clone(), format!("{}.whole", self.names[result]));
+        self.instrs.push(Instr::Op {
+            kind: kind.clone(),
+            operands: Vec::new(),
+            results: vec![whole],
+            step: i,
+        });
+        let replicated = TensorSharding::replicated(
+            v.sharding.mesh_name().unwrap_or_default().to_string(),
+            v.ty.rank(),
+        );
+        let replicated = TensorSharding {
+            mesh: v.sharding.mesh.clone(),
+            ..replicated
+        };
+        let pos = self.prog.steps[i].cause.pos;
+        let collectives = lower_reshard(mesh, &v.ty.shape, v.ty.elem, &replicated, &v.sharding)
+            .map_err(|e| e.to_diagnostic(pos))?;
+        let cause = Cause {
+            reason: "each device keeps its block of the constant".into(),
+            ..self.prog.steps[i].cause.clone()
+        };
+        let mut cur = whole;
+        for c in collectives {
+            let out = self.new_value(
+                TensorType::new(c.out_local_shape.clone(), c.elem),
+                format!("{}.slice", self.names[result]),
+            );
+            self.instrs.push(Instr::Collective {
+                collective: Box::new(c),
+                operand: cur,
+                result: out,
+                step: i,
+                cause: cause.clone(),
+            });
+            cur = out;
+        }
+        self.check_type(cur, result, pos)?;
+        self.map[result] = Some(cur);
+        Ok(())
+    }
+
+    /// `l` (the local block of `g`) with the padding along `dim` set to
+    /// the identity of `reduction`, if `g` is padded along `dim`.
+    pub fn mask_if_padded(
+        &mut self,
+        step: usize,
+        l: LocalId,
+        g: GValueId,
+        dim: usize,
+        reduction: ReduceKind,
+    ) -> Result<LocalId, Diagnostic> {
+        let layout = self.layout(g)?;
+        let Some(dl) = layout.dims().get(dim).copied() else {
+            return Ok(l);
+        };
+        if dl.padding == 0 {
+            return Ok(l);
+        }
+        let elem = self.values[l].ty.elem;
+        let fill = identity_of(reduction, elem);
+        let is_zero =
+            fill == Scalar::Float(0.0) || fill == Scalar::Int(0) || fill == Scalar::Bool(false);
+        if is_zero && self.zero_padded[l] {
+            return Ok(l);
+        }
+        let key = (l, dim, scalar_bits(&fill));
+        if let Some(&m) = self.masks.get(&key) {
+            return Ok(m);
+        }
+        let mut valid = Vec::with_capacity(self.devices.len());
+        for &d in &self.devices {
+            let s = layout.slice(d).ok_or_else(|| {
+                internal(SrcPos::UNKNOWN, format!("device {d} is not in the mesh"))
+            })?;
+            valid.push(s.extent[dim]);
+        }
+        let ty = self.values[l].ty.clone();
+        let m = self.new_value(ty, format!("{}.masked", self.values[l].name));
+        self.zero_padded[m] =
+            is_zero && layout.dims().iter().filter(|x| x.padding > 0).count() == 1;
+        self.instrs.push(Instr::Mask {
+            operand: l,
+            result: m,
+            dim,
+            valid: PerDevice(valid),
+            fill,
+            step,
+        });
+        self.masks.insert(key, m);
+        Ok(m)
+    }
+
+    pub fn set_global(&mut self, g: GValueId, l: LocalId) {
+        self.map[g] = Some(l);
+    }
+
+    pub fn name_of(&self, g: GValueId) -> String {
+        self.names[g].clone()
+    }
+}
+
+fn scalar_bits(s: &Scalar) -> u64 {
+    match s {
+        Scalar::Float(x) => x.to_bits(),
+        Scalar::Int(i) => *i as u64,
+        Scalar::Bool(b) => *b as u64,
+    }
+}
+
+fn is_replicated(s: &TensorSharding) -> bool {
+    s.dims.iter().all(|d| d.axes.is_empty())
+}

@@ -1,0 +1,295 @@
+//! Lowering the data-movement steps of a [`GlobalProgram`] to collectives
+//! (Shardy's `-sdy-reshard-to-collectives`, SPEC §6).
+//!
+//! A reshard becomes the collectives of [`lower_reshard`] (or its
+//! cross-mesh variant); an all-reduce becomes one all-reduce collective.
+//! An all-reduce whose result only feeds a reshard that starts by slicing
+//! along some of the reduced axes is fused with that slice into a
+//! reduce-scatter: each device then receives only its part of the sum.
+//!
+//! A reshard that changes the sharding of a single dimension may instead
+//! be *remapped* ([`crate::partition::remap_plan`]): every device fetches
+//! exactly the elements it lacks from the device holding them. That is
+//! chosen when it moves fewer bytes, which happens when blocks of a
+//! non-divisible dimension shift (whole-block collectives would gather and
+//! slice again).
+
+use crate::diag::{DiagKind, Diagnostic};
+use crate::partition::collective::{Collective, CollectiveKind};
+use crate::partition::device_program::collective_bytes;
+use crate::partition::global::{GStepKind, GlobalProgram};
+use crate::partition::remap_plan::{plan_remap, RemapPlan, RemapSource};
+use crate::partition::reshard::{lower_reshard, lower_reshard_between_meshes};
+use crate::sharding::layout::TensorLayout;
+
+/// The collectives of every step (empty for compute steps, and for an
+/// all-reduce fused into the reshard after it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lowering {
+    pub per_step: Vec<Vec<Collective>>,
+    /// Reshard steps lowered as a remap of one dimension (their
+    /// collectives in `per_step` are the remap's permutes).
+    pub remap_dim: Vec<Option<usize>>,
+    /// Devices of the program (collective-permutes average over them).
+    pub num_devices: usize,
+}
+
+impl Lowering {
+    /// Every collective with the index of its step, in program order.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Collective)> {
+        self.per_step
+            .iter()
+            .enumerate()
+            .flat_map(|(i, cs)| cs.iter().map(move |c| (i, c)))
+    }
+
+    /// Bytes each device receives over the whole program (ring formulas,
+    /// see [`Collective::bytes_per_device`]).
+    pub fn total_bytes_per_device(&self) -> f64 {
+        let n = self.num_devices.max(1);
+        self.iter()
+            .map(|(_, c)| collective_bytes(c, n))
+            .fold(0.0, |a, b| a + b)
+    }
+}
+
+/// Lower every reshard and all-reduce of `prog`.
+pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
+    let mut per_step: Vec<Vec<Collective>> = Vec::with_capacity(prog.steps.len());
+    for step in &prog.steps {
+        let at = |msg: String| Diagnostic::new(DiagKind::Sharding, step.cause.pos, msg);
+        let collectives = match &step.kind {
+            GStepKind::Compute(_) => Vec::new(),
+            GStepKind::Reshard | GStepKind::AllReduce { .. } => {
+                let (&[input], &[output]) = (&step.operands[..], &step.results[..]) else {
+                    return Err(at(format!(
+                        "{}: a reshard has one operand and one result",
+                        step.cause.op
+                    )));
+                };
+                let (src, dst) = (prog.value(input), prog.value(output));
+                let mesh_err = || {
+                    at(format!(
+                        "{}: sharding refers to an unknown mesh",
+                        step.cause.op
+                    ))
+                };
+                let from_mesh = prog.mesh_of(&src.sharding).ok_or_else(mesh_err)?;
+                let to_mesh = prog.mesh_of(&dst.sharding).ok_or_else(mesh_err)?;
+                let shape = &src.ty.shape;
+                let elem = src.ty.elem;
+                let result = match &step.kind {
+                    GStepKind::AllReduce { axes, reduction } => Collective::all_reduce(
+                        from_mesh,
+                        shape,
+                        elem,
+                        &src.sharding,
+                        axes,
+                        *reduction,
+                    )
+                    .map(|c| vec![c]),
+                    _ if from_mesh == to_mesh => {
+                        lower_reshard(from_mesh, shape, elem, &src.sharding, &dst.sharding)
+                    }
+                    _ => lower_reshard_between_meshes(
+                        from_mesh,
+                        to_mesh,
+                        shape,
+                        elem,
+                        &src.sharding,
+                        &dst.sharding,
+                    ),
+                };
+                result.map_err(|e| {
+                    Diagnostic::new(
+                        e.to_diagnostic(step.cause.pos).kind,
+                        step.cause.pos,
+                        format!(
+                            "{}: cannot move {} from {} to {}: {e}",
+                            step.cause.op, src.ty, src.sharding, dst.sharding
+                        ),
+                    )
+                })?
+            }
+        };
+        per_step.push(collectives);
+    }
+    let mut lowering = Lowering {
+        remap_dim: vec![None; per_step.len()],
+        per_step,
+        num_devices: prog.devices().len(),
+    };
+    for i in 0..prog.steps.len() {
+        if let Some((dim, collectives)) = cheaper_remap(prog, i, &lowering.per_step[i]) {
+            lowering.per_step[i] = collectives;
+            lowering.remap_dim[i] = Some(dim);
+        }
+    }
+    fuse_reduce_scatter(prog, &mut lowering)?;
+    Ok(lowering)
+}
+
+/// All-reduce, then a reshard whose first collective slices along some of
+/// the reduced axes: reduce-scatter along those, all-reduce the rest.
+fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<(), Diagnostic> {
+    let uses = prog.uses();
+    for (i, step) in prog.steps.iter().enumerate() {
+        let GStepKind::AllReduce { axes, reduction } = &step.kind else {
+            continue;
+        };
+        let reduced = step.results[0];
+        if uses[reduced].len() != 1 || prog.results.contains(&reduced) {
+            continue;
+        }
+        let j = uses[reduced][0];
+        if !matches!(prog.steps[j].kind, GStepKind::Reshard) {
+            continue;
+        }
+        let Some(first) = lowering.per_step[j].first() else {
+            continue;
+        };
+        if first.kind != CollectiveKind::AllSlice || !first.axes.iter().all(|a| axes.contains(a)) {
+            continue;
+        }
+        let input = prog.value(step.operands[0]);
+        let Some(mesh) = prog.mesh_of(&input.sharding) else {
+            continue;
+        };
+        let at = |e: crate::partition::ReshardError| e.to_diagnostic(step.cause.pos);
+        let scatter = Collective::reduce_scatter(
+            mesh,
+            &input.ty.shape,
+            input.ty.elem,
+            &input.sharding,
+            &first.dim_axes,
+            *reduction,
+        )
+        .map_err(at)?;
+        let rest: Vec<_> = axes
+            .iter()
+            .filter(|a| !first.axes.contains(a))
+            .cloned()
+            .collect();
+        let mut fused = vec![scatter.clone()];
+        if !rest.is_empty() {
+            fused.push(
+                Collective::all_reduce(
+                    mesh,
+                    &input.ty.shape,
+                    input.ty.elem,
+                    &scatter.out_sharding,
+                    &rest,
+                    *reduction,
+                )
+                .map_err(at)?,
+            );
+        }
+        fused.extend(lowering.per_step[j].iter().skip(1).cloned());
+        lowering.per_step[i].clear();
+        lowering.per_step[j] = fused;
+    }
+    Ok(())
+}
+
+/// The dimension whose sharding a reshard changes, if it changes exactly
+/// one on one mesh.
+pub fn single_changed_dim(prog: &GlobalProgram, step: usize) -> Option<usize> {
+    let s = &prog.steps[step];
+    if !matches!(s.kind, GStepKind::Reshard) {
+        return None;
+    }
+    let (a, b) = (
+        &prog.value(s.operands[0]).sharding,
+        &prog.value(s.results[0]).sharding,
+    );
+    if a.mesh != b.mesh || a.unreduced != b.unreduced || a.dims.len() != b.dims.len() {
+        return None;
+    }
+    let mut changed = (0..a.dims.len()).filter(|&d| a.dims[d].axes != b.dims[d].axes);
+    let d = changed.next()?;
+    changed.next().is_none().then_some(d)
+}
+
+/// The remap plan of a single-dimension reshard step.
+pub fn reshard_remap_plan(
+    prog: &GlobalProgram,
+    step: usize,
+    dim: usize,
+) -> Option<(RemapPlan, TensorLayout, TensorLayout)> {
+    let s = &prog.steps[step];
+    let (src, dst) = (prog.value(s.operands[0]), prog.value(s.results[0]));
+    let mesh = prog.mesh_of(&src.sharding)?;
+    let from = TensorLayout::new(mesh, &src.sharding, &src.ty.shape).ok()?;
+    let to = TensorLayout::new(mesh, &dst.sharding, &dst.ty.shape).ok()?;
+    let axes = src.sharding.dims.get(dim).map_or(&[][..], |d| &d.axes[..]);
+    let identity = |o: i64| Some((0usize, o));
+    let plan = plan_remap(
+        mesh,
+        &prog.devices(),
+        &to,
+        dim,
+        &[RemapSource {
+            layout: &from,
+            axes,
+        }],
+        &identity,
+    )
+    .ok()?;
+    Some((plan, from, to))
+}
+
+/// A remap of the one dimension a reshard changes, with its permutes, if
+/// it moves fewer bytes than `collectives`.
+fn cheaper_remap(
+    prog: &GlobalProgram,
+    step: usize,
+    collectives: &[Collective],
+) -> Option<(usize, Vec<Collective>)> {
+    let dim = single_changed_dim(prog, step)?;
+    if collectives
+        .iter()
+        .all(|c| c.kind == CollectiveKind::AllSlice)
+    {
+        return None;
+    }
+    let (plan, from, _) = reshard_remap_plan(prog, step, dim)?;
+    let src = prog.value(prog.steps[step].operands[0]);
+    let n = prog.devices().len();
+    let local = from.local_shape();
+    let row: i64 = local
+        .iter()
+        .enumerate()
+        .filter(|&(e, _)| e != dim)
+        .map(|(_, &x)| x)
+        .product::<i64>()
+        * src.ty.elem.byte_size() as i64;
+    let remap_bytes = plan.bytes_per_device(row, n);
+    let current: f64 = collectives.iter().map(|c| collective_bytes(c, n)).sum();
+    if remap_bytes >= current {
+        return None;
+    }
+    let permutes = plan
+        .rounds
+        .iter()
+        .map(|r| {
+            let mut shape = local.clone();
+            shape[dim] = r.len;
+            Collective {
+                kind: CollectiveKind::CollectivePermute,
+                axes: Vec::new(),
+                dim_axes: vec![Vec::new(); shape.len()],
+                dim_factors: vec![1; shape.len()],
+                all_to_all: None,
+                reduction: None,
+                groups: r.pairs.clone(),
+                in_sharding: src.sharding.clone(),
+                out_sharding: prog.value(prog.steps[step].results[0]).sharding.clone(),
+                global_shape: src.ty.shape.clone(),
+                in_local_shape: shape.clone(),
+                out_local_shape: shape,
+                elem: src.ty.elem,
+            }
+        })
+        .collect();
+    Some((dim, permutes))
+}

@@ -1,0 +1,407 @@
+//! Explicit reshards for one op with a sharding rule (step 2 to 5 of
+//! [`crate::partition::explicit_reshards`]): choose the op's mesh and one
+//! sharding per factor, reshard the operands that disagree, compute,
+//! reduce partial results, and reshard results to their annotations.
+
+use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::{OpData, OpId, OpKind, ReduceKind};
+use crate::partition::compat::{self, is_remap_kind};
+use crate::partition::explicit_reshards::{braced, is_fully_replicated, placement, Builder};
+use crate::partition::global::{Cause, GStepKind};
+use crate::rules::axis_algebra::push_or_merge;
+use crate::rules::{
+    factor_symbol, rule_for_op, FactorKind, FactorSharding, OpShardingRule, ShardingProjection,
+    TensorFactorShardings, TensorMapping,
+};
+use crate::sharding::validate::sort_in_mesh_order;
+use crate::sharding::{AxisRef, Mesh, MeshRef, TensorSharding};
+
+impl Builder<'_> {
+    /// The mesh an op runs on: the most common mesh of its sharded
+    /// tensors (first seen on a tie), else the default mesh.
+    fn op_mesh(&self, shardings: &[&TensorSharding]) -> String {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for s in shardings.iter().filter(|s| !is_fully_replicated(s)) {
+            let Some(name) = s.mesh_name() else { continue };
+            match counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((name.to_string(), 1)),
+            }
+        }
+        let mut best: Option<(String, usize)> = None;
+        for (n, c) in counts {
+            if best.as_ref().is_none_or(|(_, bc)| c > *bc) {
+                best = Some((n, c));
+            }
+        }
+        best.map_or_else(|| self.default_mesh_name(), |(n, _)| n)
+    }
+
+    pub(crate) fn rule_op(
+        &mut self,
+        id: OpId,
+        op: &OpData,
+        label: String,
+    ) -> Result<(), Diagnostic> {
+        let f = self.f;
+        let rule = rule_for_op(f, id)?.ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::Unsupported,
+                op.pos,
+                format!("{label} has no sharding rule, so it cannot be partitioned"),
+            )
+        })?;
+        let cause_of = |reason: String| Cause {
+            op: label.clone(),
+            pos: op.pos,
+            reason,
+        };
+        // Annotated result shardings.
+        let mut annotated: Vec<Option<TensorSharding>> = Vec::new();
+        for (k, &res) in op.results.iter().enumerate() {
+            let rank = f.ty(res).rank();
+            let a = op.shardings.as_ref().and_then(|s| s.get(k));
+            annotated.push(match a {
+                Some(s) => Some(self.normalize(
+                    Some(s),
+                    rank,
+                    None,
+                    op.pos,
+                    &format!("result {k} of {label}"),
+                )?),
+                None => None,
+            });
+        }
+        let result_unreduced: Vec<AxisRef> = annotated
+            .first()
+            .and_then(|a| a.as_ref())
+            .map(|s| s.unreduced.clone())
+            .unwrap_or_default();
+
+        // 1. Operands: reduce partial values the op needs in full. Those
+        // that stay partial (the result is unreduced too) make the result
+        // partial along the same axes.
+        let mut kept_partial: Vec<AxisRef> = Vec::new();
+        let mut operands = Vec::with_capacity(op.operands.len());
+        for (k, &v) in op.operands.iter().enumerate() {
+            let mut g = self.lookup(v, op.pos)?;
+            let s = self.prog.values[g].sharding.clone();
+            let reduce: Vec<AxisRef> = s
+                .unreduced
+                .iter()
+                .filter(|a| !result_unreduced.contains(a))
+                .cloned()
+                .collect();
+            if !reduce.is_empty() {
+                let reason = format!(
+                    "operand {k} is a partial sum over {} and {} needs its full value",
+                    braced(&reduce),
+                    op.kind.name()
+                );
+                g = self.all_reduce(g, &reduce, ReduceKind::Add, cause_of(reason));
+            }
+            for a in &self.prog.values[g].sharding.unreduced {
+                if !kept_partial.contains(a) {
+                    kept_partial.push(a.clone());
+                }
+            }
+            operands.push(g);
+        }
+
+        // 2. The op's mesh.
+        let mut all: Vec<&TensorSharding> = operands
+            .iter()
+            .map(|&g| &self.prog.values[g].sharding)
+            .collect();
+        all.extend(annotated.iter().flatten());
+        let mesh_name = self.op_mesh(&all);
+        self.check_program_devices(&mesh_name, &label, op.pos)?;
+        let mesh = self.mesh(&mesh_name).cloned().unwrap_or_default();
+        let mesh_ref = MeshRef::Symbol(mesh_name.clone());
+        let same_meshes: Vec<String> = self
+            .prog
+            .meshes
+            .iter()
+            .filter(|m| m.mesh == mesh)
+            .map(|m| m.name.clone())
+            .collect();
+        let on_mesh = |s: &TensorSharding| -> bool {
+            match &s.mesh {
+                MeshRef::Symbol(n) => same_meshes.contains(n),
+                MeshRef::Inline(m) => *m == mesh,
+            }
+        };
+
+        // 3. Project and choose factor shardings.
+        let operand_sh: Vec<Option<TensorSharding>> = operands
+            .iter()
+            .map(|&g| {
+                let s = &self.prog.values[g].sharding;
+                on_mesh(s).then(|| s.clone())
+            })
+            .collect();
+        let result_sh: Vec<Option<TensorSharding>> = annotated
+            .iter()
+            .map(|a| a.as_ref().filter(|s| on_mesh(s)).cloned())
+            .collect();
+        let mut proj = ShardingProjection::build(
+            &rule,
+            &as_refs(&operand_sh),
+            &as_refs(&result_sh),
+            &mesh,
+            true,
+        )
+        .map_err(|e| {
+            Diagnostic::new(
+                DiagKind::Sharding,
+                op.pos,
+                format!("{label}: its shardings do not fit its sharding rule {rule}: {e}"),
+            )
+        })?;
+        for t in proj.operands.iter_mut().chain(proj.results.iter_mut()) {
+            if t.factors.values().any(|fs| !fs.overflow_axes.is_empty()) {
+                // A sharding that does not fit the factors takes no part.
+                for fs in t.factors.values_mut() {
+                    fs.axes.clear();
+                    fs.overflow_axes.clear();
+                }
+            }
+        }
+        let sizes: Vec<i64> = op
+            .operands
+            .iter()
+            .chain(&op.results)
+            .map(|&v| f.ty(v).num_elements())
+            .collect();
+        let common = compat::choose_common_axes(&rule, &proj, &sizes, &mesh);
+
+        // Operands: reshard to what the common axes imply.
+        let mut new_operands = Vec::with_capacity(operands.len());
+        for (k, &g) in operands.iter().enumerate() {
+            let Some(mapping) = rule.operands.get(k) else {
+                new_operands.push(g);
+                continue;
+            };
+            let current = &proj.operands[k];
+            let cur_sharding = self.prog.values[g].sharding.clone();
+            let keep_empty = |f: usize| {
+                is_remap_kind(rule.kind(f))
+                    && current.factors.get(&f).is_none_or(|fs| fs.axes.is_empty())
+            };
+            let mut required =
+                project_back(&rule, mapping, &common, &mesh, &mesh_ref, keep_empty, |e| {
+                    Diagnostic::new(
+                        DiagKind::Sharding,
+                        op.pos,
+                        format!("{label}: operand {k}: {e}"),
+                    )
+                })?;
+            required.unreduced = cur_sharding.unreduced.clone();
+            if mapping.is_scalar() || self.same_placement(&cur_sharding, &required) {
+                new_operands.push(g);
+                continue;
+            }
+            let reason = explain_operand(
+                &rule,
+                k,
+                current,
+                &common,
+                &cur_sharding,
+                &required,
+                on_mesh(&cur_sharding),
+            );
+            new_operands.push(self.reshard(g, &required, cause_of(reason))?);
+        }
+
+        // 4. Compute, then reduce partial results.
+        let mut reduction_axes: Vec<AxisRef> = Vec::new();
+        for f in rule.factors_of_kind(FactorKind::Reduction) {
+            for a in &common[f] {
+                push_or_merge(&mut reduction_axes, a.clone(), &mesh).map_err(|e| {
+                    Diagnostic::new(DiagKind::Sharding, op.pos, format!("{label}: {e}"))
+                })?;
+            }
+        }
+        sort_in_mesh_order(&mesh, &mut reduction_axes);
+        let mut partial_axes = reduction_axes.clone();
+        for a in &kept_partial {
+            if !partial_axes.contains(a) {
+                partial_axes.push(a.clone());
+            }
+        }
+        sort_in_mesh_order(&mesh, &mut partial_axes);
+        let mut computed = Vec::with_capacity(op.results.len());
+        for (k, &res) in op.results.iter().enumerate() {
+            let mapping = &rule.results[k];
+            let mut s = project_back(
+                &rule,
+                mapping,
+                &common,
+                &mesh,
+                &mesh_ref,
+                |_| false,
+                |e| {
+                    Diagnostic::new(
+                        DiagKind::Sharding,
+                        op.pos,
+                        format!("{label}: result {k}: {e}"),
+                    )
+                },
+            )?;
+            s.unreduced = partial_axes.clone();
+            let g = self.new_value(f.ty(res).clone(), s);
+            computed.push(g);
+        }
+        self.push(
+            GStepKind::Compute(op.kind.clone()),
+            new_operands,
+            computed.clone(),
+            cause_of(String::new()),
+        );
+        let reduction = match &op.kind {
+            OpKind::Reduce { kind, .. } => *kind,
+            _ => ReduceKind::Add,
+        };
+        for (k, &res) in op.results.iter().enumerate() {
+            let mut g = computed[k];
+            let keep: Vec<AxisRef> = annotated[k]
+                .as_ref()
+                .map(|a| a.unreduced.clone())
+                .unwrap_or_default();
+            let reduce: Vec<AxisRef> = reduction_axes
+                .iter()
+                .filter(|a| !keep.contains(a))
+                .cloned()
+                .collect();
+            if !reduce.is_empty() {
+                let factors: Vec<String> = rule
+                    .factors_of_kind(FactorKind::Reduction)
+                    .into_iter()
+                    .filter(|&f| !common[f].is_empty())
+                    .map(|f| format!("{} on {}", factor_symbol(f), braced(&common[f])))
+                    .collect();
+                let reason = format!(
+                    "partial {} of {}: reduction factor {} is sharded",
+                    match reduction {
+                        ReduceKind::Add => "sums",
+                        ReduceKind::Maximum => "maxima",
+                        ReduceKind::Minimum => "minima",
+                        ReduceKind::Multiply => "products",
+                        ReduceKind::And | ReduceKind::Or => "results",
+                    },
+                    op.kind.name(),
+                    factors.join(", ")
+                );
+                g = self.all_reduce(g, &reduce, reduction, cause_of(reason));
+            }
+            // 5. Reshard to the annotation.
+            if let Some(a) = &annotated[k] {
+                let mut target = a.clone();
+                target.unreduced.retain(|x| partial_axes.contains(x));
+                if !self.same_placement(&self.prog.values[g].sharding, &target) {
+                    let reason = format!(
+                        "result {k} is computed as {} but annotated {target}",
+                        self.prog.values[g].sharding
+                    );
+                    g = self.reshard(g, &target, cause_of(reason))?;
+                }
+            }
+            self.map.insert(res, g);
+        }
+        Ok(())
+    }
+}
+
+fn as_refs(v: &[Option<TensorSharding>]) -> Vec<Option<&TensorSharding>> {
+    v.iter().map(Option::as_ref).collect()
+}
+
+/// The sharding of a tensor with `mapping` whose factors are sharded as
+/// `common` (factors where `keep_empty` holds stay unsharded).
+fn project_back(
+    rule: &OpShardingRule,
+    mapping: &TensorMapping,
+    common: &[Vec<AxisRef>],
+    mesh: &Mesh,
+    mesh_ref: &MeshRef,
+    keep_empty: impl Fn(usize) -> bool,
+    err: impl Fn(String) -> Diagnostic,
+) -> Result<TensorSharding, Diagnostic> {
+    let mut t = TensorFactorShardings::default();
+    for d in &mapping.dims {
+        for &f in &d.factors {
+            t.factors.insert(
+                f,
+                FactorSharding {
+                    axes: if keep_empty(f) {
+                        Vec::new()
+                    } else {
+                        common.get(f).cloned().unwrap_or_default()
+                    },
+                    is_closed: true,
+                    is_minor_most: d.is_minor_most(f),
+                    overflow_axes: Vec::new(),
+                },
+            );
+        }
+    }
+    let s = t
+        .to_tensor_sharding(mapping, &rule.factor_sizes, mesh_ref, mesh)
+        .map_err(|e| err(e.to_string()))?;
+    Ok(placement(&s, mesh))
+}
+
+/// Why operand `k` must be resharded: the factors whose axes change, and
+/// which factor an axis it loses now shards.
+fn explain_operand(
+    rule: &OpShardingRule,
+    k: usize,
+    current: &TensorFactorShardings,
+    common: &[Vec<AxisRef>],
+    from: &TensorSharding,
+    to: &TensorSharding,
+    same_mesh: bool,
+) -> String {
+    if !same_mesh {
+        return format!(
+            "operand {k} is sharded on {} but the op runs on {}: {from} -> {to}",
+            from.mesh, to.mesh
+        );
+    }
+    let mut parts = Vec::new();
+    for (&f, fs) in &current.factors {
+        let want = common.get(f).cloned().unwrap_or_default();
+        if fs.axes == want || (is_remap_kind(rule.kind(f)) && fs.axes.is_empty()) {
+            continue;
+        }
+        let kind = match rule.kind(f) {
+            FactorKind::PassThrough => "pass-through",
+            FactorKind::Reduction => "reduction",
+            FactorKind::Permutation => "permutation",
+            FactorKind::NeedReplication => "need-replication",
+        };
+        let mut why = String::new();
+        for a in fs.axes.iter().filter(|a| !want.contains(a)) {
+            if let Some(g) = (0..common.len()).find(|&g| {
+                g != f
+                    && common[g]
+                        .iter()
+                        .any(|b| crate::rules::axis_algebra::overlaps(a, b))
+            }) {
+                why = format!(" (axis {a} shards factor {} instead)", factor_symbol(g));
+                break;
+            }
+        }
+        parts.push(format!(
+            "factor {} ({kind}) is {} here but {} in the op{why}",
+            factor_symbol(f),
+            braced(&fs.axes),
+            braced(&want)
+        ));
+    }
+    if parts.is_empty() {
+        format!("operand {k} is {from} but the op needs {to}")
+    } else {
+        format!("operand {k}: {}", parts.join("; "))
+    }
+}

@@ -1,0 +1,93 @@
+//! A short text form of an op's attributes, for the partitioner's
+//! listings (`dims = [1] x [0]`, `[2:14:2, 4:20]`, `dense<...>`). Not the
+//! round-trip text format: that is [`crate::text`].
+
+use crate::ir::{DenseLiteral, OpKind, Scalar};
+
+fn list(v: &[i64]) -> String {
+    let s: Vec<String> = v.iter().map(ToString::to_string).collect();
+    format!("[{}]", s.join(", "))
+}
+
+fn scalar(s: &Scalar) -> String {
+    match s {
+        Scalar::Float(x) => format!("{x:?}"),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Bool(b) => b.to_string(),
+    }
+}
+
+/// The attributes of `kind`, or an empty string.
+pub fn op_attrs(kind: &OpKind) -> String {
+    match kind {
+        OpKind::Compare { direction, .. } => direction.name().to_string(),
+        OpKind::Constant(DenseLiteral::Splat(s)) => format!("dense<{}>", scalar(s)),
+        OpKind::Constant(DenseLiteral::Elements(v)) => {
+            let head: Vec<String> = v.iter().take(4).map(scalar).collect();
+            let more = if v.len() > 4 { ", ..." } else { "" };
+            format!("dense<[{}{more}]>", head.join(", "))
+        }
+        OpKind::Iota { dim } => format!("dim = {dim}"),
+        OpKind::BroadcastInDim { dims } => format!("dims = {}", list(dims)),
+        OpKind::Transpose { perm } => format!("dims = {}", list(perm)),
+        OpKind::DotGeneral { dims, .. } => {
+            let mut s = String::new();
+            if !dims.lhs_batch.is_empty() {
+                s.push_str(&format!(
+                    "batching_dims = {} x {}, ",
+                    list(&dims.lhs_batch),
+                    list(&dims.rhs_batch)
+                ));
+            }
+            s.push_str(&format!(
+                "contracting_dims = {} x {}",
+                list(&dims.lhs_contract),
+                list(&dims.rhs_contract)
+            ));
+            s
+        }
+        OpKind::Reduce { dims, kind } => {
+            format!(
+                "applies stablehlo.{} across dimensions = {}",
+                kind.name(),
+                list(dims)
+            )
+        }
+        OpKind::Concatenate { dim } => format!("dim = {dim}"),
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } => {
+            let parts: Vec<String> = start
+                .iter()
+                .zip(limit)
+                .zip(strides)
+                .map(|((s, l), st)| {
+                    if *st == 1 {
+                        format!("{s}:{l}")
+                    } else {
+                        format!("{s}:{l}:{st}")
+                    }
+                })
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        } => format!(
+            "low = {}, high = {}, interior = {}",
+            list(low),
+            list(high),
+            list(interior)
+        ),
+        OpKind::Call { callee } => format!("@{callee}"),
+        OpKind::ShardingGroup { group_id } => format!("group_id={group_id}"),
+        OpKind::Reshard { sharding } | OpKind::ShardingConstraint { sharding } => {
+            sharding.to_string()
+        }
+        _ => String::new(),
+    }
+}

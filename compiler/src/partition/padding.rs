@@ -1,0 +1,150 @@
+//! Padding rules (SPEC §6): what a padded element must hold before it is
+//! reduced, and which ops keep zero padding zero.
+//!
+//! A block that is padded along a dimension that a `reduce` or a
+//! `dot_general` contraction runs over is masked first: its padding is set
+//! to the identity of the reduction (0 for sums and contractions, -inf for
+//! max, +inf for min, 1 for products). Padding that is known to be zero
+//! needs no mask before a sum; element-wise ops that map 0 to 0 (negate,
+//! tanh, sin, multiply, ...) keep it so, others (exp, cos, adding a
+//! constant, ...) do not, which forces a new mask before the next sum.
+
+use crate::ir::{BinaryOp, ElemType, OpKind, ReduceKind, Scalar, UnaryOp};
+
+/// The identity of `kind` in element type `elem`.
+pub fn identity_of(kind: ReduceKind, elem: ElemType) -> Scalar {
+    let float = elem.is_float();
+    match kind {
+        ReduceKind::Add | ReduceKind::Or if elem.is_bool() => Scalar::Bool(false),
+        ReduceKind::Add | ReduceKind::Or => {
+            if float {
+                Scalar::Float(0.0)
+            } else {
+                Scalar::Int(0)
+            }
+        }
+        ReduceKind::Multiply | ReduceKind::And if elem.is_bool() => Scalar::Bool(true),
+        ReduceKind::Multiply => {
+            if float {
+                Scalar::Float(1.0)
+            } else {
+                Scalar::Int(1)
+            }
+        }
+        ReduceKind::And => Scalar::Int(-1),
+        ReduceKind::Maximum if elem.is_bool() => Scalar::Bool(false),
+        ReduceKind::Minimum if elem.is_bool() => Scalar::Bool(true),
+        ReduceKind::Maximum => {
+            if float {
+                Scalar::Float(f64::NEG_INFINITY)
+            } else {
+                Scalar::Int(int_min(elem))
+            }
+        }
+        ReduceKind::Minimum => {
+            if float {
+                Scalar::Float(f64::INFINITY)
+            } else {
+                Scalar::Int(int_max(elem))
+            }
+        }
+    }
+}
+
+fn int_min(elem: ElemType) -> i64 {
+    match elem {
+        ElemType::I8 => i8::MIN as i64,
+        ElemType::I16 => i16::MIN as i64,
+        ElemType::I32 => i32::MIN as i64,
+        ElemType::U8 | ElemType::U32 | ElemType::U64 => 0,
+        _ => i64::MIN,
+    }
+}
+
+fn int_max(elem: ElemType) -> i64 {
+    match elem {
+        ElemType::I8 => i8::MAX as i64,
+        ElemType::I16 => i16::MAX as i64,
+        ElemType::I32 => i32::MAX as i64,
+        ElemType::U8 => u8::MAX as i64,
+        ElemType::U32 => u32::MAX as i64,
+        _ => i64::MAX,
+    }
+}
+
+/// Whether `kind` maps operands whose padding is zero to results whose
+/// padding is zero (f(0) = 0, or f(0, 0) = 0, with no new padding).
+pub fn preserves_zero_padding(kind: &OpKind) -> bool {
+    match kind {
+        OpKind::Unary(u) => matches!(
+            u,
+            UnaryOp::Negate
+                | UnaryOp::Expm1
+                | UnaryOp::Log1p
+                | UnaryOp::Tanh
+                | UnaryOp::Sine
+                | UnaryOp::Tan
+                | UnaryOp::Sqrt
+                | UnaryOp::Cbrt
+                | UnaryOp::Abs
+                | UnaryOp::Sign
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::RoundNearestEven
+                | UnaryOp::RoundNearestAfz
+                | UnaryOp::Square
+        ),
+        OpKind::Binary(b) => matches!(
+            b,
+            BinaryOp::Add
+                | BinaryOp::Subtract
+                | BinaryOp::Multiply
+                | BinaryOp::Maximum
+                | BinaryOp::Minimum
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+        ),
+        OpKind::Convert | OpKind::Transpose { .. } | OpKind::Reshape => true,
+        OpKind::DotGeneral { .. } => true,
+        OpKind::Reduce { kind, .. } => *kind == ReduceKind::Add,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identities() {
+        assert_eq!(
+            identity_of(ReduceKind::Add, ElemType::F32),
+            Scalar::Float(0.0)
+        );
+        assert_eq!(
+            identity_of(ReduceKind::Maximum, ElemType::F16),
+            Scalar::Float(f64::NEG_INFINITY)
+        );
+        assert_eq!(
+            identity_of(ReduceKind::Minimum, ElemType::I32),
+            Scalar::Int(i32::MAX as i64)
+        );
+        assert_eq!(
+            identity_of(ReduceKind::Multiply, ElemType::F32),
+            Scalar::Float(1.0)
+        );
+        assert_eq!(
+            identity_of(ReduceKind::Or, ElemType::I1),
+            Scalar::Bool(false)
+        );
+    }
+
+    #[test]
+    fn exp_breaks_zero_padding_tanh_keeps_it() {
+        assert!(!preserves_zero_padding(&OpKind::Unary(UnaryOp::Exp)));
+        assert!(!preserves_zero_padding(&OpKind::Unary(UnaryOp::Cosine)));
+        assert!(preserves_zero_padding(&OpKind::Unary(UnaryOp::Tanh)));
+        assert!(!preserves_zero_padding(&OpKind::Binary(BinaryOp::Divide)));
+    }
+}

@@ -1,0 +1,437 @@
+//! Listings of the global program in Shardy's notation: with explicit
+//! `sdy.reshard` / `sdy.all_reduce` steps, or with every reshard lowered
+//! to its collectives (`sdy.all_gather [{}, {"x"}] %3 out_sharding=...`).
+//! Each data movement is followed by a comment saying why it exists.
+
+use std::fmt::Write;
+
+use crate::partition::device_program::{
+    collective_bytes, DeviceProgram, Instr, LocalId, PerDevice,
+};
+use crate::partition::explicit_reshards::braced;
+use crate::partition::global::{GStepKind, GValueId, GlobalProgram};
+use crate::partition::lower::Lowering;
+use crate::partition::op_text::op_attrs;
+
+/// `%argN` for arguments, `%N` for everything else in definition order.
+pub fn value_names(prog: &GlobalProgram) -> Vec<String> {
+    let mut names = vec![String::new(); prog.values.len()];
+    for (i, &a) in prog.args.iter().enumerate() {
+        names[a] = format!("%arg{i}");
+    }
+    let mut next = 0;
+    for s in &prog.steps {
+        for &r in &s.results {
+            if names[r].is_empty() {
+                names[r] = format!("%{next}");
+                next += 1;
+            }
+        }
+    }
+    for n in names.iter_mut().filter(|n| n.is_empty()) {
+        *n = format!("%{next}");
+        next += 1;
+    }
+    names
+}
+
+fn header(out: &mut String, prog: &GlobalProgram, names: &[String]) {
+    for m in &prog.meshes {
+        let _ = writeln!(out, "sdy.mesh @{} = {}", m.name, m.mesh);
+    }
+    let args: Vec<String> = prog
+        .args
+        .iter()
+        .map(|&a| {
+            let v = prog.value(a);
+            format!("{}: {} {}", names[a], v.ty, v.sharding)
+        })
+        .collect();
+    let _ = writeln!(out, "func @{}({}) {{", prog.name, args.join(", "));
+}
+
+fn footer(out: &mut String, prog: &GlobalProgram, names: &[String]) {
+    let rets: Vec<String> = prog.results.iter().map(|&r| names[r].clone()).collect();
+    let types: Vec<String> = prog
+        .results
+        .iter()
+        .map(|&r| prog.value(r).ty.to_string())
+        .collect();
+    let _ = writeln!(out, "  return {} : {}", rets.join(", "), types.join(", "));
+    out.push_str("}\n");
+}
+
+fn operand_list(ids: &[GValueId], names: &[String]) -> String {
+    ids.iter()
+        .map(|&v| names[v].clone())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn compute_line(prog: &GlobalProgram, names: &[String], i: usize) -> String {
+    let s = &prog.steps[i];
+    let GStepKind::Compute(kind) = &s.kind else {
+        return String::new();
+    };
+    let results = operand_list(&s.results, names);
+    let attrs = op_attrs(kind);
+    let mut line = format!("  {results} = {}", kind.name());
+    if !s.operands.is_empty() {
+        line.push(' ');
+        line.push_str(&operand_list(&s.operands, names));
+        if !attrs.is_empty() {
+            line.push(',');
+        }
+    }
+    if !attrs.is_empty() {
+        line.push(' ');
+        line.push_str(&attrs);
+    }
+    let shardings: Vec<String> = s
+        .results
+        .iter()
+        .map(|&r| prog.value(r).sharding.to_string())
+        .collect();
+    let types: Vec<String> = s
+        .results
+        .iter()
+        .map(|&r| prog.value(r).ty.to_string())
+        .collect();
+    let _ = write!(
+        line,
+        " {{sdy.sharding = #sdy.sharding_per_value<[{}]>}} : {}",
+        shardings.join(", "),
+        types.join(", ")
+    );
+    line
+}
+
+/// The program with `sdy.reshard` and `sdy.all_reduce` steps.
+pub fn print_global(prog: &GlobalProgram) -> String {
+    let names = value_names(prog);
+    let mut out = String::new();
+    header(&mut out, prog, &names);
+    for (i, s) in prog.steps.iter().enumerate() {
+        let line = match &s.kind {
+            GStepKind::Compute(_) => compute_line(prog, &names, i),
+            GStepKind::Reshard => {
+                let (v, r) = (s.operands[0], s.results[0]);
+                format!(
+                    "  {} = sdy.reshard {} {} : {}    // {}: {}",
+                    names[r],
+                    names[v],
+                    prog.value(r).sharding,
+                    prog.value(r).ty,
+                    s.cause.op,
+                    s.cause.reason
+                )
+            }
+            GStepKind::AllReduce { axes, reduction } => {
+                let (v, r) = (s.operands[0], s.results[0]);
+                format!(
+                    "  {} = sdy.all_reduce {} {} out_sharding={} : {}    // {} ({}): {}",
+                    names[r],
+                    braced(axes),
+                    names[v],
+                    prog.value(r).sharding,
+                    prog.value(r).ty,
+                    s.cause.op,
+                    reduction.name(),
+                    s.cause.reason
+                )
+            }
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    footer(&mut out, prog, &names);
+    out
+}
+
+/// The program with every reshard and all-reduce replaced by its
+/// collectives (all-slices included, they are free).
+pub fn print_lowered(prog: &GlobalProgram, lowering: &Lowering) -> String {
+    let names = value_names(prog);
+    let mut out = String::new();
+    header(&mut out, prog, &names);
+    for (i, s) in prog.steps.iter().enumerate() {
+        if let GStepKind::Compute(_) = s.kind {
+            out.push_str(&compute_line(prog, &names, i));
+            out.push('\n');
+            continue;
+        }
+        let collectives = lowering.per_step.get(i).map_or(&[][..], |c| &c[..]);
+        let (v, r) = (s.operands[0], s.results[0]);
+        if collectives.is_empty() {
+            let _ = writeln!(
+                out,
+                "  {} = {}    // no data moves (fused into the next collective or already in place)",
+                names[r], names[v]
+            );
+            continue;
+        }
+        if let Some(dim) = lowering.remap_dim.get(i).copied().flatten() {
+            for (k, c) in collectives.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {}.halo{k} = sdy.collective_permute slab<{}> of {} along dimension {dim}, pairs={:?}    // {}: {} [{} B/device]",
+                    names[r],
+                    c.in_local_shape.iter().map(ToString::to_string).collect::<Vec<_>>().join("x"),
+                    names[v],
+                    c.groups,
+                    s.cause.op,
+                    s.cause.reason,
+                    collective_bytes(c, lowering.num_devices)
+                );
+            }
+            let _ = writeln!(
+                out,
+                "  {} = remap {} along dimension {dim} with {} halo(s) out_sharding={} : {}",
+                names[r],
+                names[v],
+                collectives.len(),
+                prog.value(r).sharding,
+                prog.value(r).ty
+            );
+            continue;
+        }
+        let mut input = names[v].clone();
+        for (k, c) in collectives.iter().enumerate() {
+            let result = if k + 1 == collectives.len() {
+                names[r].clone()
+            } else {
+                format!("{}.{k}", names[r])
+            };
+            let _ = writeln!(
+                out,
+                "  {result} = {}    // {}: {} [{} B/device]",
+                c.to_sdy(&input),
+                s.cause.op,
+                s.cause.reason,
+                collective_bytes(c, lowering.num_devices)
+            );
+            input = result;
+        }
+    }
+    footer(&mut out, prog, &names);
+    out
+}
+
+/// The device program: every instruction with local types. With
+/// `device`, per-device tables are resolved for that device and
+/// collectives show only its group; without, tables are listed whole.
+pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, String> {
+    let position = match device {
+        Some(d) => Some(p.position(d).ok_or_else(|| {
+            format!(
+                "device {d} is not one of the program's {} devices ({:?})",
+                p.num_devices(),
+                p.devices
+            )
+        })?),
+        None => None,
+    };
+    let name = |v: LocalId| p.values[v].name.clone();
+    let ty = |v: LocalId| p.values[v].ty.to_string();
+    let table = |t: &PerDevice<i64>| -> String {
+        match position {
+            Some(i) => t.at(i).map_or_else(|| "?".into(), ToString::to_string),
+            None => format!("per-device{:?}", t.0),
+        }
+    };
+    let mut out = String::new();
+    match device {
+        Some(d) => {
+            let _ = writeln!(
+                out,
+                "// device {d} of {} (devices {:?})",
+                p.num_devices(),
+                p.devices
+            );
+        }
+        None => {
+            let _ = writeln!(out, "// SPMD program for devices {:?}", p.devices);
+        }
+    }
+    let _ = writeln!(out, "func @{} {{", p.name);
+    for (k, io) in p.inputs.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  input {k}: {}: {}    // global {} {}",
+            name(io.value),
+            ty(io.value),
+            io.global,
+            io.sharding
+        );
+    }
+    for instr in &p.instrs {
+        let line = match instr {
+            Instr::Op {
+                kind,
+                operands,
+                results,
+                ..
+            } => {
+                let res: Vec<String> = results.iter().map(|&r| name(r)).collect();
+                let ops: Vec<String> = operands.iter().map(|&o| name(o)).collect();
+                let attrs = op_attrs(kind);
+                let types: Vec<String> = results.iter().map(|&r| ty(r)).collect();
+                let mut l = format!("  {} = {}", res.join(", "), kind.name());
+                if !ops.is_empty() {
+                    let _ = write!(l, " {}", ops.join(", "));
+                    if !attrs.is_empty() {
+                        l.push(',');
+                    }
+                }
+                if !attrs.is_empty() {
+                    let _ = write!(l, " {attrs}");
+                }
+                let _ = write!(l, " : {}", types.join(", "));
+                l
+            }
+            Instr::Iota {
+                result,
+                dim,
+                offset,
+                ..
+            } => format!(
+                "  {} = iota dim = {dim}, offset = {} : {}",
+                name(*result),
+                table(offset),
+                ty(*result)
+            ),
+            Instr::Collective {
+                collective: c,
+                operand,
+                result,
+                cause,
+                ..
+            } => {
+                let groups = match (position, c.kind) {
+                    (Some(i), crate::partition::CollectiveKind::CollectivePermute) => {
+                        let d = p.devices[i];
+                        let from: Vec<i64> = c
+                            .groups
+                            .iter()
+                            .filter(|g| g.last() == Some(&d) && g.first() != Some(&d))
+                            .filter_map(|g| g.first().copied())
+                            .collect();
+                        let to: Vec<i64> = c
+                            .groups
+                            .iter()
+                            .filter(|g| g.first() == Some(&d) && g.last() != Some(&d))
+                            .filter_map(|g| g.last().copied())
+                            .collect();
+                        format!("receives from {from:?}, sends to {to:?}")
+                    }
+                    (Some(i), _) => {
+                        let d = p.devices[i];
+                        match c.groups.iter().find(|g| g.contains(&d)) {
+                            Some(g) => format!(
+                                "group {g:?}, rank {}",
+                                g.iter().position(|&x| x == d).unwrap_or(0)
+                            ),
+                            None => "no group".into(),
+                        }
+                    }
+                    (None, _) => format!("groups {:?}", c.groups),
+                };
+                let what = match c.kind {
+                    crate::partition::CollectiveKind::AllReduce
+                    | crate::partition::CollectiveKind::ReduceScatter => {
+                        format!(" {}", braced(&c.axes))
+                    }
+                    crate::partition::CollectiveKind::CollectivePermute => String::new(),
+                    crate::partition::CollectiveKind::AllToAll => match c.all_to_all {
+                        Some(d) => format!(" {} {}->{}", braced(&c.axes), d.src_dim, d.tgt_dim),
+                        None => String::new(),
+                    },
+                    _ => {
+                        let dims: Vec<String> = c.dim_axes.iter().map(|a| braced(a)).collect();
+                        format!(" [{}]", dims.join(", "))
+                    }
+                };
+                format!(
+                    "  {} = {}{what} {}, {groups} : {} -> {}    // {}: {}",
+                    name(*result),
+                    c.kind,
+                    name(*operand),
+                    ty(*operand),
+                    ty(*result),
+                    cause.op,
+                    cause.reason
+                )
+            }
+            Instr::Mask {
+                operand,
+                result,
+                dim,
+                valid,
+                fill,
+                ..
+            } => format!(
+                "  {} = mask {}, dim = {dim}, valid = {}, fill = {fill:?} : {}",
+                name(*result),
+                name(*operand),
+                table(valid),
+                ty(*result)
+            ),
+            Instr::SliceDim {
+                operand,
+                result,
+                dim,
+                start,
+                size,
+                ..
+            } => format!(
+                "  {} = slice_dim {}, dim = {dim}, start = {}, size = {size} : {}",
+                name(*result),
+                name(*operand),
+                table(start),
+                ty(*result)
+            ),
+            Instr::Remap {
+                sources,
+                fill,
+                result,
+                dim,
+                table: t,
+                ..
+            } => {
+                let srcs: Vec<String> = sources.iter().map(|&s| name(s)).collect();
+                let entries = match position {
+                    Some(i) => t.at(i).map_or_else(String::new, |row| {
+                        row.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }),
+                    None => format!("{} per-device rows", t.0.len()),
+                };
+                format!(
+                    "  {} = remap [{}]{}, dim = {dim}, table = [{entries}] : {}",
+                    name(*result),
+                    srcs.join(", "),
+                    fill.map_or_else(String::new, |f| format!(", fill = {}", name(f))),
+                    ty(*result)
+                )
+            }
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let outs: Vec<String> = p.outputs.iter().map(|io| name(io.value)).collect();
+    let _ = writeln!(out, "  return {}", outs.join(", "));
+    for (k, io) in p.outputs.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  // output {k}: {}: {}, global {} {}",
+            name(io.value),
+            ty(io.value),
+            io.global,
+            io.sharding
+        );
+    }
+    out.push_str("}\n");
+    Ok(out)
+}

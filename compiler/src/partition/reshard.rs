@@ -1,0 +1,540 @@
+//! Lowering one reshard (source sharding -> target sharding of one tensor)
+//! to a list of collectives (SPEC §6).
+//!
+//! Same mesh, or two meshes with the same axes in another device order:
+//! the greedy planner (`planner.rs`: all-slice, collective-permute, all-to-all,
+//! all-gather; at most two rounds). Two meshes with different axes over the
+//! same devices: one collective-permute onto a sharding of the target mesh
+//! with the source's shards per dimension (as close to the target as it
+//! can be), then the planner on the target mesh.
+//!
+//! When the planner cannot finish — sub-axes with no common refinement
+//! (`"x":(1)2` vs `"x":(1)3` on `"x"=6`) or a non-divisible dimension whose
+//! padded extent must change (13 split 4 ways pads to 16, split 2 ways to
+//! 14, so blocks move by more than whole shards) — the reshard falls back
+//! to gathering the dimensions that change and slicing them again:
+//! correct, but the local tensor grows before it shrinks
+//! ([`ReshardStrategy::GrowThenShrink`]).
+
+use std::collections::BTreeMap;
+
+use crate::ir::ElemType;
+use crate::partition::collective::{AllToAllDims, Collective, CollectiveKind};
+use crate::partition::error::{ReshardError, Side};
+use crate::partition::groups::device_groups;
+use crate::partition::pieces::{
+    align, block_index, complement, merged, pieces_of, product, DimPieces, Piece,
+};
+use crate::partition::planner::{Move, Planner, Step};
+use crate::sharding::validate::{is_maximal_mesh, validate_mesh_structure, validate_sharding};
+use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, TensorSharding};
+
+/// How a reshard was lowered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReshardStrategy {
+    /// The tensor never becomes less sharded before the last collective
+    /// (slices, permutes and all-to-alls first, gathers last), so the local
+    /// tensor does not grow before the last step (other than by padding).
+    Monotone,
+    /// Some shards are gathered before others are sliced: the local tensor
+    /// grows, then shrinks. Taken when sub-axes do not line up, when padded
+    /// blocks must shift (a non-divisible dimension whose padded extent
+    /// changes), or when mixed axis sizes (3 and 2) leave no exact order.
+    GrowThenShrink,
+}
+
+/// The collectives of one reshard and how they were chosen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReshardPlan {
+    pub collectives: Vec<Collective>,
+    pub strategy: ReshardStrategy,
+}
+
+/// Lowers a reshard of a tensor of `shape` from `from` to `to`, both on
+/// `mesh`. An empty list means the data is already in place.
+pub fn lower_reshard(
+    mesh: &Mesh,
+    shape: &[i64],
+    elem: ElemType,
+    from: &TensorSharding,
+    to: &TensorSharding,
+) -> Result<Vec<Collective>, ReshardError> {
+    Ok(plan_reshard(mesh, mesh, shape, elem, from, to)?.collectives)
+}
+
+/// Lowers a reshard between two meshes over the same set of devices
+/// (different device order, or different axes): collective-permutes plus
+/// slices, all-to-alls and gathers. Meshes over different devices are an
+/// error.
+pub fn lower_reshard_between_meshes(
+    from_mesh: &Mesh,
+    to_mesh: &Mesh,
+    shape: &[i64],
+    elem: ElemType,
+    from: &TensorSharding,
+    to: &TensorSharding,
+) -> Result<Vec<Collective>, ReshardError> {
+    Ok(plan_reshard(from_mesh, to_mesh, shape, elem, from, to)?.collectives)
+}
+
+/// [`lower_reshard_between_meshes`], also saying which strategy it took.
+pub fn plan_reshard(
+    from_mesh: &Mesh,
+    to_mesh: &Mesh,
+    shape: &[i64],
+    elem: ElemType,
+    from: &TensorSharding,
+    to: &TensorSharding,
+) -> Result<ReshardPlan, ReshardError> {
+    check_inputs(from_mesh, to_mesh, shape, from, to)?;
+    let rank = shape.len();
+    let src = pieces_of(from_mesh, from, rank, false);
+    let tgt = pieces_of(to_mesh, to, rank, false);
+    let same_axes = from_mesh.axes == to_mesh.axes;
+    let same_order = from_mesh.device_list() == to_mesh.device_list();
+
+    let greedy = if same_axes {
+        let (mut cur, mut want) = (src.clone(), tgt.clone());
+        if align(&mut cur, &mut want) {
+            Planner::new(shape, cur, want, same_order).run()
+        } else {
+            None
+        }
+    } else {
+        bridged(shape, to_mesh, &src, tgt.clone())
+    };
+    let steps = greedy.unwrap_or_else(|| gather_then_slice(&src, &tgt, same_axes && same_order));
+    let strategy = if is_monotone(&src, &steps) {
+        ReshardStrategy::Monotone
+    } else {
+        ReshardStrategy::GrowThenShrink
+    };
+    let ctx = Lowering {
+        from_mesh,
+        to_mesh,
+        shape,
+        elem,
+        from,
+        to,
+    };
+    Ok(ReshardPlan {
+        collectives: drop_idle_permutes(ctx.collectives(&src, &steps)?),
+        strategy,
+    })
+}
+
+/// Removes collective-permutes in which every device keeps its block (a
+/// change of mesh that moves no data, e.g. of a replicated tensor). The
+/// neighbours take over the dropped permute's shardings so that the list
+/// still chains and still ends in the target sharding.
+fn drop_idle_permutes(all: Vec<Collective>) -> Vec<Collective> {
+    let mut out: Vec<Collective> = Vec::with_capacity(all.len());
+    let mut first_in: Option<TensorSharding> = None;
+    for mut c in all {
+        let idle = c.kind == CollectiveKind::CollectivePermute
+            && c.groups.iter().all(|pair| pair.first() == pair.last());
+        if idle {
+            match out.last_mut() {
+                Some(prev) => prev.out_sharding = c.out_sharding,
+                None => {
+                    first_in.get_or_insert(c.in_sharding);
+                }
+            }
+            continue;
+        }
+        if let Some(s) = first_in.take() {
+            c.in_sharding = s;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether no step but the last lowers the total number of shards.
+fn is_monotone(src: &DimPieces, steps: &[Step]) -> bool {
+    let total = |p: &DimPieces| p.iter().map(|d| product(d)).product::<i64>();
+    let mut before = total(src);
+    for step in steps.iter().take(steps.len().saturating_sub(1)) {
+        let after = total(&step.after);
+        if after < before {
+            return false;
+        }
+        before = after;
+    }
+    true
+}
+
+fn list(ids: &[i64]) -> String {
+    let v: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    format!("[{}]", v.join(", "))
+}
+
+fn check_inputs(
+    from_mesh: &Mesh,
+    to_mesh: &Mesh,
+    shape: &[i64],
+    from: &TensorSharding,
+    to: &TensorSharding,
+) -> Result<(), ReshardError> {
+    for (side, mesh) in [(Side::Source, from_mesh), (Side::Target, to_mesh)] {
+        validate_mesh_structure(mesh).map_err(|error| ReshardError::InvalidMesh { side, error })?;
+    }
+    if let Some((dim, &size)) = shape.iter().enumerate().find(|(_, &s)| s < 0) {
+        return Err(ReshardError::NegativeDimSize { dim, size });
+    }
+    for (side, mesh, s) in [(Side::Source, from_mesh, from), (Side::Target, to_mesh, to)] {
+        let rank = if is_maximal_mesh(mesh) {
+            0
+        } else {
+            shape.len()
+        };
+        validate_sharding(s, mesh, rank).map_err(|e| ReshardError::from_sharding(side, e))?;
+    }
+    let (mut a, mut b) = (from_mesh.device_list(), to_mesh.device_list());
+    a.sort_unstable();
+    b.sort_unstable();
+    if a != b {
+        return Err(ReshardError::DifferentDeviceSets {
+            from: list(&a),
+            to: list(&b),
+        });
+    }
+    let same_unreduced = if from_mesh.axes == to_mesh.axes {
+        from.unreduced == to.unreduced
+    } else {
+        from.unreduced.is_empty() && to.unreduced.is_empty()
+    };
+    if !same_unreduced {
+        let show = |v: &[AxisRef]| {
+            let s: Vec<String> = v.iter().map(ToString::to_string).collect();
+            format!("{{{}}}", s.join(", "))
+        };
+        return Err(ReshardError::UnreducedMismatch {
+            from: show(&from.unreduced),
+            to: show(&to.unreduced),
+        });
+    }
+    Ok(())
+}
+
+/// Across meshes with different axes: permute onto a target-mesh sharding
+/// with the source's number of shards per dimension, then plan on the
+/// target mesh. `None` if no such sharding fits or the plan fails.
+fn bridged(
+    shape: &[i64],
+    to_mesh: &Mesh,
+    src: &DimPieces,
+    mut tgt: DimPieces,
+) -> Option<Vec<Step>> {
+    let counts: Vec<i64> = src.iter().map(|d| product(d)).collect();
+    let mut steps = Vec::new();
+    let start = if counts.iter().all(|&c| c == 1) {
+        vec![Vec::new(); src.len()]
+    } else {
+        let bridge = bridge_sharding(to_mesh, &counts, &mut tgt)?;
+        steps.push(Step {
+            mv: Move::Permute,
+            after: bridge.clone(),
+            on_target: true,
+        });
+        bridge
+    };
+    let (mut cur, mut want) = (start, tgt);
+    if !align(&mut cur, &mut want) {
+        return None;
+    }
+    steps.extend(Planner::new(shape, cur, want, true).run()?);
+    Some(steps)
+}
+
+/// A sharding on the target mesh with `counts[d]` shards in dimension `d`:
+/// per dimension, the target's own leading pieces first, then pieces the
+/// target does not use (gathered last), then target pieces of other
+/// dimensions (moved there by all-to-alls first). Splits target pieces in
+/// `tgt` as needed.
+fn bridge_sharding(mesh: &Mesh, counts: &[i64], tgt: &mut DimPieces) -> Option<DimPieces> {
+    let rank = counts.len();
+    let mut cap = counts.to_vec();
+    let mut front: DimPieces = vec![Vec::new(); rank];
+    let mut rest: Vec<Piece> = Vec::new();
+    for d in 0..rank {
+        let mut i = 0;
+        while i < tgt[d].len() && cap[d] > 1 {
+            let p = tgt[d][i];
+            if cap[d] % p.size == 0 {
+                cap[d] /= p.size;
+                front[d].push(p);
+            } else if p.size % cap[d] == 0 {
+                let (a, b) = p.split(cap[d]);
+                tgt[d].splice(i..=i, [a, b]);
+                cap[d] = 1;
+                front[d].push(a);
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        rest.extend(tgt[d].iter().skip(front[d].len()).copied());
+    }
+    // Target pieces of other dimensions first (an all-to-all moves them
+    // later, cheaper than gathering unused pieces away), then unused ones.
+    let mut back: DimPieces = vec![Vec::new(); rank];
+    fill(&mut rest, &mut cap, &mut back, Some(tgt));
+    let mut unused = complement(mesh, tgt)?;
+    unused.retain(|p| p.size > 1);
+    let mut middle: DimPieces = vec![Vec::new(); rank];
+    fill(&mut unused, &mut cap, &mut middle, None);
+    if cap.iter().any(|&c| c != 1) {
+        return None;
+    }
+    Some(
+        (0..rank)
+            .map(|d| [front[d].clone(), middle[d].clone(), back[d].clone()].concat())
+            .collect(),
+    )
+}
+
+/// First-fit of `pool` into the dims' capacities (splitting a piece whose
+/// major part fits; its rest stays in the pool and replaces it in `tgt`).
+fn fill(
+    pool: &mut Vec<Piece>,
+    cap: &mut [i64],
+    into: &mut DimPieces,
+    mut tgt: Option<&mut DimPieces>,
+) {
+    for d in 0..cap.len() {
+        let mut i = 0;
+        while cap[d] > 1 && i < pool.len() {
+            let p = pool[i];
+            if cap[d] % p.size == 0 {
+                cap[d] /= p.size;
+                into[d].push(pool.remove(i));
+            } else if p.size % cap[d] == 0 {
+                let (a, b) = p.split(cap[d]);
+                if let Some(t) = tgt.as_deref_mut() {
+                    for dim in t.iter_mut() {
+                        if let Some(j) = dim.iter().position(|&q| q == p) {
+                            dim.splice(j..=j, [a, b]);
+                        }
+                    }
+                }
+                pool[i] = b;
+                cap[d] = 1;
+                into[d].push(a);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// The fallback: gather every dimension that changes (all of them across
+/// meshes), then slice them to the target.
+fn gather_then_slice(src: &DimPieces, tgt: &DimPieces, same_mesh: bool) -> Vec<Step> {
+    let rank = src.len();
+    let changes: Vec<bool> = (0..rank).map(|d| !same_mesh || src[d] != tgt[d]).collect();
+    let mut steps = Vec::new();
+    let mut cur = src.clone();
+    let gathered: DimPieces = (0..rank)
+        .map(|d| {
+            if changes[d] {
+                std::mem::take(&mut cur[d])
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    if gathered.iter().any(|g| !g.is_empty()) {
+        steps.push(Step {
+            mv: Move::Gather(gathered),
+            after: cur.clone(),
+            on_target: same_mesh,
+        });
+    }
+    let sliced: DimPieces = (0..rank)
+        .map(|d| {
+            if changes[d] {
+                tgt[d].clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    if sliced.iter().any(|s| !s.is_empty()) {
+        steps.push(Step {
+            mv: Move::Slice(sliced),
+            after: tgt.clone(),
+            on_target: true,
+        });
+    }
+    steps
+}
+
+/// Everything needed to turn planned steps into collectives.
+struct Lowering<'a> {
+    from_mesh: &'a Mesh,
+    to_mesh: &'a Mesh,
+    shape: &'a [i64],
+    elem: ElemType,
+    from: &'a TensorSharding,
+    to: &'a TensorSharding,
+}
+
+impl Lowering<'_> {
+    fn mesh(&self, on_target: bool) -> (&Mesh, &MeshRef) {
+        if on_target {
+            (self.to_mesh, &self.to.mesh)
+        } else {
+            (self.from_mesh, &self.from.mesh)
+        }
+    }
+
+    fn sharding(&self, on_target: bool, pieces: &DimPieces) -> TensorSharding {
+        let (mesh, mesh_ref) = self.mesh(on_target);
+        TensorSharding {
+            mesh: mesh_ref.clone(),
+            dims: if is_maximal_mesh(mesh) {
+                Vec::new()
+            } else {
+                pieces
+                    .iter()
+                    .map(|d| DimSharding::closed(merged(mesh, d)))
+                    .collect()
+            },
+            replicated: Vec::new(),
+            unreduced: self.from.unreduced.clone(),
+        }
+    }
+
+    fn local_shape(&self, pieces: &DimPieces) -> Vec<i64> {
+        self.shape
+            .iter()
+            .zip(pieces)
+            .map(|(&d, p)| {
+                let n = product(p).max(1);
+                (d + n - 1) / n
+            })
+            .collect()
+    }
+
+    fn collectives(
+        &self,
+        src: &DimPieces,
+        steps: &[Step],
+    ) -> Result<Vec<Collective>, ReshardError> {
+        let rank = self.shape.len();
+        let first_in = self.sharding(false, &pieces_of(self.from_mesh, self.from, rank, true));
+        let last_out = self.sharding(true, &pieces_of(self.to_mesh, self.to, rank, true));
+        let mut out = Vec::with_capacity(steps.len());
+        let mut cur = src.clone();
+        let mut cur_on_target = false;
+        for (i, step) in steps.iter().enumerate() {
+            let in_sharding = if i == 0 {
+                first_in.clone()
+            } else {
+                self.sharding(cur_on_target, &cur)
+            };
+            let out_sharding = if i + 1 == steps.len() {
+                last_out.clone()
+            } else {
+                self.sharding(step.on_target, &step.after)
+            };
+            let mut c = Collective {
+                kind: CollectiveKind::CollectivePermute,
+                axes: Vec::new(),
+                dim_axes: vec![Vec::new(); rank],
+                dim_factors: vec![1; rank],
+                all_to_all: None,
+                reduction: None,
+                groups: Vec::new(),
+                in_sharding,
+                out_sharding,
+                global_shape: self.shape.to_vec(),
+                in_local_shape: self.local_shape(&cur),
+                out_local_shape: self.local_shape(&step.after),
+                elem: self.elem,
+            };
+            match &step.mv {
+                Move::Slice(per_dim) | Move::Gather(per_dim) => {
+                    let is_slice = matches!(step.mv, Move::Slice(_));
+                    // A slice runs where its result lives, a gather where
+                    // its input does (they differ only for replicated data).
+                    let (mesh, _) = self.mesh(if is_slice {
+                        step.on_target
+                    } else {
+                        cur_on_target
+                    });
+                    c.kind = if is_slice {
+                        CollectiveKind::AllSlice
+                    } else {
+                        CollectiveKind::AllGather
+                    };
+                    c.dim_axes = per_dim.iter().map(|p| merged(mesh, p)).collect();
+                    c.dim_factors = per_dim.iter().map(|p| product(p)).collect();
+                    c.axes = c.dim_axes.concat();
+                    c.groups = device_groups(mesh, &c.axes)?;
+                }
+                Move::AllToAll { pieces, src, tgt } => {
+                    let (mesh, _) = self.mesh(cur_on_target);
+                    c.kind = CollectiveKind::AllToAll;
+                    c.axes = merged(mesh, pieces);
+                    c.all_to_all = Some(AllToAllDims {
+                        src_dim: *src,
+                        tgt_dim: *tgt,
+                    });
+                    c.groups = device_groups(mesh, &c.axes)?;
+                }
+                Move::Permute => {
+                    c.groups = permute_pairs(
+                        self.mesh(cur_on_target).0,
+                        &cur,
+                        self.mesh(step.on_target).0,
+                        &step.after,
+                    )?;
+                }
+            }
+            out.push(c);
+            cur = step.after.clone();
+            cur_on_target = step.on_target;
+        }
+        Ok(out)
+    }
+}
+
+/// One `[source, target]` pair per device: the target's block under
+/// `out` is the source's block under `inp`. Devices that already hold
+/// their new block keep it (self-pairs); the others are matched in
+/// ascending device order.
+fn permute_pairs(
+    in_mesh: &Mesh,
+    inp: &DimPieces,
+    out_mesh: &Mesh,
+    out: &DimPieces,
+) -> Result<Vec<Vec<i64>>, ReshardError> {
+    let mut devices = in_mesh.device_list();
+    devices.sort_unstable();
+    let mut by_block: BTreeMap<Vec<i64>, (Vec<i64>, Vec<i64>)> = BTreeMap::new();
+    for &d in &devices {
+        let missing = || ReshardError::Internal(format!("device {d} is not in both meshes"));
+        let a = block_index(in_mesh, inp, d).ok_or_else(missing)?;
+        let b = block_index(out_mesh, out, d).ok_or_else(missing)?;
+        by_block.entry(a).or_default().0.push(d);
+        by_block.entry(b).or_default().1.push(d);
+    }
+    let mut pairs = Vec::with_capacity(devices.len());
+    for (block, (srcs, tgts)) in by_block {
+        if srcs.len() != tgts.len() {
+            return Err(ReshardError::Internal(format!(
+                "collective-permute: block {block:?} is held by {} devices before and {} after",
+                srcs.len(),
+                tgts.len()
+            )));
+        }
+        let (stay, src_rest): (Vec<i64>, Vec<i64>) = srcs.iter().partition(|d| tgts.contains(d));
+        let tgt_rest = tgts.iter().filter(|d| !stay.contains(d));
+        pairs.extend(stay.iter().map(|&d| vec![d, d]));
+        pairs.extend(src_rest.iter().zip(tgt_rest).map(|(&s, &t)| vec![s, t]));
+    }
+    pairs.sort_unstable();
+    Ok(pairs)
+}

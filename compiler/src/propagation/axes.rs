@@ -1,0 +1,127 @@
+//! Axis helpers that factor propagation needs on top of
+//! [`crate::rules::axis_algebra`]: the largest prefix of an axis that avoids
+//! other axes, sub-axis splitting by gcd, and total sizes.
+//!
+//! Every size lookup goes through the mesh and reports an unknown axis
+//! instead of assuming one; propagation validates shardings first, so these
+//! errors only surface for programs built in Rust with broken shardings.
+
+use crate::rules::axis_algebra::{axis_size, UnknownAxis};
+use crate::sharding::{AxisRef, Mesh};
+
+/// The largest prefix of `axis` that does not overlap `other` (Shardy's
+/// `AxisRefAttr::getPrefixWithoutOverlap`): `axis` itself when they are
+/// disjoint, `None` when `other` covers the start of `axis`.
+pub fn prefix_without_overlap(
+    axis: &AxisRef,
+    other: &AxisRef,
+    mesh: &Mesh,
+) -> Result<Option<AxisRef>, UnknownAxis> {
+    if axis.name != other.name {
+        return Ok(Some(axis.clone()));
+    }
+    let start = axis.pre_size();
+    let end = start * axis_size(axis, mesh)?;
+    let other_start = other.pre_size();
+    let other_end = other_start * axis_size(other, mesh)?;
+    if start >= other_end || other_start >= end {
+        return Ok(Some(axis.clone()));
+    }
+    if other_start <= start || other_start % start != 0 {
+        return Ok(None);
+    }
+    Ok(Some(AxisRef::sub(
+        axis.name.clone(),
+        start,
+        other_start / start,
+    )))
+}
+
+/// The largest prefix of `axis` that overlaps none of `others`.
+pub fn prefix_without_overlap_all<'a>(
+    axis: &AxisRef,
+    others: impl IntoIterator<Item = &'a AxisRef>,
+    mesh: &Mesh,
+) -> Result<Option<AxisRef>, UnknownAxis> {
+    let mut result = axis.clone();
+    for other in others {
+        match prefix_without_overlap(&result, other, mesh)? {
+            Some(r) => result = r,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(result))
+}
+
+/// The product of the sizes of `axes` (1 for none).
+pub fn total_size(axes: &[AxisRef], mesh: &Mesh) -> Result<i64, UnknownAxis> {
+    axes.iter()
+        .try_fold(1i64, |acc, a| Ok(acc.saturating_mul(axis_size(a, mesh)?)))
+}
+
+/// The leading sub-axis of size `size` of `axis` (`"x":(m)size` for
+/// `"x":(m)k`); `axis` itself when `size` is its whole size.
+pub fn leading_sub_axis(axis: &AxisRef, size: i64, mesh: &Mesh) -> Result<AxisRef, UnknownAxis> {
+    if axis_size(axis, mesh)? == size {
+        return Ok(axis.clone());
+    }
+    Ok(AxisRef::sub(axis.name.clone(), axis.pre_size(), size))
+}
+
+pub fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mesh() -> Mesh {
+        Mesh::new(&[("x", 8), ("y", 2)])
+    }
+
+    #[test]
+    fn prefix_without_overlap_cuts_at_the_other_axis() {
+        let m = mesh();
+        let x = AxisRef::full("x");
+        // "x":(4)2 starts at pre-size 4: "x" keeps its first 4.
+        assert_eq!(
+            prefix_without_overlap(&x, &AxisRef::sub("x", 4, 2), &m),
+            Ok(Some(AxisRef::sub("x", 1, 4)))
+        );
+        // "x":(1)2 covers the start of "x": nothing is left.
+        assert_eq!(
+            prefix_without_overlap(&x, &AxisRef::sub("x", 1, 2), &m),
+            Ok(None)
+        );
+        // Disjoint sub-axes and other names are untouched.
+        let x12 = AxisRef::sub("x", 1, 2);
+        assert_eq!(
+            prefix_without_overlap(&x12, &AxisRef::sub("x", 2, 4), &m),
+            Ok(Some(x12.clone()))
+        );
+        assert_eq!(
+            prefix_without_overlap(&x12, &AxisRef::full("y"), &m),
+            Ok(Some(x12))
+        );
+    }
+
+    #[test]
+    fn sizes_and_gcd() {
+        let m = mesh();
+        assert_eq!(
+            total_size(&[AxisRef::full("x"), AxisRef::full("y")], &m),
+            Ok(16)
+        );
+        assert_eq!(gcd(12, 8), 4);
+        assert_eq!(
+            leading_sub_axis(&AxisRef::full("x"), 4, &m),
+            Ok(AxisRef::sub("x", 1, 4))
+        );
+        assert!(total_size(&[AxisRef::full("q")], &m).is_err());
+    }
+}

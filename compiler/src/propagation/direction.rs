@@ -1,0 +1,164 @@
+//! Propagation directions (Shardy's `PropagationDirection`) and the
+//! op-priority schedules that choose one per op and factor.
+//!
+//! Op-priority propagation (SPEC §5) runs aggressive propagation three
+//! times, each schedule adding to the previous one:
+//! 0. pass-through ops (element-wise, reshape, transpose), both ways;
+//! 1. plus the pass-through factors of every other op, where a broadcast
+//!    only propagates backward (from its result to its operand);
+//! 2. everything, both ways.
+
+use crate::ir::OpKind;
+use crate::rules::OpShardingRule;
+
+/// Which way shardings may flow through an op along one factor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    None,
+    /// Operands to results.
+    Forward,
+    /// Results to operands.
+    Backward,
+    Both,
+}
+
+impl Direction {
+    fn bits(self) -> u8 {
+        match self {
+            Direction::None => 0,
+            Direction::Forward => 1,
+            Direction::Backward => 2,
+            Direction::Both => 3,
+        }
+    }
+
+    fn from_bits(bits: u8) -> Direction {
+        match bits & 3 {
+            0 => Direction::None,
+            1 => Direction::Forward,
+            2 => Direction::Backward,
+            _ => Direction::Both,
+        }
+    }
+
+    pub fn union(self, other: Direction) -> Direction {
+        Direction::from_bits(self.bits() | other.bits())
+    }
+
+    pub fn intersection(self, other: Direction) -> Direction {
+        Direction::from_bits(self.bits() & other.bits())
+    }
+}
+
+/// How an op takes part in op-priority scheduling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpClass {
+    /// Element-wise ops, reshape and transpose: propagated first.
+    PassThrough,
+    /// `broadcast_in_dim`: backward only until the last schedule.
+    Broadcast,
+    Other,
+}
+
+/// Whether Shardy treats `kind` as element-wise (its `Elementwise`
+/// trait): the element-wise StableHLO ops and `sdy.sharding_constraint`.
+pub fn is_elementwise(kind: &OpKind) -> bool {
+    kind.is_elementwise() || matches!(kind, OpKind::ShardingConstraint { .. })
+}
+
+impl OpClass {
+    pub fn of(kind: &OpKind) -> OpClass {
+        if is_elementwise(kind) || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. }) {
+            OpClass::PassThrough
+        } else if matches!(kind, OpKind::BroadcastInDim { .. }) {
+            OpClass::Broadcast
+        } else {
+            OpClass::Other
+        }
+    }
+}
+
+/// The direction policy of one propagation run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Every op and factor, both ways (basic and aggressive propagation).
+    Any,
+    /// Op-priority schedule 0, 1 or 2 (cumulative).
+    OpPriority(u8),
+}
+
+/// The number of op-priority schedules.
+pub const OP_PRIORITY_SCHEDULES: u8 = 3;
+
+impl Policy {
+    /// The direction for `factor` of an op of class `class` with `rule`.
+    pub fn direction(self, class: OpClass, rule: &OpShardingRule, factor: usize) -> Direction {
+        match self {
+            Policy::Any => Direction::Both,
+            Policy::OpPriority(p) => (0..=p.min(OP_PRIORITY_SCHEDULES - 1))
+                .map(|s| schedule(s, class, rule, factor))
+                .fold(Direction::None, Direction::union),
+        }
+    }
+
+    /// Whether no factor of the op can move at all (the op can be skipped).
+    pub fn blocks_everything(self, class: OpClass, rule: &OpShardingRule) -> bool {
+        (0..rule.num_factors()).all(|f| self.direction(class, rule, f) == Direction::None)
+    }
+}
+
+fn schedule(index: u8, class: OpClass, rule: &OpShardingRule, factor: usize) -> Direction {
+    match index {
+        0 if class == OpClass::PassThrough => Direction::Both,
+        0 => Direction::None,
+        1 if !rule.is_pass_through(factor) => Direction::None,
+        1 if class == OpClass::Broadcast => Direction::Backward,
+        _ => Direction::Both,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{FactorKind, OpShardingRule};
+
+    #[test]
+    fn union_and_intersection_are_bitwise() {
+        assert_eq!(
+            Direction::Forward.union(Direction::Backward),
+            Direction::Both
+        );
+        assert_eq!(
+            Direction::Both.intersection(Direction::Backward),
+            Direction::Backward
+        );
+        assert_eq!(
+            Direction::Forward.intersection(Direction::Backward),
+            Direction::None
+        );
+    }
+
+    #[test]
+    fn schedules_add_up() {
+        let mut rule = OpShardingRule::identity(&[4, 4], 1, 1);
+        rule.factor_kinds[1] = FactorKind::Reduction;
+        let p = |n| Policy::OpPriority(n);
+        assert_eq!(
+            p(0).direction(OpClass::PassThrough, &rule, 0),
+            Direction::Both
+        );
+        assert_eq!(p(0).direction(OpClass::Other, &rule, 0), Direction::None);
+        assert_eq!(p(1).direction(OpClass::Other, &rule, 0), Direction::Both);
+        assert_eq!(p(1).direction(OpClass::Other, &rule, 1), Direction::None);
+        assert_eq!(
+            p(1).direction(OpClass::Broadcast, &rule, 0),
+            Direction::Backward
+        );
+        assert_eq!(
+            p(2).direction(OpClass::Broadcast, &rule, 1),
+            Direction::Both
+        );
+        assert!(p(0).blocks_everything(OpClass::Broadcast, &rule));
+        assert!(!Policy::Any.blocks_everything(OpClass::Other, &rule));
+    }
+}

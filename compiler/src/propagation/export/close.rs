@@ -1,0 +1,73 @@
+//! The last export step: every sharding is closed (open dimensions become
+//! final, explicitly replicated axes are dropped; Shardy's
+//! `CloseShardingsPass`), and every argument, result and op result that
+//! still has no sharding gets an explicit fully replicated one, so that
+//! the partitioner never has to guess.
+
+use crate::ir::{Function, OpKind};
+use crate::sharding::{MeshRef, TensorSharding};
+
+use super::io_shardings::closed;
+
+/// Close every sharding of `f`.
+pub fn close_shardings(f: &mut Function) {
+    for attrs in f.arg_attrs.iter_mut().chain(f.result_attrs.iter_mut()) {
+        if let Some(s) = &attrs.sharding {
+            attrs.sharding = Some(closed(s));
+        }
+    }
+    for &id in &f.body {
+        let op = &mut f.ops[id.index()];
+        if let Some(list) = &mut op.shardings {
+            for s in list.iter_mut() {
+                *s = closed(s);
+            }
+        }
+        if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } = &mut op.kind
+        {
+            *sharding = closed(sharding);
+        }
+    }
+}
+
+/// Give every argument, result and op result of `f` without a sharding a
+/// closed, fully replicated one on `mesh`. Ops without results (sharding
+/// groups) are left alone.
+pub fn make_explicit(f: &mut Function, mesh: &MeshRef) {
+    let replicated = |rank: usize| TensorSharding {
+        mesh: mesh.clone(),
+        dims: vec![crate::sharding::DimSharding::replicated(); rank],
+        replicated: Vec::new(),
+        unreduced: Vec::new(),
+    };
+    for (i, &v) in f.args.iter().enumerate() {
+        let rank = f.values[v.index()].ty.rank();
+        if let Some(attrs) = f.arg_attrs.get_mut(i) {
+            attrs.sharding.get_or_insert_with(|| replicated(rank));
+        }
+    }
+    for (i, ty) in f.result_types.iter().enumerate() {
+        if let Some(attrs) = f.result_attrs.get_mut(i) {
+            attrs.sharding.get_or_insert_with(|| replicated(ty.rank()));
+        }
+    }
+    let ranks: Vec<usize> = f.values.iter().map(|d| d.ty.rank()).collect();
+    for &id in &f.body {
+        let op = &mut f.ops[id.index()];
+        if op.results.is_empty()
+            || matches!(
+                op.kind,
+                OpKind::ShardingConstraint { .. } | OpKind::Reshard { .. }
+            )
+        {
+            continue;
+        }
+        let results = op.results.clone();
+        op.shardings.get_or_insert_with(|| {
+            results
+                .iter()
+                .map(|v| replicated(ranks.get(v.index()).copied().unwrap_or(0)))
+                .collect()
+        });
+    }
+}

@@ -1,0 +1,112 @@
+//! Applying sharding constraints (Shardy's `ApplyShardingConstraintsPass`):
+//! a fully closed `sdy.sharding_constraint` also shards its input, when
+//! the input has no sharding yet and no other constraint on it disagrees.
+//! A chain of constraints (each the only user of the one before) also
+//! takes over the later uses of the chain's input, so that those see the
+//! last constraint rather than the unconstrained value.
+
+use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
+use crate::sharding::TensorSharding;
+
+use crate::propagation::values::{set_sharding_of, sharding_of, use_counts};
+
+fn constraint_of(f: &Function, id: OpId) -> Option<&TensorSharding> {
+    match &f.op(id).kind {
+        OpKind::ShardingConstraint { sharding } => Some(sharding),
+        _ => None,
+    }
+}
+
+fn defining_constraint(f: &Function, v: Value) -> Option<OpId> {
+    match f.values.get(v.index())?.def {
+        ValueDef::Result { op, .. } if constraint_of(f, op).is_some() => Some(op),
+        _ => None,
+    }
+}
+
+/// The constraint ops in the body that use `v`, except `excluded`.
+fn constraint_users(f: &Function, v: Value, excluded: Option<OpId>) -> Vec<OpId> {
+    f.body
+        .iter()
+        .copied()
+        .filter(|&u| Some(u) != excluded)
+        .filter(|&u| constraint_of(f, u).is_some() && f.op(u).operands.contains(&v))
+        .collect()
+}
+
+/// The last constraint of the chain that starts at `head`, if the chain
+/// has at least two constraints and may take over its input's later uses.
+fn chain_tail(f: &Function, head: OpId, counts: &[usize]) -> Option<OpId> {
+    let input = *f.op(head).operands.first()?;
+    if defining_constraint(f, input).is_some()
+        || sharding_of(f, input).is_some()
+        || !constraint_users(f, input, Some(head)).is_empty()
+    {
+        return None;
+    }
+    let mut tail = head;
+    loop {
+        let result = *f.op(tail).results.first()?;
+        if counts.get(result.index()).copied().unwrap_or(0) != 1 {
+            break;
+        }
+        let users = constraint_users(f, result, None);
+        match users.as_slice() {
+            [next] => tail = *next,
+            _ => break,
+        }
+    }
+    if tail == head {
+        return None;
+    }
+    let tail_result = *f.op(tail).results.first()?;
+    if !constraint_users(f, tail_result, None).is_empty() {
+        return None;
+    }
+    Some(tail)
+}
+
+/// Apply the sharding constraints of `f`. Returns every value that took a
+/// constraint's sharding, with the constraint's result.
+pub fn apply_constraints(f: &mut Function) -> Vec<(Value, Value)> {
+    let mut applied = Vec::new();
+    let body = f.body.clone();
+    for (pos, &id) in body.iter().enumerate() {
+        let Some(sharding) = constraint_of(f, id).cloned() else {
+            continue;
+        };
+        let Some(&input) = f.op(id).operands.first() else {
+            continue;
+        };
+        let counts = use_counts(f);
+        if let Some(tail) = chain_tail(f, id, &counts) {
+            let tail_pos = body.iter().position(|&o| o == tail).unwrap_or(pos);
+            if let Some(&tail_result) = f.op(tail).results.first() {
+                // Uses after the tail (not the head, not the return) read
+                // the tail instead.
+                for &later in &body[tail_pos + 1..] {
+                    if later == id {
+                        continue;
+                    }
+                    for o in &mut f.op_mut(later).operands {
+                        if *o == input {
+                            *o = tail_result;
+                        }
+                    }
+                }
+            }
+        }
+        let applies = sharding_of(f, input).is_none()
+            && sharding.dims.iter().all(|d| d.is_closed)
+            && constraint_users(f, input, None)
+                .iter()
+                .all(|&u| constraint_of(f, u) == Some(&sharding));
+        if applies {
+            set_sharding_of(f, input, sharding);
+            if let Some(&result) = f.op(id).results.first() {
+                applied.push((input, result));
+            }
+        }
+    }
+    applied
+}

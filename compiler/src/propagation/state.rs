@@ -1,0 +1,231 @@
+//! The sharding of every value of a function while it is propagated, kept
+//! apart from the IR so that the op arenas stay untouched until the end.
+//!
+//! A value's sharding is its argument's `sdy.sharding`, its op's per-result
+//! sharding, or, for `sdy.sharding_constraint` / `sdy.reshard`, the op's own
+//! sharding. Function results have their own slot (the `sdy.sharding` of
+//! the result), distinct from the returned value's.
+
+use crate::ir::{Function, OpKind, Value, ValueDef};
+use crate::sharding::{DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
+
+use super::provenance::{FuncProvenance, Origin, Slot};
+
+/// Mesh lookup by reference.
+#[derive(Debug, Clone, Copy)]
+pub struct Meshes<'m> {
+    pub defs: &'m [MeshDef],
+}
+
+impl<'m> Meshes<'m> {
+    pub fn resolve<'a>(&'a self, r: &'a MeshRef) -> Option<&'a Mesh>
+    where
+        'm: 'a,
+    {
+        match r {
+            MeshRef::Symbol(name) => self.defs.iter().find(|d| &d.name == name).map(|d| &d.mesh),
+            MeshRef::Inline(m) => Some(m),
+        }
+    }
+
+    /// The mesh every given sharding uses (Shardy's `getCommonMeshName`):
+    /// `None` when no tensor has a sharding or two use different meshes.
+    /// Meshes without axes are compatible with any other mesh.
+    pub fn common<'a>(
+        &self,
+        shardings: impl IntoIterator<Item = Option<&'a TensorSharding>>,
+    ) -> Option<CommonMesh<'m>> {
+        let mut found: Option<CommonMesh<'m>> = None;
+        for s in shardings.into_iter().flatten() {
+            let this = match &s.mesh {
+                MeshRef::Symbol(name) => {
+                    CommonMesh::Def(self.defs.iter().find(|d| &d.name == name)?)
+                }
+                MeshRef::Inline(m) => CommonMesh::Inline(m.clone()),
+            };
+            match &found {
+                None => found = Some(this),
+                Some(f) if f.same_as(&this) || f.mesh() == this.mesh() => {}
+                Some(f) if this.mesh().axes.is_empty() && !f.mesh().axes.is_empty() => {}
+                Some(f) if f.mesh().axes.is_empty() => found = Some(this),
+                Some(_) => return None,
+            }
+        }
+        found
+    }
+}
+
+/// The mesh an op propagates on.
+#[derive(Debug, Clone)]
+pub enum CommonMesh<'m> {
+    Def(&'m MeshDef),
+    Inline(Mesh),
+}
+
+impl CommonMesh<'_> {
+    /// The same module mesh (cheap check before comparing definitions).
+    fn same_as(&self, other: &CommonMesh) -> bool {
+        matches!((self, other), (CommonMesh::Def(a), CommonMesh::Def(b)) if std::ptr::eq(*a, *b))
+    }
+
+    pub fn mesh(&self) -> &Mesh {
+        match self {
+            CommonMesh::Def(d) => &d.mesh,
+            CommonMesh::Inline(m) => m,
+        }
+    }
+
+    /// How new shardings refer to the mesh.
+    pub fn mesh_ref(&self) -> MeshRef {
+        match self {
+            CommonMesh::Def(d) => MeshRef::Symbol(d.name.clone()),
+            CommonMesh::Inline(m) => MeshRef::Inline(m.clone()),
+        }
+    }
+}
+
+/// The current sharding of every value and result of one function.
+#[derive(Debug, Clone)]
+pub struct FuncState {
+    pub values: Vec<Option<TensorSharding>>,
+    pub results: Vec<Option<TensorSharding>>,
+    pub provenance: FuncProvenance,
+}
+
+impl FuncState {
+    /// The shardings `f` is annotated with, each recorded as written by the
+    /// user.
+    pub fn load(f: &Function) -> FuncState {
+        FuncState::load_with(f, &[])
+    }
+
+    /// `load`, with the origins of shardings the import passes set
+    /// (`seeds`); every other axis is recorded as written by the user.
+    pub fn load_with(f: &Function, seeds: &[(Value, Origin)]) -> FuncState {
+        let mut values = vec![None; f.values.len()];
+        for (i, &v) in f.args.iter().enumerate() {
+            if let (Some(slot), Some(attrs)) = (values.get_mut(v.index()), f.arg_attrs.get(i)) {
+                *slot = attrs.sharding.clone();
+            }
+        }
+        for (_, op) in f.ops_in_order() {
+            for (k, &v) in op.results.iter().enumerate() {
+                let sharding = match &op.kind {
+                    OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+                        Some(sharding.clone())
+                    }
+                    _ => op.shardings.as_ref().and_then(|s| s.get(k)).cloned(),
+                };
+                if let Some(slot) = values.get_mut(v.index()) {
+                    *slot = sharding;
+                }
+            }
+        }
+        let results = (0..f.returns.len())
+            .map(|i| f.result_attrs.get(i).and_then(|a| a.sharding.clone()))
+            .collect();
+        let mut state = FuncState {
+            provenance: FuncProvenance::new(f.values.len(), f.returns.len()),
+            values,
+            results,
+        };
+        for (v, origin) in seeds {
+            if let Some(Some(s)) = state.values.get(v.index()) {
+                state.provenance.seed(Slot::Value(*v), s, origin.clone());
+            }
+        }
+        for (i, s) in state.values.iter().enumerate() {
+            if let Some(s) = s {
+                state
+                    .provenance
+                    .seed(Slot::Value(Value(i as u32)), s, Origin::Annotated);
+            }
+        }
+        for (i, s) in state.results.iter().enumerate() {
+            if let Some(s) = s {
+                state.provenance.seed(Slot::Result(i), s, Origin::Annotated);
+            }
+        }
+        state
+    }
+
+    pub fn get(&self, slot: Slot) -> Option<&TensorSharding> {
+        match slot {
+            Slot::Value(v) => self.values.get(v.index()).and_then(Option::as_ref),
+            Slot::Result(i) => self.results.get(i).and_then(Option::as_ref),
+        }
+    }
+
+    pub fn set(&mut self, slot: Slot, sharding: Option<TensorSharding>) {
+        let place = match slot {
+            Slot::Value(v) => self.values.get_mut(v.index()),
+            Slot::Result(i) => self.results.get_mut(i),
+        };
+        if let Some(place) = place {
+            *place = sharding;
+        }
+    }
+
+    /// Write the shardings back into `f`: arguments, op results (an op gets
+    /// `sdy.sharding` when any result has one), constraint and reshard
+    /// shardings, and function results.
+    pub fn store(&self, f: &mut Function) {
+        for (i, &v) in f.args.iter().enumerate() {
+            if let Some(attrs) = f.arg_attrs.get_mut(i) {
+                attrs.sharding = self.values.get(v.index()).cloned().flatten();
+            }
+        }
+        let body = f.body.clone();
+        let ranks: Vec<usize> = f.values.iter().map(|d| d.ty.rank()).collect();
+        for id in body {
+            let op = f.op_mut(id);
+            let shardings: Vec<Option<TensorSharding>> = op
+                .results
+                .iter()
+                .map(|v| self.values.get(v.index()).cloned().flatten())
+                .collect();
+            match &mut op.kind {
+                OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+                    if let Some(Some(s)) = shardings.first() {
+                        *sharding = s.clone();
+                    }
+                }
+                _ => {
+                    // Like Shardy's `setSharding` on one result of a
+                    // multi-result op: the others become fully open.
+                    if let Some(mesh) = shardings.iter().flatten().next().map(|s| s.mesh.clone()) {
+                        let filled = shardings
+                            .into_iter()
+                            .zip(&op.results)
+                            .map(|(s, v)| {
+                                s.unwrap_or_else(|| TensorSharding {
+                                    mesh: mesh.clone(),
+                                    dims: vec![
+                                        DimSharding::open(vec![]);
+                                        ranks.get(v.index()).copied().unwrap_or(0)
+                                    ],
+                                    replicated: vec![],
+                                    unreduced: vec![],
+                                })
+                            })
+                            .collect();
+                        op.shardings = Some(filled);
+                    }
+                }
+            }
+        }
+        for (i, s) in self.results.iter().enumerate() {
+            if let Some(attrs) = f.result_attrs.get_mut(i) {
+                attrs.sharding = s.clone();
+            }
+        }
+    }
+}
+
+/// Where a value is defined.
+pub fn defining_op(f: &Function, v: Value) -> Option<crate::ir::OpId> {
+    match f.values.get(v.index())?.def {
+        ValueDef::Result { op, .. } => Some(op),
+        ValueDef::Arg(_) => None,
+    }
+}

@@ -1,0 +1,128 @@
+//! Small helpers on the IR that the import and export passes share: the
+//! sharding annotated on a value, setting it, users of values, and how to
+//! name a value in a diagnostic.
+
+use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
+use crate::sharding::{DimSharding, TensorSharding};
+
+/// The sharding `v` is annotated with: the argument's, the defining op's
+/// per-result sharding, or a constraint's / reshard's own.
+pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
+    match f.values.get(v.index())?.def {
+        ValueDef::Arg(i) => f.arg_attrs.get(i as usize)?.sharding.as_ref(),
+        ValueDef::Result { op, index } => {
+            let data = f.ops.get(op.index())?;
+            match &data.kind {
+                OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+                    Some(sharding)
+                }
+                _ => data.shardings.as_ref()?.get(index as usize),
+            }
+        }
+    }
+}
+
+/// Annotate `v` with `sharding`. The other results of a multi-result op
+/// without shardings become fully open, as in Shardy.
+pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
+    let Some(def) = f.values.get(v.index()).map(|d| d.def) else {
+        return;
+    };
+    match def {
+        ValueDef::Arg(i) => {
+            if let Some(attrs) = f.arg_attrs.get_mut(i as usize) {
+                attrs.sharding = Some(sharding);
+            }
+        }
+        ValueDef::Result { op, index } => {
+            let ranks: Vec<usize> = f
+                .ops
+                .get(op.index())
+                .map(|d| d.results.iter().map(|r| f.ty(*r).rank()).collect())
+                .unwrap_or_default();
+            let Some(data) = f.ops.get_mut(op.index()) else {
+                return;
+            };
+            match &mut data.kind {
+                OpKind::ShardingConstraint { sharding: s } | OpKind::Reshard { sharding: s } => {
+                    *s = sharding;
+                }
+                _ => {
+                    let list = data.shardings.get_or_insert_with(|| {
+                        ranks
+                            .iter()
+                            .map(|&r| TensorSharding {
+                                mesh: sharding.mesh.clone(),
+                                dims: vec![DimSharding::open(vec![]); r],
+                                replicated: vec![],
+                                unreduced: vec![],
+                            })
+                            .collect()
+                    });
+                    if let Some(slot) = list.get_mut(index as usize) {
+                        *slot = sharding;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The ops of the body that use `v` (each once, program order), and
+/// whether the function returns it.
+pub fn users_of(f: &Function, v: Value) -> (Vec<OpId>, bool) {
+    let mut users = Vec::new();
+    for (id, op) in f.ops_in_order() {
+        if op.operands.contains(&v) {
+            users.push(id);
+        }
+    }
+    (users, f.returns.contains(&v))
+}
+
+/// How many operands of body ops and of the return refer to each value.
+pub fn use_counts(f: &Function) -> Vec<usize> {
+    let mut counts = vec![0; f.values.len()];
+    for (_, op) in f.ops_in_order() {
+        for v in &op.operands {
+            if let Some(c) = counts.get_mut(v.index()) {
+                *c += 1;
+            }
+        }
+    }
+    for v in &f.returns {
+        if let Some(c) = counts.get_mut(v.index()) {
+            *c += 1;
+        }
+    }
+    counts
+}
+
+/// A value as a diagnostic names it: `%argN`, or the result of an op
+/// with the op's name.
+pub fn describe_value(f: &Function, v: Value) -> String {
+    match f.values.get(v.index()).map(|d| d.def) {
+        Some(ValueDef::Arg(i)) => format!("%arg{i}"),
+        Some(ValueDef::Result { op, index }) => match f.ops.get(op.index()) {
+            Some(data) if data.results.len() > 1 => {
+                format!("result {index} of {} at {}", data.kind.name(), data.pos)
+            }
+            Some(data) => format!("the result of {} at {}", data.kind.name(), data.pos),
+            None => format!("value #{}", v.0),
+        },
+        None => format!("value #{}", v.0),
+    }
+}
+
+/// Replace every use of a value by `map[value]` where one is given.
+pub fn substitute(f: &mut Function, map: &[Option<Value>]) {
+    let sub = |v: &mut Value| {
+        if let Some(Some(new)) = map.get(v.index()) {
+            *v = *new;
+        }
+    };
+    for op in &mut f.ops {
+        op.operands.iter_mut().for_each(sub);
+    }
+    f.returns.iter_mut().for_each(sub);
+}

@@ -1,0 +1,11 @@
+module @jit_shard_alike attributes {mhlo.cross_program_prefetches = [], mhlo.input_output_alias = [], mhlo.is_dynamic = false, mhlo.num_partitions = 8 : i32, mhlo.use_auto_spmd_partitioning = false} {
+  sdy.mesh @mesh = <["x"=4, "y"=2]> {stablehlo.mesh = {axes = [{name = "x", size = 4 : i64}, {name = "y", size = 2 : i64}]}}
+  func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %0 = stablehlo.sine %arg0 : tensor<8x16xf32>
+    sdy.sharding_group %0 group_id=0 : tensor<8x16xf32>
+    %1 = stablehlo.cosine %arg1 : tensor<8x16xf32>
+    sdy.sharding_group %1 group_id=0 : tensor<8x16xf32>
+    %2 = stablehlo.multiply %0, %1 : tensor<8x16xf32>
+    return %2 : tensor<8x16xf32>
+  }
+}

@@ -1,0 +1,71 @@
+//! `meshrun propagate FILE [-o OUT] [--strategy S] [--explain VALUE]`:
+//! infer the sharding of every tensor (Shardy's propagation), print the
+//! propagated module (or write it to OUT), or explain where the sharding of
+//! one value came from.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use meshrun::compiler::propagation::explain::explain;
+use meshrun::compiler::propagation::{
+    propagate_with_provenance, Propagated, PropagationOptions, Strategy,
+};
+use meshrun::compiler::text::print_module;
+use meshrun::compiler::Module;
+use meshrun::load::{load_file, LoadError};
+
+/// Options of `meshrun propagate`.
+#[derive(Debug, Clone, Default)]
+pub struct PropagateArgs {
+    pub out: Option<PathBuf>,
+    pub strategy: Strategy,
+    pub explain: Option<String>,
+}
+
+/// Parse a `--strategy` value.
+pub fn parse_strategy(s: &str) -> Result<Strategy, String> {
+    Strategy::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+        format!(
+            "unknown strategy '{s}'; expected one of {}",
+            names.join(", ")
+        )
+    })
+}
+
+pub fn propagate(file: &Path, args: &PropagateArgs) -> anyhow::Result<()> {
+    let module = load_file(file)?;
+    let propagated = propagate_file(file, &module, args.strategy)?;
+    if let Some(value) = &args.explain {
+        let text = explain(&propagated, None, value).map_err(|diag| LoadError::Invalid {
+            path: file.to_path_buf(),
+            diag,
+        })?;
+        print!("{text}");
+        return Ok(());
+    }
+    let text = print_module(&propagated.module);
+    match &args.out {
+        Some(out) => {
+            std::fs::write(out, text).with_context(|| format!("{}: cannot write", out.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// Propagate `module` (read from `file`); errors name the file.
+pub fn propagate_file(
+    file: &Path,
+    module: &Module,
+    strategy: Strategy,
+) -> anyhow::Result<Propagated> {
+    let opts = PropagationOptions::with_strategy(strategy);
+    Ok(
+        propagate_with_provenance(module, &opts).map_err(|diag| LoadError::Invalid {
+            path: file.to_path_buf(),
+            diag,
+        })?,
+    )
+}

@@ -1,0 +1,128 @@
+//! Compute work of one device: floating-point operations of the local ops
+//! of a device program (every device runs the same program on blocks of
+//! the same local shapes, so the count holds for each device).
+//!
+//! Counting rules, on local (padded) shapes:
+//! - `dot_general`: `2 · batch · M · N · K` = 2 × result elements × the
+//!   product of the contracting dimensions;
+//! - element-wise ops (unary, binary, compare, select, clamp, convert) and
+//!   the partitioner's padding masks: one per result element;
+//! - `reduce`: one per input element (per input, for a variadic reduce);
+//! - everything else (constants, iota, broadcast, reshape, transpose,
+//!   slice, concatenate, pad, collectives, remaps): data movement, zero.
+//!
+//! Each op's FLOPs are filed under the element type it computes in (its
+//! result's; a dot's, reduce's or compare's operands'), so each type can be
+//! charged at its own peak.
+
+use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
+use meshrun_compiler::partition::device_program::{DeviceProgram, Instr};
+
+/// FLOPs of one element type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DtypeFlops {
+    pub elem: ElemType,
+    pub flops: f64,
+}
+
+/// FLOPs per device, by element type in order of first appearance.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FlopCount {
+    pub by_dtype: Vec<DtypeFlops>,
+}
+
+impl FlopCount {
+    pub fn total(&self) -> f64 {
+        self.by_dtype.iter().map(|d| d.flops).sum()
+    }
+
+    fn add(&mut self, elem: ElemType, flops: f64) {
+        if flops == 0.0 {
+            return;
+        }
+        match self.by_dtype.iter_mut().find(|d| d.elem == elem) {
+            Some(d) => d.flops += flops,
+            None => self.by_dtype.push(DtypeFlops { elem, flops }),
+        }
+    }
+}
+
+fn elements(ty: &TensorType) -> f64 {
+    ty.shape.iter().product::<i64>() as f64
+}
+
+/// FLOPs of one op with these operand and result types.
+pub fn op_flops(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> f64 {
+    let result_elems = || results.first().map_or(0.0, |t| elements(t));
+    match kind {
+        OpKind::DotGeneral { dims, .. } => {
+            let k: f64 = operands.first().map_or(0.0, |lhs| {
+                dims.lhs_contract
+                    .iter()
+                    .map(|&d| {
+                        usize::try_from(d)
+                            .ok()
+                            .and_then(|d| lhs.shape.get(d))
+                            .copied()
+                            .unwrap_or(1) as f64
+                    })
+                    .product()
+            });
+            2.0 * result_elems() * k
+        }
+        OpKind::Reduce { .. } => {
+            // Operands are N inputs then N init values.
+            let n = operands.len() / 2;
+            operands.iter().take(n).map(|t| elements(t)).sum()
+        }
+        k if k.is_elementwise() => result_elems(),
+        _ => 0.0,
+    }
+}
+
+/// The element type an op is charged at: what it computes in (a compare's
+/// operands, not its i1 result; a select's values, not its i1 predicate).
+fn op_elem(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> Option<ElemType> {
+    let from_operands = matches!(
+        kind,
+        OpKind::DotGeneral { .. } | OpKind::Reduce { .. } | OpKind::Compare { .. }
+    );
+    let (first, second) = if from_operands {
+        (operands, results)
+    } else {
+        (results, operands)
+    };
+    first.first().or(second.first()).map(|t| t.elem)
+}
+
+/// FLOPs per device of `program`.
+pub fn count_flops(program: &DeviceProgram) -> FlopCount {
+    let ty = |id: usize| program.values.get(id).map(|v| &v.ty);
+    let mut count = FlopCount::default();
+    for instr in &program.instrs {
+        match instr {
+            Instr::Op {
+                kind,
+                operands,
+                results,
+                ..
+            } => {
+                let ops: Vec<&TensorType> = operands.iter().filter_map(|&o| ty(o)).collect();
+                let res: Vec<&TensorType> = results.iter().filter_map(|&r| ty(r)).collect();
+                if let Some(elem) = op_elem(kind, &ops, &res) {
+                    count.add(elem, op_flops(kind, &ops, &res));
+                }
+            }
+            Instr::Mask { result, .. } => {
+                if let Some(t) = ty(*result) {
+                    count.add(t.elem, elements(t));
+                }
+            }
+            Instr::Iota { .. }
+            | Instr::Collective { .. }
+            | Instr::SliceDim { .. }
+            | Instr::Remap { .. } => {}
+        }
+    }
+    count
+}

@@ -1,0 +1,22 @@
+//! What a sharding costs before anyone buys GPU time: every collective the
+//! partitioner emits, timed on a named machine with the α-β model of
+//! nccl-tests, plus the compute per device at a stated peak.
+//!
+//! - [`topology`]: machines as JSON data (built-ins embedded, or a file);
+//! - [`model`]: the α-β formula of each collective kind;
+//! - [`flops`]: FLOPs of a device program's local ops;
+//! - [`report`]: a program's collectives, compute and step time;
+//! - [`render`]: the table for people and the JSON for tools;
+//! - [`calibrate`]: fitting α and β to `bench-comm --json` timings.
+
+pub mod calibrate;
+pub mod error;
+pub mod flops;
+pub mod model;
+pub mod render;
+pub mod report;
+pub mod topology;
+
+pub use error::CostError;
+pub use report::{cost_report, CostReport};
+pub use topology::{Topology, DEFAULT_TOPOLOGY};

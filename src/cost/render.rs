@@ -1,0 +1,301 @@
+//! Printing a [`CostReport`]: an aligned table with units for people, and
+//! the cost fields added to the partitioner's JSON report for tools.
+
+use serde_json::{json, Map, Value};
+
+use crate::cost::report::CostReport;
+use crate::cost::topology::Link;
+
+/// `x` with three significant digits (`512`, `4.20`, `0.000265`): a
+/// measurement-like number whose precision the reader can see.
+pub fn three_digits(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i64;
+    let decimals = (2 - magnitude).clamp(0, 15) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// [`three_digits`] without the trailing zeros (`4.2`, `2`): for numbers
+/// that are given rather than estimated, and for fitted values.
+pub fn significant(x: f64) -> String {
+    let s = three_digits(x);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Bytes in B, KiB, MiB or GiB (whole bytes as integers).
+pub fn human_bytes(bytes: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes;
+    let mut u = 0;
+    while v.abs() >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 && v.fract() == 0.0 {
+        return format!("{v} B");
+    }
+    format!("{} {}", three_digits(v), units[u])
+}
+
+/// Seconds in ns, µs, ms or s.
+pub fn human_time(seconds: f64) -> String {
+    let us = seconds * 1e6;
+    if us == 0.0 {
+        "0 µs".to_string()
+    } else if us.abs() < 1.0 {
+        format!("{} ns", three_digits(us * 1e3))
+    } else if us.abs() < 1000.0 {
+        format!("{} µs", three_digits(us))
+    } else if us.abs() < 1e6 {
+        format!("{} ms", three_digits(us / 1e3))
+    } else {
+        format!("{} s", three_digits(seconds))
+    }
+}
+
+/// FLOPs with an SI prefix (`131 kFLOP`, `2.10 GFLOP`).
+pub fn human_flops(flops: f64) -> String {
+    let units = ["FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"];
+    let mut v = flops;
+    let mut u = 0;
+    while v.abs() >= 1000.0 && u + 1 < units.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 && v.fract() == 0.0 {
+        return format!("{v} FLOP");
+    }
+    format!("{} {}", three_digits(v), units[u])
+}
+
+fn describe_link(l: &Link) -> String {
+    let peak = l
+        .peak_gbytes_per_s
+        .map(|p| format!(" (line rate {p} GB/s)"))
+        .unwrap_or_default();
+    format!(
+        "{}: {} GB/s bus bandwidth{peak}, α {} µs per step",
+        l.name,
+        significant(l.bandwidth_gbytes_per_s),
+        significant(l.latency_us)
+    )
+}
+
+/// Columns padded to their widest cell; `right[i]` right-aligns column i.
+fn table(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+            .chain(std::iter::once(header[i].chars().count()))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..header.len()).map(width).collect();
+    let line = |cells: Vec<&str>| {
+        let mut s = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if right.get(i).copied().unwrap_or(false) {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(cell);
+            } else {
+                s.push_str(cell);
+                s.push_str(&" ".repeat(pad));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(header.to_vec());
+    for r in rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+/// The report for people; `what` names the program (its file).
+pub fn render_table(r: &CostReport, what: &str) -> String {
+    let t = &r.topology;
+    let mut out = format!("cost of {what} on {}", t.name);
+    if !t.description.is_empty() {
+        out.push_str(&format!(": {}", t.description));
+    }
+    out.push('\n');
+    out.push_str(&format!(
+        "model: α-β per collective (nccl-tests bus bandwidth), {} devices\n",
+        r.num_devices
+    ));
+    out.push_str(&format!(
+        "  within a node:  {}\n",
+        describe_link(&t.intra_node)
+    ));
+    if let Some(inter) = &t.inter_node {
+        out.push_str(&format!(
+            "  between nodes:  {} (device d on node d / {})\n",
+            describe_link(inter),
+            t.devices_per_node
+        ));
+    }
+    out.push('\n');
+    if r.collectives.is_empty() {
+        out.push_str("no communicating collectives\n");
+    } else {
+        let rows: Vec<Vec<String>> = r
+            .collectives
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let e = &c.entry;
+                let est = &c.estimate;
+                let axes = if e.axes.is_empty() {
+                    "-".to_string()
+                } else {
+                    e.axes.join(",")
+                };
+                let group = if e.kind == "collective-permute" {
+                    "pairs".to_string()
+                } else {
+                    est.group_size.to_string()
+                };
+                let link = if est.seconds == 0.0 {
+                    "-".to_string()
+                } else if est.crosses_nodes {
+                    format!("{} (across nodes)", est.link.name)
+                } else {
+                    est.link.name.clone()
+                };
+                vec![
+                    (i + 1).to_string(),
+                    e.kind.clone(),
+                    e.op.clone(),
+                    axes,
+                    group,
+                    human_bytes(e.bytes_per_device),
+                    link,
+                    human_time(est.seconds),
+                ]
+            })
+            .collect();
+        out.push_str(&table(
+            &[
+                "#",
+                "kind",
+                "op",
+                "axes",
+                "group",
+                "bytes/device",
+                "link",
+                "time",
+            ],
+            &rows,
+            &[true, false, false, false, true, true, false, true],
+        ));
+    }
+    out.push('\n');
+    out.push_str(&format!(
+        "communication  {} per device in {} collective(s): {}\n",
+        human_bytes(r.total_bytes_per_device),
+        r.collectives.len(),
+        human_time(r.communication_seconds)
+    ));
+    let c = &r.compute;
+    let parts: Vec<String> = c
+        .by_dtype
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} at {} TFLOP/s{}",
+                d.elem,
+                human_flops(d.flops),
+                d.peak_tflops,
+                if c.peak_overridden {
+                    " (--peak-tflops)"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    let detail = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    };
+    out.push_str(&format!(
+        "compute        {} per device{detail}: {}\n",
+        human_flops(c.flops),
+        human_time(c.seconds)
+    ));
+    out.push_str(&format!(
+        "step estimate  {} = compute + communication (no overlap assumed)\n",
+        human_time(r.step_seconds)
+    ));
+    out
+}
+
+/// Add the cost fields to `doc`, the partitioner's JSON report of the same
+/// program (`meshrun partition --json`): per collective (in the same
+/// order) and at the top level. Times are in µs.
+pub fn annotate_json(doc: &mut Value, r: &CostReport) {
+    if let Some(Value::Array(items)) = doc.get_mut("collectives") {
+        for (item, c) in items.iter_mut().zip(&r.collectives) {
+            if let Value::Object(obj) = item {
+                let e = &c.estimate;
+                obj.insert("group_size".into(), json!(e.group_size));
+                obj.insert("nccl_bytes".into(), json!(e.nccl_bytes));
+                obj.insert("bus_bytes".into(), json!(e.bus_bytes));
+                obj.insert("link".into(), json!(e.link.name));
+                obj.insert("crosses_nodes".into(), json!(e.crosses_nodes));
+                obj.insert(
+                    "bandwidth_gbytes_per_s".into(),
+                    json!(e.link.bandwidth_gbytes_per_s),
+                );
+                obj.insert("latency_us".into(), json!(e.link.latency_us));
+                obj.insert("latency_steps".into(), json!(e.latency_steps));
+                obj.insert("time_us".into(), json!(e.seconds * 1e6));
+            }
+        }
+    }
+    let Value::Object(top) = doc else {
+        return;
+    };
+    let compute = &r.compute;
+    let by_dtype: Vec<Value> = compute
+        .by_dtype
+        .iter()
+        .map(|d| {
+            json!({
+                "dtype": d.elem.name(),
+                "flops": d.flops,
+                "peak_tflops": d.peak_tflops,
+                "time_us": d.seconds * 1e6,
+            })
+        })
+        .collect();
+    let mut extra = Map::new();
+    extra.insert("topology".into(), json!(r.topology.name));
+    extra.insert(
+        "communication_us".into(),
+        json!(r.communication_seconds * 1e6),
+    );
+    extra.insert(
+        "compute".into(),
+        json!({
+            "flops_per_device": compute.flops,
+            "time_us": compute.seconds * 1e6,
+            "peak_overridden": compute.peak_overridden,
+            "by_dtype": by_dtype,
+        }),
+    );
+    extra.insert("step_us".into(), json!(r.step_seconds * 1e6));
+    extra.insert("overlap".into(), json!(false));
+    top.extend(extra);
+}

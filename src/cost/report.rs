@@ -1,0 +1,132 @@
+//! The cost of a partitioned program on a topology: every communicating
+//! collective (from the partitioner's own report, so the bytes are the
+//! ones `meshrun partition --json` prints) with its estimated time, the
+//! compute FLOPs per device at a stated peak, and a step time.
+//!
+//! The step time is compute plus communication, with no overlap: a
+//! conservative bound, since XLA-style schedulers hide some collectives
+//! behind compute.
+
+use meshrun_compiler::ir::ElemType;
+use meshrun_compiler::partition::device_program::PartitionedProgram;
+use meshrun_compiler::partition::report::{collective_report, ReportEntry};
+
+use crate::cost::error::CostError;
+use crate::cost::flops::{count_flops, FlopCount};
+use crate::cost::model::{estimate_collective, CollectiveEstimate};
+use crate::cost::topology::Topology;
+
+/// One collective: what the partitioner reports, and what it costs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectiveCost {
+    pub entry: ReportEntry,
+    pub estimate: CollectiveEstimate,
+}
+
+/// Compute time of one element type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DtypeCompute {
+    pub elem: ElemType,
+    pub flops: f64,
+    /// The peak it is charged at, TFLOP/s.
+    pub peak_tflops: f64,
+    pub seconds: f64,
+}
+
+/// Compute time of one device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComputeEstimate {
+    pub by_dtype: Vec<DtypeCompute>,
+    pub flops: f64,
+    pub seconds: f64,
+    /// True when `--peak-tflops` replaced the topology's peaks.
+    pub peak_overridden: bool,
+}
+
+/// Charge `count` at the topology's peak per element type, or at
+/// `peak_override` TFLOP/s for every type.
+pub fn estimate_compute(
+    count: &FlopCount,
+    topo: &Topology,
+    peak_override: Option<f64>,
+) -> ComputeEstimate {
+    let by_dtype: Vec<DtypeCompute> = count
+        .by_dtype
+        .iter()
+        .map(|d| {
+            let peak = peak_override.unwrap_or_else(|| topo.peak_tflops_for(d.elem));
+            DtypeCompute {
+                elem: d.elem,
+                flops: d.flops,
+                peak_tflops: peak,
+                seconds: d.flops / (peak * 1e12),
+            }
+        })
+        .collect();
+    ComputeEstimate {
+        flops: count.total(),
+        seconds: by_dtype.iter().map(|d| d.seconds).sum(),
+        by_dtype,
+        peak_overridden: peak_override.is_some(),
+    }
+}
+
+/// Everything `meshrun cost` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostReport {
+    pub topology: Topology,
+    pub num_devices: usize,
+    pub collectives: Vec<CollectiveCost>,
+    pub total_bytes_per_device: f64,
+    /// Sum of the collectives' times (they run one after another).
+    pub communication_seconds: f64,
+    pub compute: ComputeEstimate,
+    /// `compute + communication`, no overlap.
+    pub step_seconds: f64,
+}
+
+/// Cost `program` on `topo`. Every device of the program must exist in the
+/// topology.
+pub fn cost_report(
+    program: &PartitionedProgram,
+    topo: &Topology,
+    peak_override: Option<f64>,
+) -> Result<CostReport, CostError> {
+    for &d in &program.device.devices {
+        topo.node_of(d)?;
+    }
+    let report = collective_report(program);
+    // The report lists the communicating collectives in program order;
+    // pair each entry with the collective it describes.
+    let communicating: Vec<_> = program
+        .device
+        .collectives()
+        .map(|(c, _)| c)
+        .filter(|c| c.communicates())
+        .collect();
+    if communicating.len() != report.collectives.len() {
+        return Err(CostError::Internal(format!(
+            "the partitioner reports {} collectives but its program has {}",
+            report.collectives.len(),
+            communicating.len()
+        )));
+    }
+    let mut collectives = Vec::with_capacity(communicating.len());
+    for (entry, c) in report.collectives.into_iter().zip(communicating) {
+        collectives.push(CollectiveCost {
+            estimate: estimate_collective(c, topo)?,
+            entry,
+        });
+    }
+    let communication_seconds = collectives.iter().map(|c| c.estimate.seconds).sum();
+    let compute = estimate_compute(&count_flops(&program.device), topo, peak_override);
+    Ok(CostReport {
+        topology: topo.clone(),
+        num_devices: report.num_devices,
+        total_bytes_per_device: report.total_bytes_per_device,
+        step_seconds: compute.seconds + communication_seconds,
+        communication_seconds,
+        compute,
+        collectives,
+    })
+}

@@ -1,0 +1,338 @@
+//! `meshrun cost`: the same collectives and bytes as `meshrun partition
+//! --json` on every fixture, times from the topology, calibration end to
+//! end, and one-line errors for bad input.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use meshrun::cost::render::human_bytes;
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every fixture directory with an `input.mlir`.
+fn fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/jax"))
+        .expect("fixtures/jax")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("input.mlir").is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Run meshrun; (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("meshrun")
+        .expect("binary")
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, Some(0), "meshrun {args:?}: {stderr}");
+    stdout
+}
+
+fn run_json(args: &[&str]) -> Value {
+    serde_json::from_str(&run_ok(args)).expect("JSON")
+}
+
+/// Exit 1 and exactly one line `error: ...` containing every needle.
+fn assert_error(args: &[&str], needles: &[&str]) {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, Some(1), "meshrun {args:?}: {stderr}");
+    assert!(stdout.is_empty(), "nothing on stdout: {stdout}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "expected `{n}` in: {stderr}");
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn cost_reports_the_partitioners_collectives_and_bytes_on_every_fixture() {
+    let all = fixtures();
+    assert!(all.len() >= 40, "fixtures present: {}", all.len());
+    let mut with_collectives = 0;
+    for dir in &all {
+        let file = dir.join("input.mlir");
+        let part = run_json(&["partition", s(&file), "--json"]);
+        let cost = run_json(&["cost", s(&file), "--json"]);
+        let (pc, cc) = (&part["collectives"], &cost["collectives"]);
+        let (pc, cc) = (pc.as_array().expect("array"), cc.as_array().expect("array"));
+        assert_eq!(pc.len(), cc.len(), "{}", dir.display());
+        for (p, c) in pc.iter().zip(cc) {
+            for field in [
+                "kind",
+                "op",
+                "reason",
+                "axes",
+                "groups",
+                "dtype",
+                "in_shape",
+                "out_shape",
+                "bytes_per_device",
+            ] {
+                assert_eq!(p[field], c[field], "{}: {field}", dir.display());
+            }
+            let t = c["time_us"].as_f64().expect("time_us");
+            assert!(t.is_finite() && t >= 0.0, "{}: {t}", dir.display());
+        }
+        assert_eq!(
+            part["total_bytes_per_device"],
+            cost["total_bytes_per_device"],
+            "{}",
+            dir.display()
+        );
+        assert_eq!(part["num_devices"], cost["num_devices"]);
+        // The totals add up.
+        let sum: f64 = cc
+            .iter()
+            .map(|c| c["time_us"].as_f64().unwrap_or(f64::NAN))
+            .sum();
+        let comm = cost["communication_us"].as_f64().expect("communication_us");
+        assert!(
+            (sum - comm).abs() <= 1e-9 * comm.max(1.0),
+            "{}",
+            dir.display()
+        );
+        let step = cost["step_us"].as_f64().expect("step_us");
+        let compute = cost["compute"]["time_us"].as_f64().expect("compute");
+        assert!((step - (comm + compute)).abs() <= 1e-9 * step.max(1.0));
+        with_collectives += usize::from(!cc.is_empty());
+
+        // The table prints the same total.
+        let table = run_ok(&["cost", s(&file)]);
+        let total = cost["total_bytes_per_device"].as_f64().expect("total");
+        let line = format!("communication  {} per device", human_bytes(total));
+        assert!(table.contains(&line), "{line}: {table}");
+        assert!(table.contains("step estimate"), "{table}");
+    }
+    assert!(
+        with_collectives >= 10,
+        "{with_collectives} fixtures communicate"
+    );
+}
+
+#[test]
+fn mlp_forward_on_h100_costs_the_hand_computed_time() {
+    let file = root().join("fixtures/jax/mlp_forward/input.mlir");
+    let cost = run_json(&["cost", s(&file), "--json"]);
+    assert_eq!(cost["topology"], "h100-nvlink-8");
+    // Two all-reduces over "model" (groups of 2) of 4x32 and 4x16 f32:
+    // bytes 2·(1/2)·512 = 512 and 256; time = bytes / 360 GB/s + 2·1 µs.
+    let c = cost["collectives"].as_array().expect("array");
+    let want = [512.0 / 360e3 + 2.0, 256.0 / 360e3 + 2.0];
+    for (c, want) in c.iter().zip(want) {
+        assert_eq!(c["kind"], "all-reduce");
+        assert_eq!(c["group_size"], 2);
+        assert_eq!(c["link"], "NVLink 4");
+        let got = c["time_us"].as_f64().expect("time");
+        assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+    }
+    assert_eq!(cost["compute"]["flops_per_device"], 29312.0);
+    assert_eq!(cost["compute"]["by_dtype"][0]["peak_tflops"], 494.7);
+    assert_eq!(cost["overlap"], false);
+
+    // --peak-tflops charges every type at the given peak.
+    let cost = run_json(&["cost", s(&file), "--json", "--peak-tflops", "2"]);
+    let t = cost["compute"]["time_us"].as_f64().expect("time");
+    assert!((t - 29312.0 / 2e6).abs() < 1e-12, "{t}");
+}
+
+#[test]
+fn the_table_has_aligned_columns_and_units() {
+    let file = root().join("fixtures/jax/mlp_train_step/input.mlir");
+    let table = run_ok(&["cost", s(&file), "--topology", "a100-nvlink-8"]);
+    assert!(table.contains("on a100-nvlink-8"), "{table}");
+    let lines: Vec<&str> = table.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.starts_with('#') && l.contains("bytes/device"))
+        .expect("header");
+    let rows: Vec<&str> = lines[header + 1..]
+        .iter()
+        .copied()
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(rows.len() >= 2, "{table}");
+    // Right-aligned last column: every row ends where the header ends.
+    let width = lines[header].chars().count();
+    for r in &rows {
+        assert_eq!(r.chars().count(), width, "{table}");
+        assert!(r.ends_with(" µs"), "{r}");
+        assert!(r.contains(" B ") || r.contains(" KiB "), "{r}");
+    }
+    for needle in ["communication", "compute", "TFLOP/s", "no overlap"] {
+        assert!(table.contains(needle), "{needle}: {table}");
+    }
+}
+
+#[test]
+fn on_two_nodes_the_data_parallel_all_reduce_crosses_infiniband() {
+    let file = root().join("tests/cost_data/mlp_2x8.mlir");
+    let cost = run_json(&["cost", s(&file), "--json", "--topology", "2x8-h100-ib400"]);
+    let c = cost["collectives"].as_array().expect("array");
+    assert_eq!(c.len(), 2, "{cost}");
+    // Over "model" (8 devices of one node), 512x1024/2 bf16 rows = 512 KiB:
+    // 2·(7/8)·512 KiB / 360 GB/s + 14·1 µs.
+    assert_eq!(c[0]["axes"], json!(["\"model\""]));
+    assert_eq!(c[0]["crosses_nodes"], false);
+    let want0 = 1.75 * 524288.0 / 360e3 + 14.0;
+    assert!((c[0]["time_us"].as_f64().expect("t") - want0).abs() < 1e-9);
+    // Over "data" (d and d+8: two nodes), 4096/8 x 1024 bf16 = 1 MiB:
+    // 2·(1/2)·1 MiB / 45 GB/s + 2·5 µs.
+    assert_eq!(c[1]["axes"], json!(["\"data\""]));
+    assert_eq!(c[1]["crosses_nodes"], true);
+    assert_eq!(c[1]["link"], "InfiniBand NDR 400 Gb/s");
+    let want1 = 1048576.0 / 45e3 + 10.0;
+    assert!((c[1]["time_us"].as_f64().expect("t") - want1).abs() < 1e-9);
+    let table = run_ok(&["cost", s(&file), "--topology", "2x8-h100-ib400"]);
+    assert!(table.contains("(across nodes)"), "{table}");
+
+    // 16 devices do not fit one 8-GPU node.
+    assert_error(
+        &["cost", s(&file)],
+        &["topology 'h100-nvlink-8' has 8 devices", "device 8"],
+    );
+}
+
+/// bench-comm rows for 8 devices from α = 2 µs and 40 GB/s (exact).
+fn bench_rows() -> Value {
+    let mut rows = Vec::new();
+    for (op, f, k) in [
+        ("all-gather", 7.0 / 8.0, 7.0),
+        ("all-reduce", 14.0 / 8.0, 14.0),
+    ] {
+        for e in 10..=30 {
+            let bytes = f64::from(1u32 << e);
+            let t = f * bytes / 40e3 + k * 2.0;
+            rows.push(json!({"op": op, "bytes": bytes, "time_us": t,
+                             "algbw_gbps": bytes / t / 1e3,
+                             "busbw_gbps": f * bytes / t / 1e3, "ok": true}));
+        }
+    }
+    Value::Array(rows)
+}
+
+#[test]
+fn calibration_fits_the_bench_file_and_writes_a_topology_that_cost_uses() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let bench = dir.path().join("bench.json");
+    std::fs::write(&bench, bench_rows().to_string()).expect("write");
+    let topo = dir.path().join("fitted.json");
+
+    // Without FILE: the calibrated topology on stdout (or in a file).
+    let printed = run_ok(&["cost", "--calibrate", s(&bench), "--topology", "pcie4-8"]);
+    let t: Value = serde_json::from_str(&printed).expect("topology JSON");
+    assert_eq!(t["name"], "pcie4-8-calibrated");
+    let lat = t["intra_node"]["latency_us"].as_f64().expect("latency");
+    let bw = t["intra_node"]["bandwidth_gbytes_per_s"]
+        .as_f64()
+        .expect("bw");
+    assert!((lat - 2.0).abs() < 1e-6 && (bw - 40.0).abs() < 1e-6, "{t}");
+    run_ok(&[
+        "cost",
+        "--calibrate",
+        s(&bench),
+        "--write-topology",
+        s(&topo),
+    ]);
+
+    // The written file is a topology `cost` takes.
+    let file = root().join("fixtures/jax/mlp_forward/input.mlir");
+    let cost = run_json(&["cost", s(&file), "--json", "--topology", s(&topo)]);
+    assert_eq!(cost["topology"], "h100-nvlink-8-calibrated");
+    assert!(
+        cost.get("calibration").is_none(),
+        "a file is not a calibration"
+    );
+    let with_fit = run_json(&["cost", s(&file), "--json", "--calibrate", s(&bench)]);
+    let fitted = with_fit["calibration"]["latency_us"].as_f64().expect("fit");
+    assert!((fitted - 2.0).abs() < 1e-6, "{with_fit}");
+    let c0 = &cost["collectives"][0];
+    let want = 512.0 / 40e3 + 2.0 * 2.0;
+    assert!(
+        (c0["time_us"].as_f64().expect("t") - want).abs() < 1e-6,
+        "{c0}"
+    );
+
+    // --calibrate with FILE: the fit is stated above the table.
+    let table = run_ok(&["cost", s(&file), "--calibrate", s(&bench)]);
+    assert!(table.starts_with("calibrated from"), "{table}");
+    assert!(
+        table.contains("α 2 µs per step, bandwidth 40 GB/s"),
+        "{table}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_1() {
+    let file = root().join("fixtures/jax/mlp_forward/input.mlir");
+    let f = s(&file);
+    assert_error(
+        &["cost", f, "--topology", "tpu-v5"],
+        &[
+            "unknown topology 'tpu-v5'",
+            "h100-nvlink-8",
+            "2x8-h100-ib400",
+        ],
+    );
+
+    let dir = tempfile::tempdir().expect("tmp");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"name\": \"x\", \"nodes\": 1,\n \"devices_per_node\": }",
+    )
+    .expect("write");
+    assert_error(
+        &["cost", f, "--topology", s(&bad)],
+        &[s(&bad), "malformed topology file", "line 2"],
+    );
+    let neg = dir.path().join("neg.json");
+    let h100 = std::fs::read_to_string(root().join("topologies/h100-nvlink-8.json")).expect("read");
+    let mut t: Value = serde_json::from_str(&h100).expect("json");
+    t["intra_node"]["bandwidth_gbytes_per_s"] = json!(-1.0);
+    std::fs::write(&neg, t.to_string()).expect("write");
+    assert_error(
+        &["cost", f, "--topology", s(&neg)],
+        &["invalid topology", "bandwidth_gbytes_per_s"],
+    );
+
+    let missing = dir.path().join("missing-bench.json");
+    assert_error(
+        &["cost", f, "--calibrate", s(&missing)],
+        &[s(&missing), "cannot read"],
+    );
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "[{\"op\": \"all-gather\"}]").expect("write");
+    assert_error(
+        &["cost", f, "--calibrate", s(&garbage)],
+        &["malformed benchmark file", "row 0"],
+    );
+    assert_error(
+        &["cost", f, "--peak-tflops", "-3"],
+        &["--peak-tflops", "'-3'"],
+    );
+    assert_error(&["cost"], &["give a FILE"]);
+    assert_error(
+        &["cost", "no/such/program.mlir"],
+        &["no/such/program.mlir", "cannot read"],
+    );
+}
