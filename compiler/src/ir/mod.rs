@@ -1,6 +1,7 @@
 //! The IR: modules of functions whose bodies are SSA ops over tensors.
 
 pub mod infer;
+pub mod inline;
 pub mod literal;
 pub mod module;
 pub mod ops;

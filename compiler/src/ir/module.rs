@@ -231,6 +231,20 @@ impl Function {
         self.ops[id.index()].results[0]
     }
 
+    /// Replace every use of a value (op operands and returns) by
+    /// `map[value]` where one is given.
+    pub fn replace_uses(&mut self, map: &[Option<Value>]) {
+        let sub = |v: &mut Value| {
+            if let Some(Some(new)) = map.get(v.index()) {
+                *v = *new;
+            }
+        };
+        for op in &mut self.ops {
+            op.operands.iter_mut().for_each(sub);
+        }
+        self.returns.iter_mut().for_each(sub);
+    }
+
     /// Ops in program order with their ids.
     pub fn ops_in_order(&self) -> impl Iterator<Item = (OpId, &OpData)> {
         self.body.iter().map(move |&id| (id, &self.ops[id.index()]))

@@ -8,41 +8,11 @@ use std::fmt::Write;
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{Function, Value};
 use crate::rules::factor_symbol;
+use crate::text::value_names;
 
 use super::provenance::{Origin, Slot};
 use super::values::sharding_of;
 use super::Propagated;
-
-/// The printed name of every value of `f` (as `text::print_module` names
-/// them).
-pub fn value_names(f: &Function) -> Vec<Option<String>> {
-    let mut names = vec![None; f.values.len()];
-    for (i, v) in f.args.iter().enumerate() {
-        if let Some(slot) = names.get_mut(v.index()) {
-            *slot = Some(format!("%arg{i}"));
-        }
-    }
-    let mut next = 0usize;
-    for (_, op) in f.ops_in_order() {
-        match op.results.as_slice() {
-            [] => continue,
-            [v] => {
-                if let Some(slot) = names.get_mut(v.index()) {
-                    *slot = Some(format!("%{next}"));
-                }
-            }
-            many => {
-                for (k, v) in many.iter().enumerate() {
-                    if let Some(slot) = names.get_mut(v.index()) {
-                        *slot = Some(format!("%{next}#{k}"));
-                    }
-                }
-            }
-        }
-        next += 1;
-    }
-    names
-}
 
 /// Find the slot a user names: `%argN`, `%N`, `%N#k` or `resultN`.
 pub fn find_slot(f: &Function, name: &str) -> Option<Slot> {

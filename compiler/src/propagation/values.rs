@@ -113,16 +113,3 @@ pub fn describe_value(f: &Function, v: Value) -> String {
         None => format!("value #{}", v.0),
     }
 }
-
-/// Replace every use of a value by `map[value]` where one is given.
-pub fn substitute(f: &mut Function, map: &[Option<Value>]) {
-    let sub = |v: &mut Value| {
-        if let Some(Some(new)) = map.get(v.index()) {
-            *v = *new;
-        }
-    };
-    for op in &mut f.ops {
-        op.operands.iter_mut().for_each(sub);
-    }
-    f.returns.iter_mut().for_each(sub);
-}

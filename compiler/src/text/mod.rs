@@ -29,4 +29,4 @@ mod print_literal;
 mod printer;
 
 pub use parser::parse_module;
-pub use printer::print_module;
+pub use printer::{print_module, value_names};

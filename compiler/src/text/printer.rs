@@ -125,6 +125,41 @@ fn write_int_list(out: &mut String, xs: &[i64]) {
     out.push(']');
 }
 
+/// The printed name of every value of `f`: `%argN` for arguments, `%N`
+/// (or `%N#k` for multi-result ops) for op results in body order; `None`
+/// for values neither an argument nor defined by the body.
+pub fn value_names(f: &Function) -> Vec<Option<String>> {
+    let mut names = vec![None; f.values.len()];
+    for (i, v) in f.args.iter().enumerate() {
+        if let Some(slot) = names.get_mut(v.index()) {
+            *slot = Some(format!("%arg{i}"));
+        }
+    }
+    let mut next = 0usize;
+    for id in &f.body {
+        let Some(op) = f.ops.get(id.index()) else {
+            continue;
+        };
+        match op.results.as_slice() {
+            [] => continue,
+            [v] => {
+                if let Some(slot) = names.get_mut(v.index()) {
+                    *slot = Some(format!("%{next}"));
+                }
+            }
+            many => {
+                for (k, v) in many.iter().enumerate() {
+                    if let Some(slot) = names.get_mut(v.index()) {
+                        *slot = Some(format!("%{next}#{k}"));
+                    }
+                }
+            }
+        }
+        next += 1;
+    }
+    names
+}
+
 /// Prints one function; owns the value → name table.
 struct FuncPrinter<'a> {
     f: &'a Function,
@@ -135,34 +170,7 @@ struct FuncPrinter<'a> {
 
 impl<'a> FuncPrinter<'a> {
     fn new(f: &'a Function, out: &'a mut String) -> Self {
-        let mut names = vec![None; f.values.len()];
-        for (i, v) in f.args.iter().enumerate() {
-            if let Some(slot) = names.get_mut(v.index()) {
-                *slot = Some(format!("%arg{i}"));
-            }
-        }
-        let mut next = 0usize;
-        for id in &f.body {
-            let Some(op) = f.ops.get(id.index()) else {
-                continue;
-            };
-            match op.results.as_slice() {
-                [] => continue,
-                [v] => {
-                    if let Some(slot) = names.get_mut(v.index()) {
-                        *slot = Some(format!("%{next}"));
-                    }
-                }
-                many => {
-                    for (k, v) in many.iter().enumerate() {
-                        if let Some(slot) = names.get_mut(v.index()) {
-                            *slot = Some(format!("%{next}#{k}"));
-                        }
-                    }
-                }
-            }
-            next += 1;
-        }
+        let names = value_names(f);
         FuncPrinter { f, out, names }
     }
 

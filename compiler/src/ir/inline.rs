@@ -1,4 +1,5 @@
-//! Inlining of `func.call` (what XLA does before Shardy sees the program):
+//! Inlining of `func.call` (what XLA does before Shardy sees the program,
+//! and what the partitioner needs: it works on one function):
 //! every call is replaced by a copy of the callee's body, then the private
 //! functions nobody calls any more are dropped (MLIR's symbol DCE).
 //!
@@ -9,8 +10,6 @@ use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{Function, Module, OpKind, Value, Visibility};
-
-use crate::propagation::values::substitute;
 
 /// Inline every call of `module`, callees first; drop private functions.
 pub fn inline_calls(module: &mut Module) -> Result<(), Diagnostic> {
@@ -168,7 +167,7 @@ fn inline_in(f: &mut Function, done: &HashMap<String, Function>) -> Result<(), D
         // Later ops refer to the call's results: point them at the
         // inlined values (ops already in `new_body` come first).
         f.body = new_body;
-        substitute(f, &replace);
+        f.replace_uses(&replace);
         new_body = std::mem::take(&mut f.body);
     }
     f.body = new_body;
