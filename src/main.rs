@@ -95,12 +95,48 @@ enum Command {
         #[arg(long)]
         no_propagate: bool,
     },
+    /// What this machine can run: CPU cores, CUDA driver and GPUs, NVRTC,
+    /// cuBLAS, NCCL, MPI (each present or absent with the reason).
+    Doctor {
+        /// Also compile every CUDA kernel with NVRTC (sm_80, sm_90 and
+        /// this machine's GPUs; no GPU needed); exit 1 if any fails.
+        #[arg(long)]
+        compile_kernels: bool,
+    },
+    /// Propagate, partition and run `@main` on as many simulated devices
+    /// as its mesh has; write the outputs, time the runs, and check them
+    /// against the unsharded program.
+    Run {
+        file: PathBuf,
+        /// The backend that runs the devices (cpu or cuda).
+        #[arg(long, default_value = "cpu")]
+        backend: String,
+        /// The inputs of @main, in argument order.
+        #[arg(long, value_name = "NPY", num_args = 1.., conflicts_with = "random_inputs")]
+        inputs: Vec<PathBuf>,
+        /// Draw the inputs at random from this seed.
+        #[arg(long, value_name = "SEED")]
+        random_inputs: Option<u64>,
+        /// Write the outputs here as output_0.npy, output_1.npy, ...
+        #[arg(long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// Also run unsharded and compare (exit 1 beyond tolerance).
+        #[arg(long)]
+        check: bool,
+        /// Run N times and report the min and median time.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        repeat: usize,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Parse { file } => cli::parse(&file),
+        Command::Doctor { compile_kernels } => cli::doctor(&cli::DoctorArgs { compile_kernels }),
         Command::Show {
             file,
             all,
@@ -149,6 +185,27 @@ fn main() -> ExitCode {
                 json,
                 peak_tflops,
                 no_propagate,
+            },
+        ),
+        Command::Run {
+            file,
+            backend,
+            inputs,
+            random_inputs,
+            output_dir,
+            check,
+            repeat,
+            json,
+        } => cli::run(
+            &file,
+            &cli::RunArgs {
+                backend,
+                inputs,
+                random_inputs,
+                output_dir,
+                check,
+                repeat,
+                json,
             },
         ),
     };

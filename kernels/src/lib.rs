@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 
 pub mod cpu;
+pub mod cuda;
 pub mod error;
 pub mod tensor;
 

@@ -55,6 +55,46 @@ pub enum RuntimeError {
     /// A `.npy` file that could not be read or written.
     #[error("{}: {message}", .path.display())]
     Npy { path: PathBuf, message: String },
+
+    /// One instruction of a device program failed on one device: a kernel
+    /// refused its operands, or the instruction does not fit the values it
+    /// reads (a table entry out of range, a block of the wrong shape).
+    #[error("device {device}: instruction {instr} ({what}, global step {step}): {message}")]
+    Instruction {
+        device: i64,
+        instr: usize,
+        step: usize,
+        /// The instruction, e.g. `stablehlo.add` or `all-gather`.
+        what: String,
+        message: String,
+    },
+
+    /// A device thread panicked (a bug, never bad input); the run failed
+    /// instead of aborting the process.
+    #[error("device {device} panicked: {message}")]
+    DevicePanic { device: i64, message: String },
+
+    /// A device stopped because another device of the same run failed first.
+    /// The run reports the first device's error, so this is only seen when a
+    /// backend cannot tell which device failed first.
+    #[error("device {device} stopped: device {failed} failed")]
+    Aborted { device: i64, failed: i64 },
+
+    /// The device program and the inputs or the backend do not fit together
+    /// (a device the program does not list, a collective whose groups miss
+    /// a device, ...).
+    #[error("{0}")]
+    Program(String),
+
+    /// An input or output could not be split into, or rebuilt from, the
+    /// per-device blocks of its sharding.
+    #[error("{what} {index}: {message}")]
+    Layout {
+        /// `input` or `output`.
+        what: &'static str,
+        index: usize,
+        message: String,
+    },
 }
 
 /// Where an op is: `12:5: @main` when it was parsed, `@main, op 3` (its

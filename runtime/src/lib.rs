@@ -1,13 +1,43 @@
 //! meshrun runtime: devices, buffers, collectives, the executor and its
-//! backends. (Filled in by the CPU-runtime work; see ARCHITECTURE.md.)
+//! backends.
 //!
+//! - [`backend`] — the [`Backend`] / [`Device`](backend::Device) traits every
+//!   backend implements;
+//! - [`cpu`] — the CPU backend: one thread per simulated device,
+//!   collectives through shared memory;
+//! - [`cuda`] — the CUDA backend (NVIDIA GPUs, NCCL) and its placement
+//!   and planning logic;
+//! - [`executor`] — runs a partitioned device program on any backend;
+//! - [`shard_io`] — global inputs to per-device blocks and back;
+//! - [`pipeline`] — propagate + partition + run in one call;
+//! - [`compare`] — the tolerance rule for sharded vs reference outputs;
+//! - [`random_inputs`] — deterministic random inputs;
 //! - [`reference`] — the one-device reference interpreter every sharded run
-//!   is checked against.
-//! - [`npy`] — `.npy` files to and from host tensors.
-//! - [`error`] — `RuntimeError`.
+//!   is checked against;
+//! - [`npy`] — `.npy` files to and from host tensors;
+//! - [`blocks`] — copying boxes between row-major tensors;
+//! - [`testgen`] — random sharded programs for differential tests;
+//! - [`error`] — `RuntimeError`;
+//! - `mpi` (feature `mpi`) — the MPI backend: one process per device
+//!   under `mpirun`/`srun`.
 
+pub mod backend;
+pub mod blocks;
+pub mod compare;
+pub mod cpu;
+pub mod cuda;
 pub mod error;
+pub mod executor;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod npy;
+pub mod pipeline;
+pub mod random_inputs;
 pub mod reference;
+pub mod shard_io;
+pub mod testgen;
 
+pub use backend::Backend;
+pub use cpu::CpuBackend;
 pub use error::RuntimeError;
+pub use executor::{ExecOptions, Executor};

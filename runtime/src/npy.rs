@@ -54,17 +54,17 @@ pub fn write_npy(path: &Path, t: &HostTensor) -> Result<(), RuntimeError> {
 
 /// The parts of an npy header meshrun needs.
 #[derive(Debug, PartialEq)]
-struct Header {
-    descr: String,
-    fortran_order: bool,
-    shape: Vec<usize>,
+pub(crate) struct Header {
+    pub(crate) descr: String,
+    pub(crate) fortran_order: bool,
+    pub(crate) shape: Vec<usize>,
     /// Where the data starts.
-    data_offset: usize,
+    pub(crate) data_offset: usize,
 }
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
-fn parse_header(bytes: &[u8]) -> Result<Header, String> {
+pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, String> {
     if bytes.len() < 10 || &bytes[..6] != MAGIC {
         return Err("not an .npy file (bad magic)".into());
     }

@@ -1,8 +1,10 @@
 //! The subcommands. Each returns `anyhow::Result`; `main` prints the error.
 
 mod cost;
+mod doctor;
 mod partition;
 mod propagate;
+mod run;
 mod show;
 
 use std::path::Path;
@@ -11,8 +13,10 @@ use meshrun::compiler::text::print_module;
 use meshrun::load::load_file;
 
 pub use cost::{cost, CostArgs};
+pub use doctor::{doctor, DoctorArgs};
 pub use partition::{partition, PartitionArgs};
 pub use propagate::{parse_strategy, propagate, PropagateArgs};
+pub use run::{run, RunArgs};
 pub use show::show;
 
 /// `meshrun parse FILE`: print the checked module in canonical text.

@@ -1,0 +1,188 @@
+//! The backend interface: what the executor needs from a kind of device.
+//!
+//! One trait pair, one module per backend (like candle's `BackendDevice` /
+//! `BackendStorage`): [`Backend`] owns the devices of a run (it places
+//! buffers and runs one closure per device, concurrently), and [`Device`] is
+//! one device while a program runs on it (local ops, the local
+//! instructions of a device program, and its part in each collective). The
+//! executor ([`crate::executor`]) is written against these traits only, so
+//! a CUDA or MPI backend plugs in without touching it.
+
+use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
+use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::device_program::RemapEntry;
+use meshrun_kernels::{HostTensor, KernelError};
+
+use crate::error::RuntimeError;
+
+/// Why one operation on one device failed. The executor adds where (which
+/// device, which instruction).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DeviceError {
+    /// A kernel refused its operands or attributes.
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    /// The instruction does not fit its operands (an index out of range, a
+    /// block of the wrong shape, a group this device is not in).
+    #[error("{0}")]
+    Invalid(String),
+    /// Another device of the run failed; this one stopped waiting for it.
+    #[error("device {0} failed")]
+    PeerFailed(i64),
+}
+
+/// Where one device stands in one collective (computed by the executor
+/// from the collective's groups).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Participation<'a> {
+    /// Member `rank` of group number `group`; `members` lists the group's
+    /// device ids by rank.
+    Group {
+        group: usize,
+        rank: usize,
+        members: &'a [i64],
+    },
+    /// A collective-permute: the device this one sends its block to and
+    /// the one it receives from (itself for a self-pair). A device that
+    /// receives from no one ends with a block of zeros.
+    Permute {
+        send_to: Option<i64>,
+        recv_from: Option<i64>,
+    },
+}
+
+/// A kind of device and the devices of one run.
+pub trait Backend: Sync {
+    /// A buffer on a device: a cheap handle (cloning it must not copy the
+    /// data), so inputs placed once can be used by many runs.
+    type Buffer: Clone + Send + Sync;
+    /// One device while a program runs on it.
+    type Device: Device<Buffer = Self::Buffer>;
+
+    /// `cpu`, `cuda`, ...
+    fn name(&self) -> &'static str;
+
+    /// Get ready to run on `devices` (program order), before anything is
+    /// uploaded: a backend that maps devices onto hardware does it here
+    /// (the CUDA backend places mesh devices on GPUs and gives each a
+    /// stream). [`crate::Executor::place`] calls it; the default does
+    /// nothing.
+    fn prepare(&self, devices: &[i64]) -> Result<(), RuntimeError> {
+        let _ = devices;
+        Ok(())
+    }
+
+    /// Put a host tensor on device `device`.
+    fn upload(&self, device: i64, t: HostTensor) -> Result<Self::Buffer, RuntimeError>;
+
+    /// Put the same host tensor on every device of `devices` (a block
+    /// several devices hold). Backends whose devices share memory may
+    /// hand them one copy: buffers are never written in place.
+    fn upload_shared(
+        &self,
+        devices: &[i64],
+        t: HostTensor,
+    ) -> Result<Vec<Self::Buffer>, RuntimeError> {
+        devices.iter().map(|&d| self.upload(d, t.clone())).collect()
+    }
+
+    /// Bring a buffer of device `device` back to the host (consuming the
+    /// handle, so a backend whose buffers already are host memory can hand
+    /// the data over without a copy).
+    fn download(&self, device: i64, b: Self::Buffer) -> Result<HostTensor, RuntimeError>;
+
+    /// Run `body` once per device of `devices`, all concurrently (they meet
+    /// in collectives), and return each device's result in `devices` order.
+    ///
+    /// If a device fails (an error or a panic), the others must stop within
+    /// a short time (their collectives return [`DeviceError::PeerFailed`])
+    /// and the run returns the error of the device that failed first.
+    ///
+    /// A backend with one device per process (MPI) runs `body` for this
+    /// process's device only and returns that one result (its peers run in
+    /// the other processes); a failure there ends the whole job. Its inputs
+    /// are placed and its outputs gathered by `mpi::session`, not by
+    /// [`crate::Executor::place`] / [`crate::Executor::gather`].
+    fn run_spmd<R: Send>(
+        &self,
+        devices: &[i64],
+        body: &(dyn Fn(&mut Self::Device) -> Result<R, RuntimeError> + Sync),
+    ) -> Result<Vec<R>, RuntimeError>;
+}
+
+/// One device while a program runs on it. All methods take buffers by
+/// reference and return new buffers; the executor frees a buffer by
+/// dropping its last handle.
+pub trait Device {
+    type Buffer;
+
+    /// The device id (as in the mesh's `device_ids`).
+    fn id(&self) -> i64;
+
+    /// Shape and element type of a buffer.
+    fn buffer_type(&self, b: &Self::Buffer) -> TensorType;
+
+    /// The executor is done with `b` (its last use has run). Dropping it
+    /// frees it; a backend may keep its memory for later results.
+    fn release(&mut self, b: Self::Buffer) {
+        drop(b);
+    }
+
+    /// A StableHLO op on local blocks (`result_types` are the local types).
+    fn op(
+        &mut self,
+        kind: &OpKind,
+        operands: &[&Self::Buffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<Self::Buffer>, DeviceError>;
+
+    /// A tensor of type `ty` whose element `k` along `dim` is `offset + k`.
+    fn iota(
+        &mut self,
+        ty: &TensorType,
+        dim: usize,
+        offset: i64,
+    ) -> Result<Self::Buffer, DeviceError>;
+
+    /// A copy of `x` with every element whose index along `dim` is
+    /// `>= valid` set to `fill`.
+    fn mask(
+        &mut self,
+        x: &Self::Buffer,
+        dim: usize,
+        valid: i64,
+        fill: Scalar,
+    ) -> Result<Self::Buffer, DeviceError>;
+
+    /// The `size` elements of `x` along `dim` starting at `start`.
+    fn slice_dim(
+        &mut self,
+        x: &Self::Buffer,
+        dim: usize,
+        start: i64,
+        size: i64,
+    ) -> Result<Self::Buffer, DeviceError>;
+
+    /// A tensor of type `ty` built along `dim` element by element from
+    /// `table` (see `Instr::Remap`); `fill` is a scalar (zero when `None`).
+    fn remap(
+        &mut self,
+        sources: &[&Self::Buffer],
+        fill: Option<&Self::Buffer>,
+        ty: &TensorType,
+        dim: usize,
+        table: &[RemapEntry],
+    ) -> Result<Self::Buffer, DeviceError>;
+
+    /// This device's part in collective `c`. `instance` identifies the
+    /// collective within the run (the same number on every device), `x` is
+    /// this device's block and `out` the local type of the result.
+    fn collective(
+        &mut self,
+        instance: u64,
+        c: &Collective,
+        part: Participation<'_>,
+        x: &Self::Buffer,
+        out: &TensorType,
+    ) -> Result<Self::Buffer, DeviceError>;
+}

@@ -1,0 +1,287 @@
+//! One simulated CPU device: its thread's view of the run. Buffers are
+//! reference-counted host tensors owned by the device's thread; kernels run
+//! single-threaded inside a device (many devices share the cores), and
+//! collectives meet the other devices' threads in the run's
+//! [`Rendezvous`].
+
+use std::sync::Arc;
+
+use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
+use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+use meshrun_compiler::partition::device_program::RemapEntry;
+use meshrun_kernels::{eval_op, HostTensor, Parallelism};
+
+use super::collectives as coll;
+use super::local;
+use super::rendezvous::{Poisoned, Rendezvous, SlotKey};
+use crate::backend::{Device, DeviceError, Participation};
+use crate::blocks::zeros_like_elem;
+
+/// A buffer of a simulated device.
+pub type CpuBuffer = Arc<HostTensor>;
+
+/// All-reduces of at least this many elements are done in two phases:
+/// every member reduces one slice of the block (reading all members'
+/// slices), then the reduced slices are gathered. Smaller ones are reduced
+/// whole by every member (one exchange instead of two). Both sum each
+/// element in rank order, so they give bitwise the same result.
+pub const CHUNKED_ALL_REDUCE_MIN_ELEMS: usize = 32 * 1024;
+
+/// One simulated device of a run.
+pub struct CpuDevice {
+    id: i64,
+    par: Parallelism,
+    chunked_min: usize,
+    comm: Arc<Rendezvous<CpuBuffer>>,
+}
+
+impl CpuDevice {
+    pub(crate) fn new(
+        id: i64,
+        par: Parallelism,
+        chunked_min: usize,
+        comm: Arc<Rendezvous<CpuBuffer>>,
+    ) -> CpuDevice {
+        CpuDevice {
+            id,
+            par,
+            chunked_min,
+            comm,
+        }
+    }
+
+    fn key(instance: u64, phase: u32, group: i64) -> SlotKey {
+        SlotKey {
+            instance,
+            phase,
+            group,
+        }
+    }
+
+    /// Exchange blocks with the group; every member's block by rank.
+    fn exchange(
+        &self,
+        instance: u64,
+        phase: u32,
+        group: usize,
+        rank: usize,
+        size: usize,
+        x: &CpuBuffer,
+    ) -> Result<Vec<CpuBuffer>, DeviceError> {
+        self.comm
+            .exchange(
+                Self::key(instance, phase, group as i64),
+                rank,
+                size,
+                x.clone(),
+            )
+            .map_err(peer_failed)
+    }
+
+    fn all_reduce(
+        &self,
+        instance: u64,
+        group: usize,
+        rank: usize,
+        size: usize,
+        x: &CpuBuffer,
+        c: &Collective,
+    ) -> Result<HostTensor, DeviceError> {
+        let kind = c
+            .reduction
+            .ok_or_else(|| DeviceError::Invalid("an all-reduce without a reduction".into()))?;
+        let blocks = self.exchange(instance, 0, group, rank, size, x)?;
+        let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
+        let len = x.len();
+        if len < self.chunked_min || len < size {
+            return coll::all_reduce(&refs, kind).map_err(DeviceError::Invalid);
+        }
+        let chunk = len.div_ceil(size);
+        let range = (rank * chunk).min(len)..((rank + 1) * chunk).min(len);
+        let mine = Arc::new(coll::reduce_range(&refs, kind, range).map_err(DeviceError::Invalid)?);
+        drop(blocks);
+        let pieces = self.exchange(instance, 1, group, rank, size, &mine)?;
+        let refs: Vec<&HostTensor> = pieces.iter().map(|b| &**b).collect();
+        coll::concat_flat(&refs, x.shape()).map_err(DeviceError::Invalid)
+    }
+
+    fn permute(
+        &self,
+        instance: u64,
+        send_to: Option<i64>,
+        recv_from: Option<i64>,
+        x: &CpuBuffer,
+        out: &[usize],
+    ) -> Result<CpuBuffer, DeviceError> {
+        if let Some(t) = send_to.filter(|&t| t != self.id) {
+            self.comm
+                .send(Self::key(instance, 0, t), x.clone())
+                .map_err(peer_failed)?;
+        }
+        match recv_from {
+            Some(s) if s == self.id => Ok(x.clone()),
+            Some(_) => self
+                .comm
+                .recv(Self::key(instance, 0, self.id))
+                .map_err(peer_failed),
+            None => Ok(Arc::new(zeros_like_elem(x, out))),
+        }
+    }
+}
+
+fn peer_failed(p: Poisoned) -> DeviceError {
+    DeviceError::PeerFailed(p.failed)
+}
+
+fn group_of(part: Participation<'_>) -> Result<(usize, usize, usize), DeviceError> {
+    match part {
+        Participation::Group {
+            group,
+            rank,
+            members,
+        } => Ok((group, rank, members.len())),
+        Participation::Permute { .. } => Err(DeviceError::Invalid(
+            "a group collective given permute pairs".into(),
+        )),
+    }
+}
+
+impl Device for CpuDevice {
+    type Buffer = CpuBuffer;
+
+    fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn buffer_type(&self, b: &CpuBuffer) -> TensorType {
+        b.tensor_type()
+    }
+
+    fn release(&mut self, b: CpuBuffer) {
+        if let Ok(t) = Arc::try_unwrap(b) {
+            super::alloc::recycle(t);
+        }
+    }
+
+    fn op(
+        &mut self,
+        kind: &OpKind,
+        operands: &[&CpuBuffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<CpuBuffer>, DeviceError> {
+        let refs: Vec<&HostTensor> = operands.iter().map(|b| &***b).collect();
+        let out = eval_op(kind, &refs, result_types, self.par)?;
+        Ok(out.into_iter().map(Arc::new).collect())
+    }
+
+    fn iota(&mut self, ty: &TensorType, dim: usize, offset: i64) -> Result<CpuBuffer, DeviceError> {
+        local::iota(ty, dim, offset)
+            .map(Arc::new)
+            .map_err(DeviceError::Invalid)
+    }
+
+    fn mask(
+        &mut self,
+        x: &CpuBuffer,
+        dim: usize,
+        valid: i64,
+        fill: Scalar,
+    ) -> Result<CpuBuffer, DeviceError> {
+        local::mask(x, dim, valid, fill)
+            .map(Arc::new)
+            .map_err(DeviceError::Invalid)
+    }
+
+    fn slice_dim(
+        &mut self,
+        x: &CpuBuffer,
+        dim: usize,
+        start: i64,
+        size: i64,
+    ) -> Result<CpuBuffer, DeviceError> {
+        local::slice_dim(x, dim, start, size)
+            .map(Arc::new)
+            .map_err(DeviceError::Invalid)
+    }
+
+    fn remap(
+        &mut self,
+        sources: &[&CpuBuffer],
+        fill: Option<&CpuBuffer>,
+        ty: &TensorType,
+        dim: usize,
+        table: &[RemapEntry],
+    ) -> Result<CpuBuffer, DeviceError> {
+        let refs: Vec<&HostTensor> = sources.iter().map(|b| &***b).collect();
+        local::remap(&refs, fill.map(|f| &**f), ty, dim, table)
+            .map(Arc::new)
+            .map_err(DeviceError::Invalid)
+    }
+
+    fn collective(
+        &mut self,
+        instance: u64,
+        c: &Collective,
+        part: Participation<'_>,
+        x: &CpuBuffer,
+        out: &TensorType,
+    ) -> Result<CpuBuffer, DeviceError> {
+        let invalid = DeviceError::Invalid;
+        if out.elem != x.elem_type() {
+            return Err(invalid(format!(
+                "the result is {out} but the block is {}",
+                x.tensor_type()
+            )));
+        }
+        let out_shape = coll::dims(&out.shape).map_err(invalid)?;
+        let result = match c.kind {
+            CollectiveKind::CollectivePermute => {
+                let Participation::Permute { send_to, recv_from } = part else {
+                    return Err(invalid("a permute given groups, not pairs".into()));
+                };
+                self.permute(instance, send_to, recv_from, x, &out_shape)?
+            }
+            CollectiveKind::AllSlice => {
+                let (_, rank, size) = group_of(part)?;
+                Arc::new(coll::all_slice(x, rank, size, c, &out_shape).map_err(invalid)?)
+            }
+            CollectiveKind::AllGather => {
+                let (group, rank, size) = group_of(part)?;
+                let blocks = self.exchange(instance, 0, group, rank, size, x)?;
+                let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
+                Arc::new(coll::all_gather(&refs, c, &out_shape).map_err(invalid)?)
+            }
+            CollectiveKind::AllToAll => {
+                let (group, rank, size) = group_of(part)?;
+                let blocks = self.exchange(instance, 0, group, rank, size, x)?;
+                let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
+                Arc::new(coll::all_to_all(&refs, rank, c, &out_shape).map_err(invalid)?)
+            }
+            CollectiveKind::AllReduce => {
+                let (group, rank, size) = group_of(part)?;
+                if size == 1 {
+                    x.clone()
+                } else {
+                    Arc::new(self.all_reduce(instance, group, rank, size, x, c)?)
+                }
+            }
+            CollectiveKind::ReduceScatter => {
+                let (group, rank, size) = group_of(part)?;
+                let kind = c
+                    .reduction
+                    .ok_or_else(|| invalid("a reduce-scatter without a reduction".into()))?;
+                let blocks = self.exchange(instance, 0, group, rank, size, x)?;
+                let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
+                Arc::new(coll::reduce_scatter(&refs, rank, kind, c, &out_shape).map_err(invalid)?)
+            }
+        };
+        if result.shape() != out_shape.as_slice() {
+            return Err(invalid(format!(
+                "the {} gives a block of shape {:?} but the program expects {out}",
+                c.kind,
+                result.shape()
+            )));
+        }
+        Ok(result)
+    }
+}

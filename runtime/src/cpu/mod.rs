@@ -1,0 +1,190 @@
+//! The CPU backend: every mesh device is simulated by one OS thread with
+//! its own buffers; collectives go through shared memory.
+//!
+//! - [`device`]: [`CpuDevice`], one device's ops and collectives;
+//! - [`collectives`]: what each collective computes from the members'
+//!   blocks (pure functions);
+//! - [`local`]: the device program's local instructions (iota, masks,
+//!   slices, remaps) on host tensors;
+//! - [`rendezvous`]: where device threads meet and how a failure wakes them.
+//!
+//! A run borrows persistent threads, one per device, from a pool cache
+//! (`pool`); a one-device run runs on the caller's thread. A device that
+//! returns an error or panics (caught with `catch_unwind`) poisons the
+//! run's rendezvous, so the others stop at their next collective, and the
+//! run returns the error of the device that failed first. Devices that
+//! hold the same block of an input share one read-only copy of it.
+
+pub mod alloc;
+pub mod collectives;
+pub mod device;
+pub mod local;
+mod pool;
+pub mod rendezvous;
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use meshrun_kernels::{HostTensor, Parallelism};
+
+pub use device::{CpuBuffer, CpuDevice, CHUNKED_ALL_REDUCE_MIN_ELEMS};
+use pool::PoolLease;
+use rendezvous::Rendezvous;
+
+use crate::backend::Backend;
+use crate::error::RuntimeError;
+
+/// The CPU backend. `Parallelism::None` inside each device when a run has
+/// several devices (they share the cores); all of rayon's threads for a
+/// one-device run, unless [`CpuBackend::with_kernel_parallelism`] says
+/// otherwise.
+#[derive(Debug, Clone, Copy)]
+pub struct CpuBackend {
+    kernel_par: Option<Parallelism>,
+    chunked_min: usize,
+}
+
+impl Default for CpuBackend {
+    fn default() -> Self {
+        CpuBackend::new()
+    }
+}
+
+impl CpuBackend {
+    pub fn new() -> CpuBackend {
+        CpuBackend {
+            kernel_par: None,
+            chunked_min: CHUNKED_ALL_REDUCE_MIN_ELEMS,
+        }
+    }
+
+    /// Run every device's kernels with `par` regardless of the device
+    /// count.
+    pub fn with_kernel_parallelism(mut self, par: Parallelism) -> CpuBackend {
+        self.kernel_par = Some(par);
+        self
+    }
+
+    /// Do all-reduces of at least `elems` elements in two phases (see
+    /// [`CHUNKED_ALL_REDUCE_MIN_ELEMS`]); tests use it to reach both paths.
+    pub fn with_chunked_all_reduce_min(mut self, elems: usize) -> CpuBackend {
+        self.chunked_min = elems;
+        self
+    }
+
+    fn parallelism(&self, devices: usize) -> Parallelism {
+        self.kernel_par.unwrap_or(if devices == 1 {
+            Parallelism::Rayon(0)
+        } else {
+            Parallelism::None
+        })
+    }
+}
+
+/// The message of a panic payload.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".into()
+    }
+}
+
+impl Backend for CpuBackend {
+    type Buffer = CpuBuffer;
+    type Device = CpuDevice;
+
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn upload(&self, _device: i64, t: HostTensor) -> Result<CpuBuffer, RuntimeError> {
+        Ok(Arc::new(t))
+    }
+
+    fn download(&self, _device: i64, b: CpuBuffer) -> Result<HostTensor, RuntimeError> {
+        Ok(Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone()))
+    }
+
+    fn run_spmd<R: Send>(
+        &self,
+        devices: &[i64],
+        body: &(dyn Fn(&mut CpuDevice) -> Result<R, RuntimeError> + Sync),
+    ) -> Result<Vec<R>, RuntimeError> {
+        let par = self.parallelism(devices.len());
+        let comm: Arc<Rendezvous<CpuBuffer>> = Arc::new(Rendezvous::new());
+        let run_one = |id: i64| -> Result<R, RuntimeError> {
+            let mut dev = CpuDevice::new(id, par, self.chunked_min, comm.clone());
+            let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut dev)));
+            let result = match outcome {
+                Ok(r) => r,
+                Err(payload) => Err(RuntimeError::DevicePanic {
+                    device: id,
+                    message: panic_message(payload.as_ref()),
+                }),
+            };
+            if result.is_err() {
+                comm.poison(id);
+            }
+            result
+        };
+        if let [id] = devices {
+            // One device needs no peers: run it here, where its kernels can
+            // use the global rayon pool.
+            return run_one(*id).map(|r| vec![r]);
+        }
+        let lease = PoolLease::take(devices.len()).map_err(RuntimeError::Program)?;
+        let mut results: Vec<Option<Result<R, RuntimeError>>> =
+            (0..devices.len()).map(|_| None).collect();
+        lease.pool().scope(|s| {
+            for (slot, &id) in results.iter_mut().zip(devices) {
+                let run_one = &run_one;
+                s.spawn(move |_| *slot = Some(run_one(id)));
+            }
+        });
+        let results = results
+            .into_iter()
+            .zip(devices)
+            .map(|(r, &id)| {
+                r.unwrap_or_else(|| Err(RuntimeError::Program(format!("device {id} did not run"))))
+            })
+            .collect();
+        first_failure(devices, results, comm.failed())
+    }
+
+    fn upload_shared(
+        &self,
+        devices: &[i64],
+        t: HostTensor,
+    ) -> Result<Vec<CpuBuffer>, RuntimeError> {
+        // Buffers are never written in place, so devices holding the same
+        // block can read one copy.
+        let shared = Arc::new(t);
+        Ok(devices.iter().map(|_| shared.clone()).collect())
+    }
+}
+
+/// All results, or the error of the device that failed first (`failed`,
+/// as recorded by the rendezvous), else the first error in device order.
+fn first_failure<R>(
+    devices: &[i64],
+    results: Vec<Result<R, RuntimeError>>,
+    failed: Option<i64>,
+) -> Result<Vec<R>, RuntimeError> {
+    if results.iter().all(Result::is_ok) {
+        return Ok(results.into_iter().flatten().collect());
+    }
+    let mut first = None;
+    for (r, &id) in results.into_iter().zip(devices) {
+        if let Err(e) = r {
+            if Some(id) == failed {
+                return Err(e);
+            }
+            first.get_or_insert(e);
+        }
+    }
+    Err(first.unwrap_or_else(|| RuntimeError::Program("a device failed".into())))
+}

@@ -1,0 +1,239 @@
+//! Where the threads of simulated devices meet to exchange blocks.
+//!
+//! Every collective instance has, per device group, a *slot*: each member
+//! deposits a handle to its block (an `Arc`, so nothing is copied) and waits
+//! until every member has deposited; then each member takes handles to all
+//! the blocks and computes its own result from them, reading the other
+//! members' memory directly. The last member to take removes the slot.
+//! Slots are keyed by (collective instance, phase, group), so a device that
+//! runs ahead into the next collective never meets a stale slot.
+//!
+//! A point-to-point send (collective-permute) is a slot with one item that
+//! the receiver removes.
+//!
+//! **Failure.** A device that fails poisons the rendezvous: every member
+//! that waits, or will wait, returns [`Poisoned`] naming the first device
+//! that failed, so no thread hangs.
+
+use std::collections::HashMap;
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// Identifies one exchange: a collective instance, a phase within it (a
+/// collective may exchange more than once), and a group (or, for a send,
+/// the receiving device).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SlotKey {
+    pub instance: u64,
+    pub phase: u32,
+    pub group: i64,
+}
+
+/// The run was poisoned: device `failed` failed first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Poisoned {
+    pub failed: i64,
+}
+
+struct Slot<T> {
+    items: Vec<Option<T>>,
+    deposited: usize,
+    taken: usize,
+}
+
+struct State<T> {
+    slots: HashMap<SlotKey, Slot<T>>,
+    failed: Option<i64>,
+}
+
+/// The meeting point of one run's devices.
+pub struct Rendezvous<T> {
+    state: Mutex<State<T>>,
+    changed: Condvar,
+}
+
+impl<T: Clone> Default for Rendezvous<T> {
+    fn default() -> Self {
+        Rendezvous::new()
+    }
+}
+
+impl<T: Clone> Rendezvous<T> {
+    pub fn new() -> Rendezvous<T> {
+        Rendezvous {
+            state: Mutex::new(State {
+                slots: HashMap::new(),
+                failed: None,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// The state; a thread that panicked while holding the lock cannot
+    /// have left it inconsistent (every update is a few plain stores), so
+    /// a poisoned mutex is used as is.
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, State<T>>) -> MutexGuard<'a, State<T>> {
+        self.changed.wait(guard).unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Deposit `item` as member `rank` of a group of `size` and return
+    /// every member's item, by rank, once all have deposited.
+    pub fn exchange(
+        &self,
+        key: SlotKey,
+        rank: usize,
+        size: usize,
+        item: T,
+    ) -> Result<Vec<T>, Poisoned> {
+        let mut st = self.lock();
+        if let Some(failed) = st.failed {
+            return Err(Poisoned { failed });
+        }
+        let slot = st.slots.entry(key).or_insert_with(|| Slot {
+            items: vec![None; size],
+            deposited: 0,
+            taken: 0,
+        });
+        if rank < slot.items.len() && slot.items[rank].is_none() {
+            slot.items[rank] = Some(item);
+            slot.deposited += 1;
+        }
+        if slot.deposited >= size {
+            self.changed.notify_all();
+        }
+        loop {
+            if let Some(failed) = st.failed {
+                return Err(Poisoned { failed });
+            }
+            let mut taken = None;
+            if let Some(slot) = st.slots.get_mut(&key) {
+                if slot.deposited >= size {
+                    slot.taken += 1;
+                    taken = Some((
+                        slot.items.iter().flatten().cloned().collect::<Vec<T>>(),
+                        slot.taken >= size,
+                    ));
+                }
+            }
+            if let Some((items, last)) = taken {
+                if last {
+                    st.slots.remove(&key);
+                }
+                return Ok(items);
+            }
+            st = self.wait(st);
+        }
+    }
+
+    /// Leave `item` for the one receiver of `key`.
+    pub fn send(&self, key: SlotKey, item: T) -> Result<(), Poisoned> {
+        let mut st = self.lock();
+        if let Some(failed) = st.failed {
+            return Err(Poisoned { failed });
+        }
+        st.slots.insert(
+            key,
+            Slot {
+                items: vec![Some(item)],
+                deposited: 1,
+                taken: 0,
+            },
+        );
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    /// Wait for the item sent under `key` and take it.
+    pub fn recv(&self, key: SlotKey) -> Result<T, Poisoned> {
+        let mut st = self.lock();
+        loop {
+            if let Some(failed) = st.failed {
+                return Err(Poisoned { failed });
+            }
+            if let Some(mut slot) = st.slots.remove(&key) {
+                if let Some(item) = slot.items.first_mut().and_then(Option::take) {
+                    return Ok(item);
+                }
+            }
+            st = self.wait(st);
+        }
+    }
+
+    /// Mark the run as failed because of `device` (the first call wins) and
+    /// wake every waiting member.
+    pub fn poison(&self, device: i64) {
+        let mut st = self.lock();
+        if st.failed.is_none() {
+            st.failed = Some(device);
+        }
+        st.slots.clear();
+        self.changed.notify_all();
+    }
+
+    /// The device that failed first, if any.
+    pub fn failed(&self) -> Option<i64> {
+        self.lock().failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn key(instance: u64) -> SlotKey {
+        SlotKey {
+            instance,
+            phase: 0,
+            group: 0,
+        }
+    }
+
+    #[test]
+    fn members_get_every_item_by_rank() {
+        let r = Rendezvous::<usize>::new();
+        let got: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|rank| {
+                    let r = &r;
+                    s.spawn(move || r.exchange(key(7), rank, 4, rank * 10).unwrap())
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for g in got {
+            assert_eq!(g, vec![0, 10, 20, 30]);
+        }
+        assert!(
+            r.lock().slots.is_empty(),
+            "the last member removes the slot"
+        );
+    }
+
+    #[test]
+    fn send_then_recv() {
+        let r = Rendezvous::<&str>::new();
+        r.send(key(1), "block").unwrap();
+        assert_eq!(r.recv(key(1)).unwrap(), "block");
+    }
+
+    #[test]
+    fn poison_wakes_waiters() {
+        let r = Rendezvous::<u8>::new();
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            let h = s.spawn(|| r.exchange(key(0), 0, 2, 1));
+            let g = s.spawn(|| r.recv(key(5)));
+            std::thread::sleep(Duration::from_millis(50));
+            r.poison(3);
+            r.poison(4);
+            assert_eq!(h.join().unwrap(), Err(Poisoned { failed: 3 }));
+            assert_eq!(g.join().unwrap(), Err(Poisoned { failed: 3 }));
+        });
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert_eq!(r.exchange(key(9), 0, 1, 0), Err(Poisoned { failed: 3 }));
+    }
+}

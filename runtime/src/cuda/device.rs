@@ -1,0 +1,601 @@
+//! One mesh device while a program runs on it: its GPU, its own stream,
+//! its cuBLAS handle and NCCL communicators (kept between runs in
+//! `DeviceState`), and the run's meeting point with the other devices.
+//!
+//! Every op is validated first with the compiler's shape rules
+//! (`check_result_types`), then computed by the GPU kernels through
+//! `Launcher` (which checks buffer sizes before each launch). The few
+//! combinations the GPU does not compute (integer `dot_general`) are
+//! computed on the host by the CPU kernels and counted
+//! (`CudaBackend::host_fallbacks`). Needs a GPU to run (not exercised in
+//! CI).
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use cudarc::cublas::CudaBlas;
+use cudarc::driver::{CudaContext, CudaStream};
+use meshrun_compiler::ir::infer::check_result_types;
+use meshrun_compiler::ir::{CompareType, OpKind, Scalar, TensorType, UnaryOp};
+use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::device_program::RemapEntry;
+use meshrun_kernels::cuda::names;
+use meshrun_kernels::{eval_op, HostTensor, KernelError, Parallelism};
+
+use super::backend::RunShared;
+use super::buffer::{scalar_bits, CudaBuffer, DevData};
+use super::dot;
+use super::ffi::SendComm;
+use super::kernels::{GpuKernels, Launcher};
+use super::layout::{self, box_copy, dim_walk, row_major_strides, StridedCopy};
+use crate::backend::{Device, DeviceError, Participation};
+
+/// What a mesh device keeps between runs (only its own thread holds it
+/// during a run).
+#[derive(Default)]
+pub struct DeviceState {
+    pub(crate) blas: Option<CudaBlas>,
+    /// NCCL communicators this device drives, by member list.
+    pub(crate) comms: HashMap<Vec<i64>, SendComm>,
+}
+
+/// One mesh device of a CUDA run.
+pub struct CudaDevice {
+    pub(crate) id: i64,
+    pub(crate) gpu: usize,
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    pub(crate) kernels: Arc<GpuKernels>,
+    pub(crate) state: DeviceState,
+    pub(crate) shared: Arc<RunShared>,
+}
+
+/// A GPU-side failure (a launch, an allocation, a copy).
+pub(crate) fn gpu_err(m: String) -> DeviceError {
+    DeviceError::Invalid(m)
+}
+
+fn invalid(kind: &OpKind, message: impl Into<String>) -> DeviceError {
+    DeviceError::Kernel(KernelError::Invalid {
+        op: kind.name(),
+        message: message.into(),
+    })
+}
+
+fn unsupported(kind: &OpKind, b: &CudaBuffer) -> DeviceError {
+    DeviceError::Kernel(KernelError::UnsupportedType {
+        op: kind.name(),
+        elem: b.ty.elem,
+    })
+}
+
+fn is_scalar(b: &CudaBuffer) -> bool {
+    b.ty.shape.is_empty()
+}
+
+impl CudaDevice {
+    pub(crate) fn into_state(self) -> DeviceState {
+        self.state
+    }
+
+    pub(crate) fn launcher(&self) -> Launcher<'_> {
+        Launcher {
+            stream: &self.stream,
+            kernels: &self.kernels,
+        }
+    }
+
+    pub(crate) fn zeros(&self, ty: &TensorType) -> Result<DevData, DeviceError> {
+        let n = layout::num_elements(&layout::dims(&ty.shape).map_err(gpu_err)?)
+            .ok_or_else(|| gpu_err(format!("{ty} has too many elements")))?;
+        DevData::zeros(&self.stream, ty.elem, n).map_err(gpu_err)
+    }
+
+    pub(crate) fn wrap(&self, data: DevData, ty: &TensorType) -> CudaBuffer {
+        CudaBuffer {
+            data: Arc::new(data),
+            ty: ty.clone(),
+            gpu: self.gpu,
+        }
+    }
+
+    /// A new buffer of `ty` holding `copies` of `src` applied to zeros.
+    pub(crate) fn assemble(
+        &self,
+        ty: &TensorType,
+        parts: &[(&DevData, StridedCopy)],
+    ) -> Result<CudaBuffer, DeviceError> {
+        let mut y = self.zeros(ty)?;
+        let l = self.launcher();
+        for (src, copy) in parts {
+            l.copy(src, &mut y, copy).map_err(gpu_err)?;
+        }
+        Ok(self.wrap(y, ty))
+    }
+
+    fn check_local(&self, bufs: &[&CudaBuffer]) -> Result<(), DeviceError> {
+        match bufs.iter().find(|b| b.gpu != self.gpu) {
+            Some(b) => Err(DeviceError::Invalid(format!(
+                "a buffer of GPU {} used on device {} (GPU {})",
+                b.gpu, self.id, self.gpu
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Compute `kind` on the host with the CPU kernels (the operands
+    /// downloaded, the results uploaded).
+    fn host_op(
+        &mut self,
+        kind: &OpKind,
+        operands: &[&CudaBuffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<CudaBuffer>, DeviceError> {
+        let hosts = operands
+            .iter()
+            .map(|b| b.data.download(&self.stream, &b.shape()))
+            .collect::<Result<Vec<HostTensor>, String>>()
+            .map_err(gpu_err)?;
+        let refs: Vec<&HostTensor> = hosts.iter().collect();
+        let outs = eval_op(kind, &refs, result_types, Parallelism::None)?;
+        self.shared.fallbacks.fetch_add(1, Ordering::Relaxed);
+        outs.iter()
+            .map(|t| {
+                DevData::upload(&self.stream, t)
+                    .map(|d| self.wrap(d, &t.tensor_type()))
+                    .map_err(gpu_err)
+            })
+            .collect()
+    }
+
+    fn blas(&mut self) -> Result<(), DeviceError> {
+        if self.state.blas.is_none() {
+            let blas = CudaBlas::new(self.stream.clone())
+                .map_err(|e| gpu_err(format!("cannot create a cuBLAS handle: {e:?}")))?;
+            self.state.blas = Some(blas);
+        }
+        Ok(())
+    }
+
+    /// One GPU op whose operands and result types are already checked.
+    fn gpu_op(
+        &mut self,
+        kind: &OpKind,
+        x: &[&CudaBuffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<CudaBuffer>, DeviceError> {
+        let out = &result_types[0];
+        let n = layout::num_elements(&layout::dims(&out.shape).map_err(gpu_err)?).unwrap_or(0);
+        let e = gpu_err;
+        let l = self.launcher();
+        let one = |y: DevData| Ok(vec![self.wrap(y, out)]);
+        match kind {
+            OpKind::Unary(op) => {
+                let name = if *op == UnaryOp::IsFinite {
+                    names::is_finite(x[0].ty.elem)
+                } else {
+                    names::unary(*op, x[0].ty.elem)
+                };
+                let name = name.ok_or_else(|| unsupported(kind, x[0]))?;
+                let mut y = self.zeros(out)?;
+                l.map1(&name, &x[0].data, &mut y, n).map_err(e)?;
+                one(y)
+            }
+            OpKind::Binary(op) => {
+                let name =
+                    names::binary(*op, x[0].ty.elem).ok_or_else(|| unsupported(kind, x[0]))?;
+                let mut y = self.zeros(out)?;
+                l.map2(&name, &x[0].data, &x[1].data, &mut y, n)
+                    .map_err(e)?;
+                one(y)
+            }
+            OpKind::Compare {
+                direction,
+                compare_type,
+            } => {
+                let total = *compare_type == Some(CompareType::TotalOrder);
+                let name = names::compare(*direction, total, x[0].ty.elem)
+                    .ok_or_else(|| unsupported(kind, x[0]))?;
+                let mut y = self.zeros(out)?;
+                l.map2(&name, &x[0].data, &x[1].data, &mut y, n)
+                    .map_err(e)?;
+                one(y)
+            }
+            OpKind::Select => {
+                let mut y = self.zeros(out)?;
+                l.select(
+                    &x[0].data,
+                    !is_scalar(x[0]),
+                    &x[1].data,
+                    &x[2].data,
+                    &mut y,
+                    n,
+                )
+                .map_err(e)?;
+                one(y)
+            }
+            OpKind::Clamp => {
+                let mut y = self.zeros(out)?;
+                l.clamp(
+                    &x[0].data,
+                    !is_scalar(x[0]),
+                    &x[1].data,
+                    &x[2].data,
+                    !is_scalar(x[2]),
+                    &mut y,
+                    n,
+                )
+                .map_err(e)?;
+                one(y)
+            }
+            OpKind::Convert => {
+                if x[0].ty.elem == out.elem {
+                    return Ok(vec![x[0].with_type(out.clone())]);
+                }
+                let name = names::convert(x[0].ty.elem, out.elem)
+                    .ok_or_else(|| unsupported(kind, x[0]))?;
+                let mut y = self.zeros(out)?;
+                l.map1(&name, &x[0].data, &mut y, n).map_err(e)?;
+                one(y)
+            }
+            OpKind::Constant(lit) => {
+                let t = HostTensor::from_literal(lit, out)?;
+                one(DevData::upload(&self.stream, &t).map_err(e)?)
+            }
+            OpKind::Iota { dim } => {
+                let shape = layout::dims(&out.shape).map_err(e)?;
+                let d =
+                    usize::try_from(*dim).map_err(|_| invalid(kind, format!("dimension {dim}")))?;
+                let (size, inner) = dim_walk(&shape, d).map_err(|m| invalid(kind, m))?;
+                let mut y = self.zeros(out)?;
+                l.iota(&mut y, n, size, inner, 0).map_err(e)?;
+                one(y)
+            }
+            OpKind::BroadcastInDim { dims } => {
+                let shape = layout::dims(&out.shape).map_err(e)?;
+                let copy = layout::broadcast_in_dim(&x[0].shape(), dims, &shape)
+                    .map_err(|m| invalid(kind, m))?;
+                Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
+            }
+            OpKind::Reshape => Ok(vec![x[0].with_type(out.clone())]),
+            OpKind::Transpose { perm } => {
+                let (_, copy) =
+                    layout::transpose(&x[0].shape(), perm).map_err(|m| invalid(kind, m))?;
+                Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
+            }
+            OpKind::Slice {
+                start,
+                limit,
+                strides,
+            } => {
+                let (_, copy) = layout::slice(&x[0].shape(), start, limit, strides)
+                    .map_err(|m| invalid(kind, m))?;
+                Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
+            }
+            OpKind::Pad {
+                low,
+                high,
+                interior,
+            } => {
+                let (shape, copy) = layout::pad(&x[0].shape(), low, high, interior)
+                    .map_err(|m| invalid(kind, m))?;
+                // The padding value (a scalar) everywhere, then the operand.
+                let fill = StridedCopy {
+                    src_strides: vec![0; shape.len()],
+                    dst_strides: row_major_strides(&shape),
+                    shape,
+                    src_offset: 0,
+                    dst_offset: 0,
+                };
+                Ok(vec![self.assemble(
+                    out,
+                    &[(&x[1].data, fill), (&x[0].data, copy)],
+                )?])
+            }
+            OpKind::Concatenate { dim } => {
+                let shapes: Vec<Vec<usize>> = x.iter().map(|b| b.shape()).collect();
+                let (_, copies) =
+                    layout::concatenate(&shapes, *dim).map_err(|m| invalid(kind, m))?;
+                let parts: Vec<(&DevData, StridedCopy)> =
+                    x.iter().map(|b| &*b.data).zip(copies).collect();
+                Ok(vec![self.assemble(out, &parts)?])
+            }
+            OpKind::Reduce { dims, kind: rk } => {
+                let k = x.len() / 2;
+                let mut results = Vec::with_capacity(k);
+                for i in 0..k {
+                    let (input, init, ty) = (x[i], x[k + i], &result_types[i]);
+                    let name = names::reduce(*rk, input.ty.elem)
+                        .ok_or_else(|| unsupported(kind, input))?;
+                    let lay = layout::reduce_layout(&input.shape(), dims)
+                        .map_err(|m| invalid(kind, m))?;
+                    let moved;
+                    let src: &DevData = match &lay.perm {
+                        None => &input.data,
+                        Some(p) => {
+                            let (tshape, copy) = layout::transpose(&input.shape(), p).map_err(e)?;
+                            let mut t = DevData::zeros(
+                                &self.stream,
+                                input.ty.elem,
+                                tshape.iter().product(),
+                            )
+                            .map_err(e)?;
+                            l.copy(&input.data, &mut t, &copy).map_err(e)?;
+                            moved = t;
+                            &moved
+                        }
+                    };
+                    let mut y = self.zeros(ty)?;
+                    l.reduce(&name, src, &init.data, &mut y, lay.outer, lay.red)
+                        .map_err(e)?;
+                    results.push(self.wrap(y, ty));
+                }
+                Ok(results)
+            }
+            OpKind::DotGeneral { .. }
+            | OpKind::Call { .. }
+            | OpKind::ShardingConstraint { .. }
+            | OpKind::Reshard { .. }
+            | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
+        }
+    }
+}
+
+impl Device for CudaDevice {
+    type Buffer = CudaBuffer;
+
+    fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn buffer_type(&self, b: &CudaBuffer) -> TensorType {
+        b.ty.clone()
+    }
+
+    fn op(
+        &mut self,
+        kind: &OpKind,
+        operands: &[&CudaBuffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<CudaBuffer>, DeviceError> {
+        if matches!(
+            kind,
+            OpKind::Call { .. }
+                | OpKind::ShardingConstraint { .. }
+                | OpKind::Reshard { .. }
+                | OpKind::ShardingGroup { .. }
+        ) {
+            return Err(DeviceError::Kernel(KernelError::NotAKernel {
+                op: kind.name(),
+            }));
+        }
+        self.check_local(operands)?;
+        let types: Vec<TensorType> = operands.iter().map(|b| b.ty.clone()).collect();
+        check_result_types(kind, &types, result_types).map_err(|m| invalid(kind, m))?;
+        if result_types.is_empty() {
+            return Err(invalid(kind, "no result types"));
+        }
+        if let OpKind::DotGeneral { dims, .. } = kind {
+            let (lhs, rhs, out) = (operands[0], operands[1], &result_types[0]);
+            if !dot::supported(lhs.ty.elem, rhs.ty.elem, out.elem) {
+                return self.host_op(kind, operands, result_types);
+            }
+            self.blas()?;
+            let blas = self
+                .state
+                .blas
+                .as_ref()
+                .ok_or_else(|| gpu_err("no cuBLAS handle".into()))?;
+            let y = dot::dot_general(
+                &self.launcher(),
+                blas,
+                &self.stream,
+                &lhs.data,
+                &lhs.shape(),
+                &rhs.data,
+                &rhs.shape(),
+                dims,
+                out.elem,
+            )
+            .map_err(gpu_err)?;
+            return Ok(vec![self.wrap(y, out)]);
+        }
+        self.gpu_op(kind, operands, result_types)
+    }
+
+    fn iota(
+        &mut self,
+        ty: &TensorType,
+        dim: usize,
+        offset: i64,
+    ) -> Result<CudaBuffer, DeviceError> {
+        let shape = layout::dims(&ty.shape).map_err(gpu_err)?;
+        let (size, inner) = dim_walk(&shape, dim).map_err(DeviceError::Invalid)?;
+        let mut y = self.zeros(ty)?;
+        self.launcher()
+            .iota(&mut y, shape.iter().product(), size, inner, offset)
+            .map_err(gpu_err)?;
+        Ok(self.wrap(y, ty))
+    }
+
+    fn mask(
+        &mut self,
+        x: &CudaBuffer,
+        dim: usize,
+        valid: i64,
+        fill: Scalar,
+    ) -> Result<CudaBuffer, DeviceError> {
+        self.check_local(&[x])?;
+        let shape = x.shape();
+        let (size, inner) = dim_walk(&shape, dim).map_err(DeviceError::Invalid)?;
+        if valid >= size as i64 {
+            return Ok(x.clone());
+        }
+        let bits = scalar_bits(x.ty.elem, fill).map_err(DeviceError::Invalid)?;
+        let mut y = self.zeros(&x.ty)?;
+        self.launcher()
+            .mask(&x.data, &mut y, x.len(), size, inner, valid, bits)
+            .map_err(gpu_err)?;
+        Ok(self.wrap(y, &x.ty))
+    }
+
+    fn slice_dim(
+        &mut self,
+        x: &CudaBuffer,
+        dim: usize,
+        start: i64,
+        size: i64,
+    ) -> Result<CudaBuffer, DeviceError> {
+        self.check_local(&[x])?;
+        let shape = x.shape();
+        let n = *shape.get(dim).ok_or_else(|| {
+            DeviceError::Invalid(format!("dimension {dim} of a rank-{} block", shape.len()))
+        })?;
+        let (Ok(s), Ok(len)) = (usize::try_from(start), usize::try_from(size)) else {
+            return Err(DeviceError::Invalid(format!(
+                "slice of {size} elements from {start}"
+            )));
+        };
+        if s.checked_add(len).is_none_or(|end| end > n) {
+            return Err(DeviceError::Invalid(format!(
+                "elements {start}..{} along dimension {dim} of a block of {n}",
+                start.saturating_add(size)
+            )));
+        }
+        let mut out_shape = shape.clone();
+        out_shape[dim] = len;
+        let mut src_start = vec![0; shape.len()];
+        src_start[dim] = s;
+        let copy = box_copy(
+            &out_shape,
+            &shape,
+            &vec![0; shape.len()],
+            &src_start,
+            &out_shape,
+        )
+        .map_err(DeviceError::Invalid)?;
+        let ty = TensorType::new(
+            out_shape.iter().map(|&d| d as i64).collect::<Vec<_>>(),
+            x.ty.elem,
+        );
+        self.assemble(&ty, &[(&x.data, copy)])
+    }
+
+    fn remap(
+        &mut self,
+        sources: &[&CudaBuffer],
+        fill: Option<&CudaBuffer>,
+        ty: &TensorType,
+        dim: usize,
+        table: &[RemapEntry],
+    ) -> Result<CudaBuffer, DeviceError> {
+        self.check_local(sources)?;
+        let out = layout::dims(&ty.shape).map_err(DeviceError::Invalid)?;
+        let n = *out.get(dim).ok_or_else(|| {
+            DeviceError::Invalid(format!("dimension {dim} of a rank-{} result", out.len()))
+        })?;
+        if table.len() != n {
+            return Err(DeviceError::Invalid(format!(
+                "a remap table of {} entries for a dimension of {n}",
+                table.len()
+            )));
+        }
+        for (i, s) in sources.iter().enumerate() {
+            let ss = s.shape();
+            let same = s.ty.elem == ty.elem
+                && ss.len() == out.len()
+                && (0..ss.len()).all(|d| d == dim || ss[d] == out[d]);
+            if !same {
+                return Err(DeviceError::Invalid(format!(
+                    "source {i} is {} but the remap builds {ty} along dimension {dim}",
+                    s.ty
+                )));
+            }
+        }
+        let out_strides = row_major_strides(&out);
+        let mut parts: Vec<(&DevData, StridedCopy)> = Vec::new();
+        let mut k = 0;
+        while k < n {
+            let mut run = 1;
+            match table[k] {
+                RemapEntry::Fill => {
+                    while k + run < n && table[k + run] == RemapEntry::Fill {
+                        run += 1;
+                    }
+                    if let Some(f) = fill {
+                        self.check_local(&[f])?;
+                        if !f.ty.shape.is_empty() || f.ty.elem != ty.elem {
+                            return Err(DeviceError::Invalid(format!(
+                                "the fill value is {}, not a scalar of {}",
+                                f.ty, ty.elem
+                            )));
+                        }
+                        let mut extent = out.clone();
+                        extent[dim] = run;
+                        parts.push((
+                            &f.data,
+                            StridedCopy {
+                                shape: extent,
+                                src_strides: vec![0; out.len()],
+                                dst_strides: out_strides.clone(),
+                                src_offset: 0,
+                                dst_offset: k * out_strides[dim],
+                            },
+                        ));
+                    }
+                }
+                RemapEntry::Source { source, index } => {
+                    while k + run < n
+                        && table[k + run]
+                            == (RemapEntry::Source {
+                                source,
+                                index: index + run as i64,
+                            })
+                    {
+                        run += 1;
+                    }
+                    let src = sources.get(source as usize).ok_or_else(|| {
+                        DeviceError::Invalid(format!(
+                            "entry {k} names source {source} of {}",
+                            sources.len()
+                        ))
+                    })?;
+                    let ss = src.shape();
+                    let start = usize::try_from(index)
+                        .ok()
+                        .filter(|&i| i + run <= ss[dim])
+                        .ok_or_else(|| {
+                            DeviceError::Invalid(format!(
+                                "entry {k} reads element {index} of source {source}, which has {}",
+                                ss[dim]
+                            ))
+                        })?;
+                    let mut extent = out.clone();
+                    extent[dim] = run;
+                    let mut dst_start = vec![0; out.len()];
+                    dst_start[dim] = k;
+                    let mut src_start = vec![0; out.len()];
+                    src_start[dim] = start;
+                    let copy = box_copy(&out, &ss, &dst_start, &src_start, &extent)
+                        .map_err(DeviceError::Invalid)?;
+                    parts.push((&src.data, copy));
+                }
+            }
+            k += run;
+        }
+        self.assemble(ty, &parts)
+    }
+
+    fn collective(
+        &mut self,
+        instance: u64,
+        c: &Collective,
+        part: Participation<'_>,
+        x: &CudaBuffer,
+        out: &TensorType,
+    ) -> Result<CudaBuffer, DeviceError> {
+        self.check_local(&[x])?;
+        self.run_collective(instance, c, part, x, out)
+    }
+}

@@ -1,0 +1,372 @@
+//! The kernels of one GPU (compiled by `nvrtc`, loaded once per GPU) and
+//! typed launchers, one per kernel family of `meshrun_kernels::cuda::names`.
+//!
+//! The kernels trust their arguments (no bounds checks on the GPU), so
+//! each launcher checks, before it launches, that every buffer holds all
+//! the elements the kernel will touch; the launch itself is
+//! `ffi::launch`. Needs a GPU to run (not exercised in CI).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaStream, DevicePtr, DriverError, LaunchArgs, LaunchConfig,
+    PushKernelArg, SyncOnDrop,
+};
+use cudarc::nvrtc::Ptx;
+use meshrun_kernels::cuda::{modules, names};
+
+use super::buffer::{with_dev, DevData};
+use super::ffi;
+use super::launch::{self, count, LaunchDims};
+use super::layout::StridedCopy;
+use super::nvrtc;
+
+/// Every kernel function, loaded into one GPU's context.
+pub struct GpuKernels {
+    functions: HashMap<String, CudaFunction>,
+    arch: String,
+}
+
+impl GpuKernels {
+    /// Compile (or take from the caches) every module for `arch` and load
+    /// it into `ctx`.
+    pub fn load(ctx: &Arc<CudaContext>, arch: &str) -> Result<GpuKernels, String> {
+        let mut functions = HashMap::new();
+        for m in modules() {
+            // A cubin for this GPU; for a GPU newer than NVRTC knows, PTX
+            // that the driver compiles.
+            let image = match nvrtc::cubin(m.name, arch) {
+                Ok(cubin) => Ptx::from_binary(cubin.as_ref().clone()),
+                Err(e) => nvrtc::fallback_ptx(&m)
+                    .map_err(|p| format!("{e}; and as {}: {p}", nvrtc::PTX_FALLBACK_ARCH))?,
+            };
+            let module = ctx
+                .load_module(image)
+                .map_err(|e| format!("cannot load kernel module {} ({arch}): {e}", m.name))?;
+            for f in &m.functions {
+                let func = module
+                    .load_function(f)
+                    .map_err(|e| format!("kernel {f} is missing from module {}: {e}", m.name))?;
+                functions.insert(f.clone(), func);
+            }
+        }
+        Ok(GpuKernels {
+            functions,
+            arch: arch.to_string(),
+        })
+    }
+
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    fn get(&self, name: &str) -> Result<&CudaFunction, String> {
+        self.functions
+            .get(name)
+            .ok_or_else(|| format!("no CUDA kernel named {name}"))
+    }
+}
+
+fn driver(e: DriverError) -> String {
+    format!("CUDA: {e}")
+}
+
+fn cfg(d: LaunchDims) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (d.grid, 1, 1),
+        block_dim: (d.block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn push<'a>(args: &mut LaunchArgs<'a>, d: &'a DevData) {
+    with_dev!(d, s => {
+        args.arg(s);
+    })
+}
+
+fn push_mut<'a>(args: &mut LaunchArgs<'a>, d: &'a mut DevData) {
+    with_dev!(d, s => {
+        args.arg(s);
+    })
+}
+
+/// `d` holds at least `n` elements.
+fn need(d: &DevData, n: usize, what: &str) -> Result<(), String> {
+    if d.len() >= n {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} holds {} elements; the kernel reads or writes {n}",
+            d.len()
+        ))
+    }
+}
+
+/// Launches kernels of one GPU on one stream.
+pub struct Launcher<'a> {
+    pub stream: &'a Arc<CudaStream>,
+    pub kernels: &'a GpuKernels,
+}
+
+impl Launcher<'_> {
+    /// `y[i] = f(x[i])` for `i < n`: unary ops, `is_finite`, conversions.
+    pub fn map1(&self, name: &str, x: &DevData, y: &mut DevData, n: usize) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        need(x, n, "the operand")?;
+        need(y, n, "the result")?;
+        let f = self.kernels.get(name)?;
+        let n = count(n)?;
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, x);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// `y[i] = f(a[i], b[i])`: binary ops and comparisons.
+    pub fn map2(
+        &self,
+        name: &str,
+        a: &DevData,
+        b: &DevData,
+        y: &mut DevData,
+        n: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        need(a, n, "lhs")?;
+        need(b, n, "rhs")?;
+        need(y, n, "the result")?;
+        let f = self.kernels.get(name)?;
+        let n = count(n)?;
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, a);
+        push(&mut args, b);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// `select(p, a, b)`; `p` is a scalar unless `p_full`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn select(
+        &self,
+        p: &DevData,
+        p_full: bool,
+        a: &DevData,
+        b: &DevData,
+        y: &mut DevData,
+        n: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        need(p, if p_full { n } else { 1 }, "pred")?;
+        need(a, n, "on_true")?;
+        need(b, n, "on_false")?;
+        need(y, n, "the result")?;
+        let name = names::select(a.elem().byte_size()).ok_or("select of an odd width")?;
+        let f = self.kernels.get(&name)?;
+        let (n, p_all) = (count(n)?, p_full as i64);
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, p);
+        args.arg(&p_all);
+        push(&mut args, a);
+        push(&mut args, b);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// `clamp(lo, x, hi)`; a bound is a scalar unless its flag is set.
+    #[allow(clippy::too_many_arguments)]
+    pub fn clamp(
+        &self,
+        lo: &DevData,
+        lo_full: bool,
+        x: &DevData,
+        hi: &DevData,
+        hi_full: bool,
+        y: &mut DevData,
+        n: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        need(lo, if lo_full { n } else { 1 }, "min")?;
+        need(hi, if hi_full { n } else { 1 }, "max")?;
+        need(x, n, "the operand")?;
+        need(y, n, "the result")?;
+        let name = names::clamp(x.elem()).ok_or("clamp of an unsupported type")?;
+        let f = self.kernels.get(&name)?;
+        let (n, lo_all, hi_all) = (count(n)?, lo_full as i64, hi_full as i64);
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, lo);
+        args.arg(&lo_all);
+        push(&mut args, x);
+        push(&mut args, hi);
+        args.arg(&hi_all);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// `y[i] = offset + (i / inner) % dim_size`, converted to `y`'s type.
+    pub fn iota(
+        &self,
+        y: &mut DevData,
+        n: usize,
+        dim_size: usize,
+        inner: usize,
+        offset: i64,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        need(y, n, "the result")?;
+        let name = names::iota(y.elem()).ok_or("iota of an unsupported type")?;
+        let f = self.kernels.get(&name)?;
+        let (n, dim_size, inner) = (count(n)?, count(dim_size.max(1))?, count(inner.max(1))?);
+        let mut args = self.stream.launch_builder(f);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        args.arg(&dim_size);
+        args.arg(&inner);
+        args.arg(&offset);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// `y = x` except elements whose index along the dimension is `>=
+    /// valid`, which become `bits`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn mask(
+        &self,
+        x: &DevData,
+        y: &mut DevData,
+        n: usize,
+        dim_size: usize,
+        inner: usize,
+        valid: i64,
+        bits: u64,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        need(x, n, "the operand")?;
+        need(y, n, "the result")?;
+        let name = names::mask(x.elem().byte_size()).ok_or("mask of an odd width")?;
+        let f = self.kernels.get(&name)?;
+        let (n, dim_size, inner) = (count(n)?, count(dim_size.max(1))?, count(inner.max(1))?);
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, x);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        args.arg(&dim_size);
+        args.arg(&inner);
+        args.arg(&valid);
+        args.arg(&bits);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// Run one strided copy from `src` into `dst` (same element type).
+    pub fn copy(&self, src: &DevData, dst: &mut DevData, copy: &StridedCopy) -> Result<(), String> {
+        if src.elem() != dst.elem() {
+            return Err(format!("a copy from {} into {}", src.elem(), dst.elem()));
+        }
+        copy.check_bounds(src.len(), dst.len())?;
+        let copy = copy.simplified();
+        let Some(dims) = launch::elementwise(copy.len()) else {
+            return Ok(());
+        };
+        let name = names::strided_copy(src.elem().byte_size()).ok_or("a copy of an odd width")?;
+        let f = self.kernels.get(&name)?;
+        let meta = self.stream.clone_htod(&copy.encode()?).map_err(driver)?;
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, src);
+        push_mut(&mut args, dst);
+        args.arg(&meta);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// Fold each row of the `outer x red` matrix `x` into `y`, from the
+    /// scalar `init`.
+    pub fn reduce(
+        &self,
+        name: &str,
+        x: &DevData,
+        init: &DevData,
+        y: &mut DevData,
+        outer: usize,
+        red: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::rows(outer) else {
+            return Ok(());
+        };
+        need(
+            x,
+            outer.checked_mul(red).ok_or("too many elements")?,
+            "the operand",
+        )?;
+        need(init, 1, "the init value")?;
+        need(y, outer, "the result")?;
+        let f = self.kernels.get(name)?;
+        let (outer, red) = (count(outer)?, count(red)?);
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, x);
+        push(&mut args, init);
+        push_mut(&mut args, y);
+        args.arg(&outer);
+        args.arg(&red);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// `y[i]` = the fold of `sources[k][offset_k + i]` over `k` in order.
+    pub fn reduce_many(
+        &self,
+        name: &str,
+        sources: &[(&DevData, usize)],
+        y: &mut DevData,
+        n: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        if sources.is_empty() {
+            return Err("a reduction of no blocks".into());
+        }
+        need(y, n, "the result")?;
+        let width = y.elem().byte_size() as u64;
+        let mut guards: Vec<SyncOnDrop<'_>> = Vec::with_capacity(sources.len());
+        let mut ptrs: Vec<u64> = Vec::with_capacity(sources.len());
+        for (k, (src, offset)) in sources.iter().enumerate() {
+            if src.elem() != y.elem() {
+                return Err(format!(
+                    "block {k} is {}, the result {}",
+                    src.elem(),
+                    y.elem()
+                ));
+            }
+            need(src, offset + n, &format!("block {k}"))?;
+            let (ptr, guard) = with_dev!(*src, s => s.device_ptr(self.stream));
+            ptrs.push(ptr + *offset as u64 * width);
+            guards.push(guard);
+        }
+        let f = self.kernels.get(name)?;
+        let table = self.stream.clone_htod(&ptrs).map_err(driver)?;
+        let (n, k) = (count(n)?, count(sources.len())?);
+        let mut args = self.stream.launch_builder(f);
+        args.arg(&table);
+        args.arg(&k);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        let launched = ffi::launch(&mut args, cfg(dims)).map_err(driver);
+        // The guards record the reads on `stream` now that they are queued.
+        drop(guards);
+        launched
+    }
+}

@@ -1,0 +1,379 @@
+//! `meshrun run FILE [--backend cpu] [--inputs A.npy ...] [--random-inputs
+//! SEED] [--output-dir DIR] [--check] [--repeat N] [--json]`.
+//!
+//! Loads FILE, propagates shardings, partitions `@main` and runs it on as
+//! many simulated devices as its mesh has. Inputs come from `.npy` files
+//! (in argument order) or are drawn at random from a seed. Outputs are
+//! written as `DIR/output_K.npy`. `--check` also runs the program unsharded
+//! and compares (exit 1 beyond the tolerance of
+//! `meshrun_runtime::compare`); `--repeat N` times N runs of the sharded
+//! program alone (inputs already placed on the devices, compilation
+//! excluded).
+//!
+//! Everything that can be wrong with the input (the file, the number,
+//! shapes and types of the inputs) is checked before anything runs, so a
+//! bad input writes nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context};
+use serde_json::{json, Value};
+
+use meshrun::compiler::ir::TensorType;
+use meshrun::compiler::Module;
+use meshrun::load::{load_file, LoadError};
+use meshrun::runtime::compare::{compare, rtol_for, Diff};
+use meshrun::runtime::npy::{read_npy_as, write_npy};
+use meshrun::runtime::pipeline::{compile, run_reference};
+use meshrun::runtime::random_inputs::random_inputs;
+use meshrun::runtime::{Backend, CpuBackend, ExecOptions, Executor};
+use meshrun_kernels::HostTensor;
+
+/// Options of `meshrun run`.
+#[derive(Debug, Clone, Default)]
+pub struct RunArgs {
+    pub backend: String,
+    pub inputs: Vec<PathBuf>,
+    pub random_inputs: Option<u64>,
+    pub output_dir: Option<PathBuf>,
+    pub check: bool,
+    pub repeat: usize,
+    pub json: bool,
+}
+
+pub fn run(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
+    match args.backend.as_str() {
+        "cpu" => run_on(&CpuBackend::new(), file, args),
+        "cuda" => run_on(&meshrun::runtime::cuda::open_backend()?, file, args),
+        #[cfg(feature = "mpi")]
+        "mpi" => run_mpi(file, args),
+        #[cfg(not(feature = "mpi"))]
+        "mpi" => bail!("this meshrun was built without MPI: build with `--features mpi`"),
+        other => bail!("unknown backend '{other}' (available: cpu, cuda, mpi)"),
+    }
+}
+
+fn run_on<B: Backend>(backend: &B, file: &Path, args: &RunArgs) -> anyhow::Result<()> {
+    if args.repeat == 0 {
+        bail!("--repeat must be at least 1");
+    }
+    let module = load_file(file)?;
+    let inputs = read_inputs(file, &module, args)?;
+    let program = compile(&module).map_err(|diag| LoadError::Invalid {
+        path: file.to_path_buf(),
+        diag,
+    })?;
+    let exec = Executor::new(&program.device)?;
+    let placed = exec.place(backend, &inputs)?;
+    let opts = ExecOptions::default();
+    let mut times_ms = Vec::with_capacity(args.repeat);
+    let mut last = None;
+    for _ in 0..args.repeat {
+        let start = Instant::now();
+        let outs = exec.run(backend, &placed, &opts)?;
+        times_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        last = Some(outs);
+    }
+    drop(placed);
+    let outs = last.ok_or_else(|| anyhow!("the program did not run"))?;
+    // A check also makes sure every device holding a copy of a block holds
+    // the same values.
+    let outputs = exec.gather(backend, outs, args.check)?;
+    let devices = program.device.num_devices();
+    finish(
+        &module,
+        &inputs,
+        &outputs,
+        times_ms,
+        devices,
+        backend.name(),
+        args,
+    )
+}
+
+/// Check, write and report the outputs of a run.
+fn finish(
+    module: &Module,
+    inputs: &[HostTensor],
+    outputs: &[HostTensor],
+    mut times_ms: Vec<f64>,
+    devices: usize,
+    backend: &'static str,
+    args: &RunArgs,
+) -> anyhow::Result<()> {
+    let checked = if args.check {
+        Some(check(module, inputs, outputs)?)
+    } else {
+        None
+    };
+    let paths = write_outputs(args.output_dir.as_deref(), outputs)?;
+    times_ms.sort_by(f64::total_cmp);
+    let report = Report {
+        devices,
+        backend,
+        times_ms: &times_ms,
+        outputs,
+        paths: &paths,
+        checked: checked.as_deref(),
+        rtol: rtol_for(module),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report.json())?);
+    } else {
+        print!("{}", report.text());
+    }
+    if let Some(checked) = &checked {
+        if let Some((k, c)) = checked.iter().enumerate().find(|(_, c)| !c.within()) {
+            bail!(
+                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e})",
+                c.max_abs,
+                c.max_rel,
+                report.rtol
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `--backend mpi`, under `mpirun -np N` / `srun -n N` (one process per
+/// device; see `meshrun_runtime::mpi`): each rank reads only its blocks of
+/// the `.npy` inputs, runs its device, and rank 0 gathers the outputs,
+/// checks, writes and reports. Any error on any rank ends the whole job
+/// with that rank's message (`MPI_Abort`), so no rank is left waiting.
+#[cfg(feature = "mpi")]
+fn run_mpi(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
+    use meshrun::runtime::mpi::{session, MpiBackend};
+    let backend = MpiBackend::init()?;
+    // What every rank does alike: an error here is reported once.
+    let prepared = (|| -> anyhow::Result<_> {
+        if args.repeat == 0 {
+            bail!("--repeat must be at least 1");
+        }
+        let module = load_file(file)?;
+        let program = compile(&module).map_err(|diag| LoadError::Invalid {
+            path: file.to_path_buf(),
+            diag,
+        })?;
+        backend.local_device(&program.device.devices)?;
+        // Drawn inputs are drawn whole on every rank; files are read block
+        // by block, and whole only by rank 0 for the check.
+        let drawn = args.inputs.is_empty();
+        let global = if drawn || (args.check && backend.is_root()) {
+            read_inputs(file, &module, args)?
+        } else {
+            Vec::new()
+        };
+        Ok((module, program, global, drawn))
+    })();
+    let (module, program, global, drawn) = backend.settle(prepared.map_err(|e| format!("{e:#}")));
+    let result = (|| -> anyhow::Result<()> {
+        let inputs = if drawn {
+            session::Inputs::Global(&global)
+        } else {
+            session::Inputs::Files(&args.inputs)
+        };
+        let opts = ExecOptions::default();
+        let run = session::run_program(
+            &backend,
+            &program.device,
+            inputs,
+            args.repeat,
+            args.check,
+            &opts,
+        )?;
+        match run.outputs {
+            Some(outputs) => {
+                let devices = program.device.num_devices();
+                finish(
+                    &module,
+                    &global,
+                    &outputs,
+                    run.times_ms,
+                    devices,
+                    backend.name(),
+                    args,
+                )
+            }
+            None => Ok(()),
+        }
+    })();
+    if let Err(e) = result {
+        backend.abort(format_args!("{e:#}"));
+    }
+    Ok(())
+}
+
+/// The inputs of `@main`: read from `.npy` files (checked against the
+/// argument types) or drawn from the seed.
+fn read_inputs(file: &Path, module: &Module, args: &RunArgs) -> anyhow::Result<Vec<HostTensor>> {
+    let main = module
+        .func("main")
+        .ok_or_else(|| anyhow!("{}: the module has no function @main", file.display()))?;
+    let types: Vec<TensorType> = main.args.iter().map(|&a| main.ty(a).clone()).collect();
+    if !args.inputs.is_empty() {
+        if args.inputs.len() != types.len() {
+            bail!(
+                "@main takes {} inputs, got {} .npy files",
+                types.len(),
+                args.inputs.len()
+            );
+        }
+        return args
+            .inputs
+            .iter()
+            .zip(&types)
+            .enumerate()
+            .map(|(k, (path, ty))| read_npy_as(path, ty).with_context(|| format!("input {k}")))
+            .collect();
+    }
+    match args.random_inputs {
+        Some(seed) => random_inputs(&types, seed).map_err(|e| anyhow!("random inputs: {e}")),
+        None if types.is_empty() => Ok(Vec::new()),
+        None => bail!(
+            "@main takes {} inputs: give --inputs A.npy ... or --random-inputs SEED",
+            types.len()
+        ),
+    }
+}
+
+/// Run unsharded and compare every output.
+fn check(
+    module: &Module,
+    inputs: &[HostTensor],
+    outputs: &[HostTensor],
+) -> anyhow::Result<Vec<Diff>> {
+    let reference = run_reference(module, inputs).context("the unsharded reference run failed")?;
+    if reference.len() != outputs.len() {
+        bail!(
+            "the sharded run gave {} outputs, the reference {}",
+            outputs.len(),
+            reference.len()
+        );
+    }
+    let rtol = rtol_for(module);
+    outputs
+        .iter()
+        .zip(&reference)
+        .enumerate()
+        .map(|(k, (got, want))| compare(got, want, rtol).map_err(|e| anyhow!("output {k}: {e}")))
+        .collect()
+}
+
+/// Write `DIR/output_K.npy`; the paths written (none without a DIR).
+fn write_outputs(dir: Option<&Path>, outputs: &[HostTensor]) -> anyhow::Result<Vec<PathBuf>> {
+    let Some(dir) = dir else {
+        return Ok(Vec::new());
+    };
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("{}: cannot create the output directory", dir.display()))?;
+    outputs
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let path = dir.join(format!("output_{k}.npy"));
+            write_npy(&path, t)?;
+            Ok(path)
+        })
+        .collect()
+}
+
+struct Report<'a> {
+    devices: usize,
+    backend: &'static str,
+    /// Sorted.
+    times_ms: &'a [f64],
+    outputs: &'a [HostTensor],
+    paths: &'a [PathBuf],
+    checked: Option<&'a [Diff]>,
+    rtol: f64,
+}
+
+impl Report<'_> {
+    fn median_ms(&self) -> f64 {
+        let n = self.times_ms.len();
+        if n == 0 {
+            0.0
+        } else if n % 2 == 1 {
+            self.times_ms[n / 2]
+        } else {
+            (self.times_ms[n / 2 - 1] + self.times_ms[n / 2]) / 2.0
+        }
+    }
+
+    fn min_ms(&self) -> f64 {
+        self.times_ms.first().copied().unwrap_or(0.0)
+    }
+
+    fn max_abs_diff(&self) -> Option<f64> {
+        self.checked
+            .map(|c| c.iter().fold(0.0f64, |m, c| m.max(c.max_abs)))
+    }
+
+    fn json(&self) -> Value {
+        let outputs: Vec<Value> = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let mut o = json!({
+                    "shape": t.shape(),
+                    "dtype": t.elem_type().to_string(),
+                    "path": self.paths.get(k).map(|p| p.display().to_string()),
+                });
+                if let Some(c) = self.checked.and_then(|c| c.get(k)) {
+                    o["max_abs_diff"] = json!(c.max_abs);
+                    o["max_rel_diff"] = json!(c.max_rel);
+                    o["within_tolerance"] = json!(c.within());
+                }
+                o
+            })
+            .collect();
+        json!({
+            "devices": self.devices,
+            "backend": self.backend,
+            "runs": self.times_ms.len(),
+            "median_ms": self.median_ms(),
+            "min_ms": self.min_ms(),
+            "outputs": outputs,
+            "max_abs_diff": self.max_abs_diff(),
+            "check": self.checked.map(|c| json!({
+                "rtol": self.rtol,
+                "passed": c.iter().all(|c| c.within()),
+            })),
+        })
+    }
+
+    fn text(&self) -> String {
+        let mut s = format!(
+            "ran @main on {} {} devices: median {:.3} ms, min {:.3} ms over {} run(s)\n",
+            self.devices,
+            self.backend,
+            self.median_ms(),
+            self.min_ms(),
+            self.times_ms.len()
+        );
+        for (k, t) in self.outputs.iter().enumerate() {
+            s.push_str(&format!("output {k}: {}", t.tensor_type()));
+            if let Some(p) = self.paths.get(k) {
+                s.push_str(&format!(" -> {}", p.display()));
+            }
+            if let Some(c) = self.checked.and_then(|c| c.get(k)) {
+                s.push_str(&format!(
+                    "; vs unsharded: max abs diff {:e}, max rel diff {:e} ({})",
+                    c.max_abs,
+                    c.max_rel,
+                    if c.within() { "ok" } else { "OVER TOLERANCE" }
+                ));
+            }
+            s.push('\n');
+        }
+        if self.checked.is_some() {
+            s.push_str(&format!(
+                "check: rtol {:e} (scaled by |want| + max|want|)\n",
+                self.rtol
+            ));
+        }
+        s
+    }
+}

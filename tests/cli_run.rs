@@ -1,0 +1,229 @@
+//! `meshrun run`: the good path (inputs from `.npy` files, outputs written,
+//! `--check --json`, `--repeat`), random inputs, and every kind of bad
+//! input, each of which must be one line on stderr, exit code 1, and no
+//! file written.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use meshrun::runtime::compare::mismatch;
+use meshrun::runtime::npy::{read_npy, write_npy};
+use meshrun_kernels::HostTensor;
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/jax")
+        .join(name)
+}
+
+fn mlp_inputs() -> Vec<PathBuf> {
+    (0..7)
+        .map(|i| fixture("mlp_forward").join(format!("in_{i}.npy")))
+        .collect()
+}
+
+fn meshrun() -> Command {
+    Command::cargo_bin("meshrun").expect("the meshrun binary")
+}
+
+/// Runs `meshrun run FILE args...`; (exit code, stdout, stderr).
+fn run(file: &Path, args: &[&str], inputs: &[PathBuf]) -> (i32, String, String) {
+    let mut cmd = meshrun();
+    cmd.arg("run").arg(file).args(args);
+    if !inputs.is_empty() {
+        cmd.arg("--inputs").args(inputs);
+    }
+    let out = cmd.output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn good_path_with_check_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let file = fixture("mlp_forward").join("input.mlir");
+    let (code, stdout, stderr) = run(
+        &file,
+        &[
+            "--check",
+            "--json",
+            "--repeat",
+            "3",
+            "--output-dir",
+            out_dir.to_str().unwrap(),
+        ],
+        &mlp_inputs(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(report["devices"], 8);
+    assert_eq!(report["backend"], "cpu");
+    assert_eq!(report["runs"], 3);
+    let (median, min) = (
+        report["median_ms"].as_f64().unwrap(),
+        report["min_ms"].as_f64().unwrap(),
+    );
+    assert!(min > 0.0 && min <= median, "{report}");
+    let max_abs = report["max_abs_diff"]
+        .as_f64()
+        .expect("a number with --check");
+    assert!(max_abs < 1e-4, "{report}");
+    assert_eq!(report["check"]["passed"], true);
+    let outputs = report["outputs"].as_array().unwrap();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0]["shape"], serde_json::json!([16, 16]));
+    assert_eq!(outputs[0]["dtype"], "f32");
+    let path = PathBuf::from(outputs[0]["path"].as_str().unwrap());
+    assert_eq!(path, out_dir.join("output_0.npy"));
+    // The written output is JAX's result.
+    let got = read_npy(&path).unwrap();
+    let want = read_npy(&fixture("mlp_forward").join("out_0.npy")).unwrap();
+    assert_eq!(mismatch(&got, &want, 1e-5), None);
+}
+
+#[test]
+fn random_inputs_are_deterministic_and_text_output_is_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture("mlp_train_step").join("input.mlir");
+    let mut written = Vec::new();
+    for k in 0..2 {
+        let out_dir = dir.path().join(format!("run{k}"));
+        let (code, stdout, stderr) = run(
+            &file,
+            &[
+                "--random-inputs",
+                "5",
+                "--check",
+                "--output-dir",
+                out_dir.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.starts_with("ran @main on 8 cpu devices"), "{stdout}");
+        assert!(stdout.contains("output 4: tensor<8xf32>"), "{stdout}");
+        assert!(stdout.contains("(ok)"), "{stdout}");
+        let outs: Vec<HostTensor> = (0..5)
+            .map(|i| read_npy(&out_dir.join(format!("output_{i}.npy"))).unwrap())
+            .collect();
+        written.push(outs);
+    }
+    assert_eq!(written[0], written[1], "same seed, same outputs, bitwise");
+}
+
+/// Bad input: exit 1, one line on stderr containing `needle`, and nothing
+/// in the output directory.
+fn assert_bad(file: &Path, args: &[&str], inputs: &[PathBuf], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--output-dir", out_dir.to_str().unwrap()]);
+    let (code, stdout, stderr) = run(file, &all, inputs);
+    assert_eq!(code, 1, "stdout: {stdout}\nstderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains(needle), "expected {needle:?} in {stderr}");
+    assert!(
+        files_in(&out_dir).is_empty(),
+        "nothing may be written: {:?}",
+        files_in(&out_dir)
+    );
+}
+
+#[test]
+fn wrong_number_of_inputs() {
+    let file = fixture("mlp_forward").join("input.mlir");
+    assert_bad(
+        &file,
+        &[],
+        &mlp_inputs()[..3],
+        "@main takes 7 inputs, got 3 .npy files",
+    );
+    assert_bad(
+        &file,
+        &[],
+        &[],
+        "@main takes 7 inputs: give --inputs A.npy ... or --random-inputs SEED",
+    );
+}
+
+#[test]
+fn wrong_shape_or_dtype_in_a_npy() {
+    let file = fixture("mlp_forward").join("input.mlir");
+    let mut swapped = mlp_inputs();
+    swapped.swap(1, 3);
+    assert_bad(&file, &[], &swapped, "input 1: ");
+    assert_bad(
+        &file,
+        &[],
+        &swapped,
+        "expected tensor<32x64xf32>, file holds shape [64, 32] f32",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ints = dir.path().join("ints.npy");
+    write_npy(&ints, &HostTensor::from_vec(&[64], vec![1i32; 64]).unwrap()).unwrap();
+    let mut wrong_type = mlp_inputs();
+    wrong_type[2] = ints;
+    assert_bad(
+        &file,
+        &[],
+        &wrong_type,
+        "expected tensor<64xf32>, file holds shape [64] i32",
+    );
+}
+
+#[test]
+fn unreadable_files() {
+    let file = fixture("mlp_forward").join("input.mlir");
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.npy");
+    let mut inputs = mlp_inputs();
+    inputs[6] = missing;
+    assert_bad(&file, &[], &inputs, "missing.npy: cannot read");
+    let garbage = dir.path().join("garbage.npy");
+    std::fs::write(&garbage, b"not a numpy file").unwrap();
+    let mut inputs = mlp_inputs();
+    inputs[0] = garbage;
+    assert_bad(&file, &[], &inputs, "garbage.npy");
+    assert_bad(
+        &dir.path().join("nope.mlir"),
+        &["--random-inputs", "1"],
+        &[],
+        "nope.mlir: cannot read",
+    );
+    let bad_program = dir.path().join("bad.mlir");
+    std::fs::write(&bad_program, "module {\n  func.func @main( {\n}\n").unwrap();
+    assert_bad(&bad_program, &["--random-inputs", "1"], &[], "bad.mlir:2:");
+}
+
+#[test]
+fn unknown_backend_and_bad_repeat() {
+    let file = fixture("mlp_forward").join("input.mlir");
+    assert_bad(
+        &file,
+        &["--random-inputs", "1", "--backend", "tpu"],
+        &[],
+        "unknown backend 'tpu' (available: cpu",
+    );
+    assert_bad(
+        &file,
+        &["--random-inputs", "1", "--repeat", "0"],
+        &[],
+        "--repeat must be at least 1",
+    );
+}
