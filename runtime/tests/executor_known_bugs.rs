@@ -1,10 +1,9 @@
-//! Minimal reproductions of bugs the differential test found in
-//! propagation and partitioning (not in the runtime). Each test states the
-//! correct behaviour — the program compiles, runs sharded with every
-//! replica in agreement, and matches the unsharded reference — and is
-//! ignored until the bug is fixed: `cargo test --test executor_known_bugs
-//! -- --ignored` shows which still fail. `differential.rs` steers around
-//! them (see its `KNOWN_BUGS`) unless `MESHRUN_DIFF_ALL=1`.
+//! Regression tests for bugs the differential test found in propagation
+//! and partitioning (not in the runtime), each a minimal program: axes of
+//! size 1 used twice or without a propagation fixed point, and reshapes
+//! run locally on padded blocks. Each asserts the correct behaviour: the
+//! program compiles, runs sharded with every replica in agreement, and
+//! matches the unsharded reference.
 
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::Parallelism;
@@ -43,7 +42,6 @@ fn check(text: &str) -> Result<(), String> {
 /// Propagation puts the size-1 axis "a" on two dimensions of the tanh
 /// result: "axis "a" is used twice (dims 1 and 2)".
 #[test]
-#[ignore = "propagation: axes of size 1 end up on two dimensions"]
 fn size_one_axis_is_used_once() {
     let text = r#"
 module @size_one_axis {
@@ -60,7 +58,6 @@ module @size_one_axis {
 /// "sharding propagation of @main did not reach a fixed point after 10
 /// rounds" on a mesh with axes of size 1.
 #[test]
-#[ignore = "propagation: no fixed point with axes of size 1"]
 fn propagation_reaches_a_fixed_point_with_size_one_axes() {
     let text = r#"
 module @fixed_point {
@@ -78,7 +75,6 @@ module @fixed_point {
 /// 2x3 rows as `[{"a":(1)2}, {"a":(2)2}]` the blocks are (1, 2 of 3): a
 /// local reshape puts rows 4, 5 on the device that should hold rows 3, 4.
 #[test]
-#[ignore = "partitioner: reshape of padded blocks is run locally"]
 fn reshape_of_padded_rows() {
     let text = r#"
 module @reshape_padded {
@@ -95,7 +91,6 @@ module @reshape_padded {
 /// dropped by a reshape to a result replicated along "a" without a
 /// reshard: devices a=1 return padding.
 #[test]
-#[ignore = "partitioner: reshape drops a sharded size-1 dimension without a reshard"]
 fn reshape_dropping_a_sharded_size_one_dim() {
     let text = r#"
 module @reshape_size_one_dim {

@@ -379,11 +379,25 @@ pub fn truncate_without_overlap(axes: &mut Vec<AxisRef>, taken: &[AxisRef], mesh
     true
 }
 
-/// Drop axes that no tensor could hold: a factor sharded non-divisibly
-/// must be the minor-most factor of its dimension in every tensor, and a
-/// factor may be sharded only if the factors before it in each dimension
-/// are fully sharded (else its blocks would be strided). Also drops an
-/// axis that a later factor repeats.
+/// Drop axes that no tensor could hold, so that every tensor's blocks are
+/// the blocks of its factors and the op can run on local blocks:
+/// - a factor may be sharded only if the factors before it in each
+///   dimension are fully sharded (else its blocks would be strided);
+/// - a factor sharded non-divisibly (padded) must, in every tensor, be
+///   the minor-most factor of its dimension *and* the only factor of size
+///   greater than 1 there. A dimension pads at its end (`6` rows on 4
+///   devices: blocks of 2, the last one padding), while a padded factor
+///   after a sharded major one pads every major index (`2x3` rows on
+///   `[{"a":(1)2}, {"a":(2)2}]`: each row of 3 padded to 4), so a local
+///   reshape between the two would put elements on the wrong devices.
+///   Shardy propagates such shardings (XLA then moves data for the
+///   reshape); the partitioner computes with the padded factor unsharded
+///   and reshards around the op;
+/// - a factor that no result has and that is not a reduction (the size-1
+///   dimension a reshape drops or a broadcast expands) stays unsharded:
+///   sharded, some devices would hold only padding, and nothing would
+///   bring the real element to them;
+/// - an axis that a later factor repeats is dropped.
 pub fn make_valid(rule: &OpShardingRule, common: &mut AxesPerFactor, mesh: &Mesh) {
     // Disjointness: keep the first use of an axis.
     let mut used: Vec<AxisRef> = Vec::new();
@@ -396,12 +410,23 @@ pub fn make_valid(rule: &OpShardingRule, common: &mut AxesPerFactor, mesh: &Mesh
         }
         used.extend(axes.iter().cloned());
     }
+    for (f, axes) in common.iter_mut().enumerate() {
+        if f < rule.num_factors()
+            && !rule.is_reduction(f)
+            && !rule.results.iter().any(|m| m.contains_factor(f))
+        {
+            axes.clear();
+        }
+    }
     loop {
         let mut changed = false;
         for (_, m) in rule.tensors() {
             for d in &m.dims {
                 let mut blocked = false;
-                for &f in &d.factors {
+                for (position, &f) in d.factors.iter().enumerate() {
+                    let alone = d.factors[..position]
+                        .iter()
+                        .all(|&g| rule.factor_size(g) == 1);
                     let Some(axes) = common.get_mut(f) else {
                         continue;
                     };
@@ -414,8 +439,8 @@ pub fn make_valid(rule: &OpShardingRule, common: &mut AxesPerFactor, mesh: &Mesh
                     }
                     let size = rule.factor_size(f);
                     let shards = size_of(axes, mesh);
-                    let minor = d.is_minor_most(f);
-                    if !minor && size % shards.max(1) != 0 {
+                    let may_pad = d.is_minor_most(f) && alone;
+                    if !may_pad && size % shards.max(1) != 0 {
                         // Keep the longest prefix that divides.
                         while !axes.is_empty() && size % size_of(axes, mesh).max(1) != 0 {
                             axes.pop();

@@ -6,27 +6,32 @@
 //! instead of assuming one; propagation validates shardings first, so these
 //! errors only surface for programs built in Rust with broken shardings.
 
-use crate::rules::axis_algebra::{axis_size, UnknownAxis};
+use crate::rules::axis_algebra::{axis_size, overlaps, UnknownAxis};
 use crate::sharding::{AxisRef, Mesh};
 
 /// The largest prefix of `axis` that does not overlap `other` (Shardy's
 /// `AxisRefAttr::getPrefixWithoutOverlap`): `axis` itself when they are
 /// disjoint, `None` when `other` covers the start of `axis`.
+///
+/// Overlap is decided as Shardy's `AxisRefAttr::overlaps` does: two
+/// references to one axis overlap whenever either is the full axis. This
+/// matters for axes of size 1, whose pre-size range `[1, 1)` is empty: as
+/// a range it would overlap nothing, and the same axis could be handed to
+/// two dimensions of one tensor.
 pub fn prefix_without_overlap(
     axis: &AxisRef,
     other: &AxisRef,
     mesh: &Mesh,
 ) -> Result<Option<AxisRef>, UnknownAxis> {
-    if axis.name != other.name {
+    if !overlaps(axis, other) {
         return Ok(Some(axis.clone()));
     }
+    // Both sizes must be known even where the answer does not need them,
+    // so that a reference to an axis the mesh lacks is reported.
+    axis_size(axis, mesh)?;
+    axis_size(other, mesh)?;
     let start = axis.pre_size();
-    let end = start * axis_size(axis, mesh)?;
     let other_start = other.pre_size();
-    let other_end = other_start * axis_size(other, mesh)?;
-    if start >= other_end || other_start >= end {
-        return Ok(Some(axis.clone()));
-    }
     if other_start <= start || other_start % start != 0 {
         return Ok(None);
     }
@@ -108,6 +113,19 @@ mod tests {
             prefix_without_overlap(&x12, &AxisRef::full("y"), &m),
             Ok(Some(x12))
         );
+    }
+
+    #[test]
+    fn a_size_one_axis_overlaps_itself() {
+        // Its pre-size range [1, 1) is empty, but it is still one axis.
+        let m = Mesh::new(&[("a", 1), ("b", 2)]);
+        let a = AxisRef::full("a");
+        assert_eq!(prefix_without_overlap(&a, &a, &m), Ok(None));
+        assert_eq!(
+            prefix_without_overlap(&a, &AxisRef::full("b"), &m),
+            Ok(Some(a.clone()))
+        );
+        assert_eq!(prefix_without_overlap_all(&a, [&a], &m), Ok(None));
     }
 
     #[test]

@@ -245,6 +245,7 @@ fn import_passes(module: &mut Module) -> Result<Vec<Vec<(crate::ir::Value, Origi
     if has_calls {
         import::inline_calls(module)?;
     }
+    import::remove_size_one_axes(module);
     let mut seeds = Vec::with_capacity(module.funcs.len());
     for f in &mut module.funcs {
         import::split_constants(f);
