@@ -212,23 +212,19 @@ struct Checked {
 }
 
 /// Run `module` through the MPI backend on every rank; on rank 0 compare
-/// with the CPU backend (bitwise) and the reference (tolerance). `None`
-/// when the program is not for this world (other device count) or hits a
-/// known bug of the partitioner (as in the differential suite).
+/// with the CPU backend (bitwise) and the reference (tolerance). Programs
+/// for another number of devices are skipped (not counted).
 fn run_one(
     backend: &MpiBackend,
     name: &str,
     module: &Module,
     source: &Source,
-    known_bugs: bool,
     checked: &mut Checked,
 ) {
     let program = backend.or_abort(
         compile(module).map_err(|d| format!("{name}: compile: {}: {}", d.pos, d.message)),
     );
-    if program.device.num_devices() != backend.size()
-        || (known_bugs && testgen::has_padded_reshape(&program))
-    {
+    if program.device.num_devices() != backend.size() {
         return;
     }
     let f = backend.or_abort(module.entry().ok_or(format!("{name}: no entry")));
@@ -340,7 +336,6 @@ fn worker_programs() {
             &name,
             &module,
             &Source::Files(files),
-            false,
             &mut checked,
         );
     }
@@ -354,7 +349,7 @@ fn worker_programs() {
     let mut seed = 0u64;
     while checked.programs < fixtures + cases {
         seed += 1;
-        let text = testgen::program(seed, false);
+        let text = testgen::program(seed, true);
         let module =
             backend.or_abort(parse_module(&text).map_err(|d| format!("seed {seed}: {d:?}")));
         run_one(
@@ -362,7 +357,6 @@ fn worker_programs() {
             &format!("seed {seed}"),
             &module,
             &Source::Seed(seed),
-            true,
             &mut checked,
         );
         if seed > 100 * (cases as u64 + 1) {
@@ -374,7 +368,7 @@ fn worker_programs() {
     // Communicators are split once per grouping: a second run of the last
     // programs adds none.
     let before = comms::cached();
-    let text = testgen::program(seed, false);
+    let text = testgen::program(seed, true);
     let module = backend.or_abort(parse_module(&text).map_err(|d| format!("{d:?}")));
     let mut again = Checked {
         failures: Vec::new(),
@@ -382,14 +376,7 @@ fn worker_programs() {
         examples: BTreeMap::new(),
         programs: 0,
     };
-    run_one(
-        &backend,
-        "again",
-        &module,
-        &Source::Seed(seed),
-        true,
-        &mut again,
-    );
+    run_one(&backend, "again", &module, &Source::Seed(seed), &mut again);
     checked.failures.extend(again.failures);
     if comms::cached() != before {
         checked.failures.push(format!(

@@ -14,10 +14,11 @@
 //! block of every `.npy` file), runs, and gathers the outputs on rank 0.
 //!
 //! **Failures.** A rank whose device fails cannot wake the others, which
-//! wait in MPI calls, so it prints its error (`error: rank R (device D):
-//! ...`) and calls `MPI_Abort`: the job ends at once with a non-zero status
-//! and that message. [`MpiBackend::abort`] does the same for errors outside
-//! a run (a missing input file on one node, a wrong `-np`).
+//! wait in MPI calls, so it prints its error (`error: rank R of N: ...`)
+//! and calls `MPI_Abort`: the job ends at once with status 1 and that
+//! message. [`MpiBackend::abort`] does the same for errors outside a run,
+//! and [`MpiBackend::settle`] prints an error every rank hit (a bad file, a
+//! wrong `-np`) once instead of N times.
 //!
 //! **Threads.** MPI is initialized with `MPI_THREAD_FUNNELED`: the thread
 //! that calls [`MpiBackend::init`] makes every MPI call (devices run on the
