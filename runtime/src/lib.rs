@@ -12,7 +12,7 @@
 //! - [`pipeline`] — propagate + partition + run in one call;
 //! - [`compare`] — the tolerance rule for sharded vs reference outputs;
 //! - [`random_inputs`] — deterministic random inputs;
-//! - [`reference`] — the one-device reference interpreter every sharded run
+//! - [`reference`](mod@reference) — the one-device reference interpreter every sharded run
 //!   is checked against;
 //! - [`npy`] — `.npy` files to and from host tensors;
 //! - [`blocks`] — copying boxes between row-major tensors;

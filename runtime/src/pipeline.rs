@@ -19,13 +19,42 @@ pub fn compile(module: &Module) -> Result<PartitionedProgram, Diagnostic> {
     partition(&propagated)
 }
 
+/// `e` with the source op of the failing instruction added (a device
+/// program only knows the global step an instruction implements).
+pub fn with_source(program: &PartitionedProgram, e: RuntimeError) -> RuntimeError {
+    match e {
+        RuntimeError::Instruction {
+            device,
+            instr,
+            step,
+            what,
+            message,
+        } => {
+            let what = match program.global.steps.get(step) {
+                Some(s) if !s.cause.op.is_empty() => format!("{what}, from {}", s.cause.op),
+                _ => what,
+            };
+            RuntimeError::Instruction {
+                device,
+                instr,
+                step,
+                what,
+                message,
+            }
+        }
+        e => e,
+    }
+}
+
 /// Run `program` sharded on `backend`.
 pub fn run_sharded<B: Backend>(
     backend: &B,
     program: &PartitionedProgram,
     inputs: &[HostTensor],
 ) -> Result<Vec<HostTensor>, RuntimeError> {
-    Executor::new(&program.device)?.run_global(backend, inputs, &ExecOptions::default())
+    Executor::new(&program.device)?
+        .run_global(backend, inputs, &ExecOptions::default())
+        .map_err(|e| with_source(program, e))
 }
 
 /// Run the entry function of `module` unsharded on one device (all cores).

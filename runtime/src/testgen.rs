@@ -581,8 +581,8 @@ impl Gen {
 }
 
 /// The random program of `seed`. With `size_one_axes`, shardings may name
-/// mesh axes of size 1 (which propagation mishandles, see
-/// `tests/differential.rs`).
+/// mesh axes of size 1 (propagation once mishandled them; see
+/// `tests/executor_known_bugs.rs`).
 pub fn program(seed: u64, size_one_axes: bool) -> String {
     Gen::program(seed, size_one_axes)
 }

@@ -12,7 +12,7 @@ use meshrun_kernels::HostTensor;
 use meshrun_runtime::backend::{Backend, Device, DeviceError, Participation};
 use meshrun_runtime::executor::InjectedFault;
 use meshrun_runtime::npy::read_npy;
-use meshrun_runtime::pipeline::compile;
+use meshrun_runtime::pipeline::{compile, with_source};
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor, RuntimeError};
 
 fn mlp() -> (PartitionedProgram, Vec<HostTensor>) {
@@ -69,6 +69,9 @@ fn a_device_error_fails_the_run_with_that_devices_error() {
         }
         assert!(err.to_string().contains("injected fault"), "{err}");
         assert!(took < Duration::from_secs(5), "took {took:?}");
+        // The error can name the source op the instruction comes from.
+        let located = with_source(&program, err).to_string();
+        assert!(located.contains(", from stablehlo."), "{located}");
     }
 }
 

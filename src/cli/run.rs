@@ -25,7 +25,7 @@ use meshrun::compiler::Module;
 use meshrun::load::{load_file, LoadError};
 use meshrun::runtime::compare::{compare, rtol_for, Diff};
 use meshrun::runtime::npy::{read_npy_as, write_npy};
-use meshrun::runtime::pipeline::{compile, run_reference};
+use meshrun::runtime::pipeline::{compile, run_reference, with_source};
 use meshrun::runtime::random_inputs::random_inputs;
 use meshrun::runtime::{Backend, CpuBackend, ExecOptions, Executor};
 use meshrun_kernels::HostTensor;
@@ -71,7 +71,9 @@ fn run_on<B: Backend>(backend: &B, file: &Path, args: &RunArgs) -> anyhow::Resul
     let mut last = None;
     for _ in 0..args.repeat {
         let start = Instant::now();
-        let outs = exec.run(backend, &placed, &opts)?;
+        let outs = exec
+            .run(backend, &placed, &opts)
+            .map_err(|e| with_source(&program, e))?;
         times_ms.push(start.elapsed().as_secs_f64() * 1e3);
         last = Some(outs);
     }

@@ -65,6 +65,9 @@ fn check_factors(c: &Collective, rank: usize, group_size: usize) -> Result<(), S
             c.dim_factors.len()
         ));
     }
+    if c.dim_factors.iter().any(|&f| f < 1) {
+        return Err(format!("per-dimension factors {:?} below 1", c.dim_factors));
+    }
     let product: i64 = c.dim_factors.iter().product();
     if product != group_size as i64 {
         return Err(format!(

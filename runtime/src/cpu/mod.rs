@@ -6,7 +6,10 @@
 //!   blocks (pure functions);
 //! - [`local`]: the device program's local instructions (iota, masks,
 //!   slices, remaps) on host tensors;
-//! - [`rendezvous`]: where device threads meet and how a failure wakes them.
+//! - [`rendezvous`]: where device threads meet and how a failure wakes them;
+//! - [`alloc`]: big blocks a device frees are reused for later results
+//!   (fresh multi-megabyte buffers cost a page fault per page);
+//! - `pool`: the persistent device threads.
 //!
 //! A run borrows persistent threads, one per device, from a pool cache
 //! (`pool`); a one-device run runs on the caller's thread. A device that

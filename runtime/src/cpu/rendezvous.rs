@@ -16,7 +16,7 @@
 //! that failed, so no thread hangs.
 
 use std::collections::HashMap;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Identifies one exchange: a collective instance, a phase within it (a
 /// collective may exchange more than once), and a group (or, for a send,
@@ -38,6 +38,20 @@ struct Slot<T> {
     items: Vec<Option<T>>,
     deposited: usize,
     taken: usize,
+    /// Signalled when the slot is complete (or the run fails): only the
+    /// members of this exchange wake up, not every waiting device.
+    ready: Arc<Condvar>,
+}
+
+impl<T> Slot<T> {
+    fn new(size: usize) -> Slot<T> {
+        Slot {
+            items: (0..size).map(|_| None).collect(),
+            deposited: 0,
+            taken: 0,
+            ready: Arc::new(Condvar::new()),
+        }
+    }
 }
 
 struct State<T> {
@@ -48,7 +62,6 @@ struct State<T> {
 /// The meeting point of one run's devices.
 pub struct Rendezvous<T> {
     state: Mutex<State<T>>,
-    changed: Condvar,
 }
 
 impl<T: Clone> Default for Rendezvous<T> {
@@ -64,7 +77,6 @@ impl<T: Clone> Rendezvous<T> {
                 slots: HashMap::new(),
                 failed: None,
             }),
-            changed: Condvar::new(),
         }
     }
 
@@ -75,8 +87,8 @@ impl<T: Clone> Rendezvous<T> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn wait<'a>(&self, guard: MutexGuard<'a, State<T>>) -> MutexGuard<'a, State<T>> {
-        self.changed.wait(guard).unwrap_or_else(|e| e.into_inner())
+    fn wait<'a>(cv: &Condvar, guard: MutexGuard<'a, State<T>>) -> MutexGuard<'a, State<T>> {
+        cv.wait(guard).unwrap_or_else(|e| e.into_inner())
     }
 
     /// Deposit `item` as member `rank` of a group of `size` and return
@@ -92,18 +104,15 @@ impl<T: Clone> Rendezvous<T> {
         if let Some(failed) = st.failed {
             return Err(Poisoned { failed });
         }
-        let slot = st.slots.entry(key).or_insert_with(|| Slot {
-            items: vec![None; size],
-            deposited: 0,
-            taken: 0,
-        });
+        let slot = st.slots.entry(key).or_insert_with(|| Slot::new(size));
         if rank < slot.items.len() && slot.items[rank].is_none() {
             slot.items[rank] = Some(item);
             slot.deposited += 1;
         }
         if slot.deposited >= size {
-            self.changed.notify_all();
+            slot.ready.notify_all();
         }
+        let ready = slot.ready.clone();
         loop {
             if let Some(failed) = st.failed {
                 return Err(Poisoned { failed });
@@ -124,7 +133,7 @@ impl<T: Clone> Rendezvous<T> {
                 }
                 return Ok(items);
             }
-            st = self.wait(st);
+            st = Self::wait(&ready, st);
         }
     }
 
@@ -134,15 +143,12 @@ impl<T: Clone> Rendezvous<T> {
         if let Some(failed) = st.failed {
             return Err(Poisoned { failed });
         }
-        st.slots.insert(
-            key,
-            Slot {
-                items: vec![Some(item)],
-                deposited: 1,
-                taken: 0,
-            },
-        );
-        self.changed.notify_all();
+        let slot = st.slots.entry(key).or_insert_with(|| Slot::new(1));
+        if let Some(first) = slot.items.first_mut() {
+            *first = Some(item);
+            slot.deposited = 1;
+        }
+        slot.ready.notify_all();
         Ok(())
     }
 
@@ -153,12 +159,15 @@ impl<T: Clone> Rendezvous<T> {
             if let Some(failed) = st.failed {
                 return Err(Poisoned { failed });
             }
-            if let Some(mut slot) = st.slots.remove(&key) {
-                if let Some(item) = slot.items.first_mut().and_then(Option::take) {
-                    return Ok(item);
-                }
+            // The receiver may come first: it makes the slot and waits on
+            // it.
+            let slot = st.slots.entry(key).or_insert_with(|| Slot::new(1));
+            if let Some(item) = slot.items.first_mut().and_then(Option::take) {
+                st.slots.remove(&key);
+                return Ok(item);
             }
-            st = self.wait(st);
+            let ready = slot.ready.clone();
+            st = Self::wait(&ready, st);
         }
     }
 
@@ -169,8 +178,10 @@ impl<T: Clone> Rendezvous<T> {
         if st.failed.is_none() {
             st.failed = Some(device);
         }
+        for slot in st.slots.values() {
+            slot.ready.notify_all();
+        }
         st.slots.clear();
-        self.changed.notify_all();
     }
 
     /// The device that failed first, if any.
