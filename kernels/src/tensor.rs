@@ -112,11 +112,7 @@ macro_rules! float_elem {
                 HostTensor::$variant(a)
             }
             fn from_scalar(s: Scalar) -> Self {
-                let $x = match s {
-                    Scalar::Float(x) => x,
-                    Scalar::Int(i) => i as f64,
-                    Scalar::Bool(b) => b as u8 as f64,
-                };
+                let $x = s.as_f64();
                 $from_f64
             }
             fn to_scalar(self) -> Scalar {
