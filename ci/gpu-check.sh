@@ -15,6 +15,9 @@
 #    again squeezed onto 2 and 1 GPU (shared GPUs: local and staged
 #    collectives);
 # 6. `meshrun bench-comm --backend cuda`, if that command exists;
+# 7. with mpirun and at least 8 GPUs: the MLP fixtures under
+#    `mpirun -np 8 meshrun run --backend cuda --check` (one GPU per rank,
+#    NCCL bootstrapped over MPI; built with --features mpi);
 # and prints a summary. Exit code 1 if any step failed.
 #
 # NVRTC and the CUDA headers come from the CUDA toolkit when CUDA_HOME or
@@ -83,6 +86,20 @@ if "$meshrun" --help | grep -q "bench-comm"; then
   step "bench-comm --backend cuda" "$meshrun" bench-comm --backend cuda
 else
   results+=("skip  bench-comm (no such command in this build)")
+fi
+
+gpu_count=$(nvidia-smi -L 2>/dev/null | wc -l)
+if command -v mpirun >/dev/null 2>&1 && [ "$gpu_count" -ge 8 ]; then
+  step "build with --features mpi" cargo build --release --features mpi --bins
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  for mlp in mlp_forward mlp_train_step mlp_seed; do
+    d="fixtures/jax/$mlp"
+    step "$mlp under mpirun -np 8 --backend cuda" \
+      mpirun --oversubscribe -np 8 "$meshrun" run "$d/input.mlir" --backend cuda \
+      --inputs "$d"/in_*.npy --check
+  done
+else
+  results+=("skip  mpirun -np 8 --backend cuda (needs mpirun and 8 GPUs; this machine: $gpu_count GPU(s))")
 fi
 
 echo

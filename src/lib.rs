@@ -4,6 +4,7 @@
 pub use meshrun_compiler as compiler;
 pub use meshrun_runtime as runtime;
 
+pub mod bench_comm;
 pub mod cost;
 pub mod load;
 pub mod render;

@@ -103,6 +103,10 @@ enum Command {
         #[arg(long)]
         compile_kernels: bool,
     },
+    /// Time every collective at doubling sizes, nccl-tests style (time,
+    /// algbw, busbw), checking every result; table, JSON rows (for `cost
+    /// --calibrate`) and an SVG plot.
+    BenchComm(cli::BenchCommArgs),
     /// Propagate, partition and run `@main` on as many simulated devices
     /// as its mesh has; write the outputs, time the runs, and check them
     /// against the unsharded program.
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Parse { file } => cli::parse(&file),
+        Command::BenchComm(args) => cli::bench_comm(&args),
         Command::Doctor { compile_kernels } => cli::doctor(&cli::DoctorArgs { compile_kernels }),
         Command::Show {
             file,

@@ -1,6 +1,8 @@
 //! `meshrun run --backend mpi` under a real `mpirun` (feature `mpi`): the
 //! MLP fixture on 8 ranks writes bitwise the outputs `--backend cpu`
 //! writes, and a world of the wrong size fails at once, saying so once.
+//! `--backend cuda` under `mpirun` (one GPU per rank) fails at once with
+//! one message where there is no GPU.
 #![cfg(feature = "mpi")]
 
 use std::ffi::OsString;
@@ -122,4 +124,34 @@ fn a_world_of_the_wrong_size_fails_once_and_says_why() {
     let said = "the program runs on 8 devices but MPI started 4 processes";
     assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
     assert!(stderr.contains("mpirun -np 8"), "{stderr}");
+}
+
+/// `--backend cuda` under mpirun: one GPU per rank. Without a GPU (this
+/// machine, CI) every rank fails to open its GPU; the job must end at
+/// once, non-zero, with the reason printed once (not once per rank, not a
+/// panic). With GPUs, the 8-device program on 2 ranks still fails with
+/// one message (the world size, or a GPU too few on the node).
+#[test]
+fn cuda_under_mpirun_without_a_gpu_fails_once_and_says_why() {
+    let dir = fixture("mlp_forward");
+    let program = dir.join("input.mlir");
+    let mut args = run_args(&program, &inputs(&dir), &[]);
+    args[3] = "cuda".into();
+    let start = std::time::Instant::now();
+    let job = mpirun(2, &args);
+    let stderr = String::from_utf8_lossy(&job.stderr);
+    assert!(!job.status.success(), "{stderr}");
+    assert!(start.elapsed().as_secs() < 60);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.matches("error: rank ").count(), 1, "{stderr}");
+    match meshrun::runtime::cuda::probe::gpu_count() {
+        Err(why) => {
+            let said = format!("error: rank 0 of 2: the CUDA backend cannot run here: {why}");
+            assert_eq!(stderr.matches(&said).count(), 1, "{stderr}");
+        }
+        Ok(_) => assert!(
+            stderr.contains("MPI started 2 processes") || stderr.contains("per node"),
+            "{stderr}"
+        ),
+    }
 }

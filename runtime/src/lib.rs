@@ -23,6 +23,7 @@
 
 pub mod backend;
 pub mod blocks;
+pub mod comm_bench;
 pub mod compare;
 pub mod cpu;
 pub mod cuda;

@@ -1,5 +1,6 @@
 //! The subcommands. Each returns `anyhow::Result`; `main` prints the error.
 
+mod bench_comm;
 mod cost;
 mod doctor;
 mod partition;
@@ -12,6 +13,7 @@ use std::path::Path;
 use meshrun::compiler::text::print_module;
 use meshrun::load::load_file;
 
+pub use bench_comm::{bench_comm, BenchCommArgs};
 pub use cost::{cost, CostArgs};
 pub use doctor::{doctor, DoctorArgs};
 pub use partition::{partition, PartitionArgs};

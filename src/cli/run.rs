@@ -13,6 +13,10 @@
 //! Everything that can be wrong with the input (the file, the number,
 //! shapes and types of the inputs) is checked before anything runs, so a
 //! bad input writes nothing.
+//!
+//! Under a launcher (`mpirun -np N`, `srun -n N`), `--backend mpi` runs one
+//! device per process on the CPU and `--backend cuda` one device per
+//! process on its own GPU (both need the `mpi` feature); see `run_mpi`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -45,13 +49,51 @@ pub struct RunArgs {
 pub fn run(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
     match args.backend.as_str() {
         "cpu" => run_on(&CpuBackend::new(), file, args),
-        "cuda" => run_on(&meshrun::runtime::cuda::open_backend()?, file, args),
+        "cuda" => run_cuda(file, args),
         #[cfg(feature = "mpi")]
-        "mpi" => run_mpi(file, args),
+        "mpi" => run_mpi(file, args, Ranks::Cpu),
         #[cfg(not(feature = "mpi"))]
         "mpi" => bail!("this meshrun was built without MPI: build with `--features mpi`"),
         other => bail!("unknown backend '{other}' (available: cpu, cuda, mpi)"),
     }
+}
+
+/// Variables in which launchers give the number of tasks of a job step
+/// (Open MPI, MPICH/Hydra, srun), in the order they are consulted.
+/// `SLURM_NTASKS` comes last: an `sbatch -n 8` script sets it for the
+/// script itself, which is one process.
+const TASKS_ENV: [&str; 4] = [
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_SIZE",
+    "SLURM_STEP_NUM_TASKS",
+    "SLURM_NTASKS",
+];
+
+/// How many tasks the launcher that started this process started, with the
+/// variable that says so (`None` outside a launcher).
+fn launcher_tasks(lookup: impl Fn(&str) -> Option<String>) -> Option<(usize, &'static str)> {
+    TASKS_ENV
+        .iter()
+        .find_map(|&v| Some((lookup(v)?.trim().parse().ok()?, v)))
+}
+
+/// `--backend cuda`: every GPU of this machine from one process, or, when
+/// a launcher started several processes (mpirun, srun), one GPU per
+/// process over MPI (`meshrun_runtime::mpi::cuda_rank`), which needs the
+/// `mpi` feature.
+fn run_cuda(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
+    if let Some((tasks, var)) = launcher_tasks(|v| std::env::var(v).ok()).filter(|t| t.0 > 1) {
+        #[cfg(feature = "mpi")]
+        {
+            let _ = (tasks, var);
+            return run_mpi(file, args, Ranks::Cuda);
+        }
+        #[cfg(not(feature = "mpi"))]
+        bail!(
+            "--backend cuda was started as one of {tasks} processes ({var}={tasks}), but this meshrun was built without MPI: build with `--features mpi` to run one GPU per process, or start one process to use every GPU of this machine"
+        );
+    }
+    run_on(&meshrun::runtime::cuda::open_backend()?, file, args)
 }
 
 fn run_on<B: Backend>(backend: &B, file: &Path, args: &RunArgs) -> anyhow::Result<()> {
@@ -138,15 +180,48 @@ fn finish(
     Ok(())
 }
 
-/// `--backend mpi`, under `mpirun -np N` / `srun -n N` (one process per
-/// device; see `meshrun_runtime::mpi`): each rank reads only its blocks of
-/// the `.npy` inputs, runs its device, and rank 0 gathers the outputs,
-/// checks, writes and reports. Any error on any rank ends the whole job
-/// with that rank's message (`MPI_Abort`), so no rank is left waiting.
+/// What each rank's device is under MPI.
 #[cfg(feature = "mpi")]
-fn run_mpi(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
-    use meshrun::runtime::mpi::{session, MpiBackend};
-    let backend = MpiBackend::init()?;
+#[derive(Debug, Clone, Copy)]
+enum Ranks {
+    /// `--backend mpi`: the CPU.
+    Cpu,
+    /// `--backend cuda` under a launcher: one GPU per rank.
+    Cuda,
+}
+
+/// One process per device under `mpirun -np N` / `srun -n N` (see
+/// `meshrun_runtime::mpi`), each on the CPU (`--backend mpi`) or on its
+/// own GPU (`--backend cuda`). Each rank reads only its blocks of the
+/// `.npy` inputs, runs its device, and rank 0 gathers the outputs, checks,
+/// writes and reports. Any error on any rank ends the whole job with that
+/// rank's message (`MPI_Abort`), so no rank is left waiting; an error every
+/// rank hits alike (a bad file, no GPU) is printed once.
+#[cfg(feature = "mpi")]
+fn run_mpi(file: &Path, args: &RunArgs, ranks: Ranks) -> anyhow::Result<()> {
+    use meshrun::runtime::mpi::cuda_rank::CudaRankBackend;
+    use meshrun::runtime::mpi::MpiBackend;
+    let mpi = MpiBackend::init()?;
+    match ranks {
+        Ranks::Cpu => run_ranks(&mpi, file, args),
+        Ranks::Cuda => {
+            // The GPU path has never run on a GPU (none in development or
+            // CI); see `meshrun_runtime::mpi::cuda_rank`.
+            let gpu = mpi.settle(CudaRankBackend::open(&mpi));
+            run_ranks(&gpu, file, args)
+        }
+    }
+}
+
+/// The body of [`run_mpi`] on any backend with one device per rank.
+#[cfg(feature = "mpi")]
+fn run_ranks<B: meshrun::runtime::mpi::session::RankBackend>(
+    backend: &B,
+    file: &Path,
+    args: &RunArgs,
+) -> anyhow::Result<()> {
+    use meshrun::runtime::mpi::session;
+    let mpi = backend.mpi();
     // What every rank does alike: an error here is reported once.
     let prepared = (|| -> anyhow::Result<_> {
         if args.repeat == 0 {
@@ -157,18 +232,18 @@ fn run_mpi(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
             path: file.to_path_buf(),
             diag,
         })?;
-        backend.local_device(&program.device.devices)?;
+        mpi.local_device(&program.device.devices)?;
         // Drawn inputs are drawn whole on every rank; files are read block
         // by block, and whole only by rank 0 for the check.
         let drawn = args.inputs.is_empty();
-        let global = if drawn || (args.check && backend.is_root()) {
+        let global = if drawn || (args.check && mpi.is_root()) {
             read_inputs(file, &module, args)?
         } else {
             Vec::new()
         };
         Ok((module, program, global, drawn))
     })();
-    let (module, program, global, drawn) = backend.settle(prepared.map_err(|e| format!("{e:#}")));
+    let (module, program, global, drawn) = mpi.settle(prepared.map_err(|e| format!("{e:#}")));
     let result = (|| -> anyhow::Result<()> {
         let inputs = if drawn {
             session::Inputs::Global(&global)
@@ -177,7 +252,7 @@ fn run_mpi(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
         };
         let opts = ExecOptions::default();
         let run = session::run_program(
-            &backend,
+            backend,
             &program.device,
             inputs,
             args.repeat,
@@ -201,7 +276,7 @@ fn run_mpi(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
         }
     })();
     if let Err(e) = result {
-        backend.abort(format_args!("{e:#}"));
+        mpi.abort(format_args!("{e:#}"));
     }
     Ok(())
 }
@@ -377,5 +452,50 @@ impl Report<'_> {
             ));
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    /// Environment variables set, and what `launcher_tasks` finds.
+    type Case = (
+        &'static [(&'static str, &'static str)],
+        Option<(usize, &'static str)>,
+    );
+
+    #[test]
+    fn launchers_say_how_many_tasks_they_started() {
+        let table: [Case; 6] = [
+            (&[], None),
+            (
+                &[("OMPI_COMM_WORLD_SIZE", "8")],
+                Some((8, "OMPI_COMM_WORLD_SIZE")),
+            ),
+            (&[("PMI_SIZE", " 2 ")], Some((2, "PMI_SIZE"))),
+            // srun's step size wins over the allocation's task count.
+            (
+                &[("SLURM_NTASKS", "8"), ("SLURM_STEP_NUM_TASKS", "1")],
+                Some((1, "SLURM_STEP_NUM_TASKS")),
+            ),
+            (&[("SLURM_NTASKS", "4")], Some((4, "SLURM_NTASKS"))),
+            // An unreadable value is skipped, not trusted.
+            (
+                &[("OMPI_COMM_WORLD_SIZE", "x"), ("SLURM_NTASKS", "3")],
+                Some((3, "SLURM_NTASKS")),
+            ),
+        ];
+        for (vars, want) in table {
+            assert_eq!(launcher_tasks(env(vars)), want, "{vars:?}");
+        }
     }
 }

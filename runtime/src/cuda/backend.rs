@@ -358,3 +358,55 @@ impl Backend for CudaBackend {
         first_failure(devices, results, shared.rendezvous.failed())
     }
 }
+
+/// GPU `ordinal` opened for a process that runs one mesh device on it
+/// (the CUDA backend under MPI, one rank per GPU): a context, the kernels
+/// loaded for its architecture, a stream, and the device's own run state.
+/// The MPI backend drives the device's local ops through this
+/// `CudaDevice` and does its collectives itself, over NCCL
+/// communicators bootstrapped through MPI. Needs a GPU: untested
+/// in CI.
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+pub(crate) fn open_lone_device(
+    id: i64,
+    ordinal: usize,
+) -> Result<crate::cuda::device::CudaDevice, String> {
+    use std::collections::HashMap;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::{Arc, Mutex};
+
+    use super::device::{CudaDevice, DeviceState};
+    use super::kernels::GpuKernels;
+    use super::placement::Placement;
+    use crate::cpu::rendezvous::Rendezvous;
+
+    super::probe::gpu_count()?;
+    super::nvrtc::version().map_err(|e| e.to_string())?;
+    let ctx = cudarc::driver::CudaContext::new(ordinal)
+        .map_err(|e| format!("GPU {ordinal}: cannot create a context: {e}"))?;
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(|e| format!("GPU {ordinal}: compute capability: {e}"))?;
+    let kernels = GpuKernels::load(&ctx, &format!("sm_{major}{minor}"))
+        .map_err(|e| format!("GPU {ordinal}: {e}"))?;
+    let stream = ctx
+        .new_stream()
+        .map_err(|e| format!("GPU {ordinal}: cannot create a stream: {e}"))?;
+    // The device meets no other device of this process: its rendezvous and
+    // NCCL ids stay unused; only the host-fallback count matters.
+    let shared = Arc::new(RunShared {
+        rendezvous: Rendezvous::new(),
+        placement: Placement::blocks(&[id], 1)?,
+        nccl_ids: Arc::new(Mutex::new(HashMap::new())),
+        fallbacks: Arc::new(AtomicUsize::new(0)),
+    });
+    Ok(CudaDevice {
+        id,
+        gpu: 0,
+        ctx,
+        stream,
+        kernels: Arc::new(kernels),
+        state: DeviceState::default(),
+        shared,
+    })
+}

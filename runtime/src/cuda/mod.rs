@@ -49,6 +49,8 @@ pub mod kernels;
 #[cfg(feature = "cuda")]
 pub mod nvrtc;
 
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+pub(crate) use backend::open_lone_device;
 #[cfg(feature = "cuda")]
 pub use backend::{CudaBackend, GPUS_ENV};
 #[cfg(feature = "cuda")]

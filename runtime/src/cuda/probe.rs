@@ -58,13 +58,7 @@ mod imp {
     }
 
     pub fn gpus() -> Result<Vec<GpuInfo>, String> {
-        driver()?;
-        let count = cudarc::driver::CudaContext::device_count()
-            .map_err(|e| format!("the driver sees no GPU (cuInit/cuDeviceGetCount: {e})"))?;
-        if count <= 0 {
-            return Err("the driver is installed but sees no GPU".into());
-        }
-        (0..count as usize)
+        (0..gpu_count()?)
             .map(|ordinal| {
                 let ctx = cudarc::driver::CudaContext::new(ordinal)
                     .map_err(|e| format!("GPU {ordinal}: cannot create a context: {e}"))?;
@@ -83,6 +77,28 @@ mod imp {
             .collect()
     }
 
+    pub fn gpu_count() -> Result<usize, String> {
+        driver()?;
+        let count = cudarc::driver::CudaContext::device_count()
+            .map_err(|e| format!("the driver sees no GPU (cuInit/cuDeviceGetCount: {e})"))?;
+        usize::try_from(count)
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| "the driver is installed but sees no GPU".to_string())
+    }
+
+    pub fn nccl() -> Result<(i32, i32, i32), String> {
+        if !ffi::library_present(Library::Nccl) {
+            return Err(missing(
+                "libnccl.so.2",
+                "`pip install nvidia-nccl-cu12` or install NCCL",
+            ));
+        }
+        cudarc::nccl::result::get_nccl_version()
+            .map(|v| (v / 10000, (v / 100) % 100, v % 100))
+            .map_err(|e| format!("ncclGetVersion: {e:?}"))
+    }
+
     pub fn report() -> CudaReport {
         let nvrtc = nvrtc::version().map_err(|e| e.to_string());
         let cublas = if ffi::library_present(Library::Cublas) {
@@ -93,16 +109,7 @@ mod imp {
                 "install the CUDA toolkit or `pip install nvidia-cublas-cu12`",
             ))
         };
-        let nccl = if ffi::library_present(Library::Nccl) {
-            cudarc::nccl::result::get_nccl_version()
-                .map(|v| (v / 10000, (v / 100) % 100, v % 100))
-                .map_err(|e| format!("ncclGetVersion: {e:?}"))
-        } else {
-            Err(missing(
-                "libnccl.so.2",
-                "`pip install nvidia-nccl-cu12` or install NCCL",
-            ))
-        };
+        let nccl = nccl();
         let headers = nvrtc::include_dirs().into_iter().next().ok_or_else(|| {
             format!(
                 "cuda_fp16.h not found (set {} or CUDA_HOME)",
@@ -130,6 +137,14 @@ mod imp {
         Err(OFF.into())
     }
 
+    pub fn gpu_count() -> Result<usize, String> {
+        Err(OFF.into())
+    }
+
+    pub fn nccl() -> Result<(i32, i32, i32), String> {
+        Err(OFF.into())
+    }
+
     pub fn report() -> CudaReport {
         CudaReport {
             driver: Err(OFF.into()),
@@ -146,6 +161,17 @@ mod imp {
 /// on each.
 pub fn gpus() -> Result<Vec<GpuInfo>, String> {
     imp::gpus()
+}
+
+/// How many GPUs the driver sees (no context is created), or why none.
+pub fn gpu_count() -> Result<usize, String> {
+    imp::gpu_count()
+}
+
+/// NCCL's version, or why it cannot be loaded (cudarc panics on the first
+/// NCCL call when it cannot: ask this first).
+pub fn nccl() -> Result<(i32, i32, i32), String> {
+    imp::nccl()
 }
 
 /// Probe everything (never panics, whatever is installed).
@@ -166,6 +192,14 @@ mod tests {
             ("nvrtc", r.nvrtc.as_ref().map(drop)),
             ("cublas", r.cublas.as_ref().map(drop)),
             ("nccl", r.nccl.as_ref().map(drop)),
+        ] {
+            if let Err(why) = res {
+                assert!(!why.is_empty(), "{what} absent without a reason");
+            }
+        }
+        for (what, res) in [
+            ("gpu_count", gpu_count().map(drop)),
+            ("nccl", nccl().map(drop)),
         ] {
             if let Err(why) = res {
                 assert!(!why.is_empty(), "{what} absent without a reason");

@@ -10,51 +10,19 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+use meshrun_compiler::partition::collective::Collective;
 
 use super::device::MpiDevice;
 use super::MpiBackend;
-use crate::backend::{Device, Participation};
+use crate::backend::Device;
+use crate::comm_bench::{check_result, pattern_input, prepare, result_of, ring_of};
+use crate::comm_bench::{CommBench, CommBenchResult};
 use crate::cpu::rendezvous::Rendezvous;
 use crate::cpu::CpuDevice;
 use crate::error::RuntimeError;
 use crate::random_inputs::random_tensor;
 
-/// The devices a collective runs on: every id its groups name, sorted.
-pub fn devices_of(c: &Collective) -> Vec<i64> {
-    let mut ids: Vec<i64> = c.groups.iter().flatten().copied().collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
-}
-
-/// Where `device` stands in `c` (what the executor would compute).
-pub fn participation(c: &Collective, device: i64) -> Result<Participation<'_>, String> {
-    if c.kind == CollectiveKind::CollectivePermute {
-        let partner = |side: usize, other: usize| {
-            c.groups
-                .iter()
-                .find(|p| p.get(side) == Some(&device))
-                .and_then(|p| p.get(other).copied())
-        };
-        return Ok(Participation::Permute {
-            send_to: partner(0, 1),
-            recv_from: partner(1, 0),
-        });
-    }
-    c.groups
-        .iter()
-        .enumerate()
-        .find_map(|(group, members)| {
-            let rank = members.iter().position(|&d| d == device)?;
-            Some(Participation::Group {
-                group,
-                rank,
-                members,
-            })
-        })
-        .ok_or_else(|| format!("device {device} is in no group of the {}", c.kind))
-}
+pub use crate::comm_bench::{devices_of, participation};
 
 /// Run `c` `warmup` times untimed, then `iters` times timed, on every rank
 /// (one device each); the seconds of every timed run, the slowest rank's,
@@ -99,9 +67,87 @@ pub fn time_collective(
     Ok(times)
 }
 
+/// `bench-comm --backend mpi`: [`crate::comm_bench::time_collective`] for
+/// one rank per device. Every rank places its pattern block, runs
+/// `warmup + iters` collectives (each after a barrier, releasing each
+/// result), and checks its last result; times are the slowest rank's and
+/// the result is the same on every rank. A rank whose result is wrong
+/// prints what was wrong on stderr; the returned error names the lowest
+/// such device.
+pub fn time_comm_bench(
+    backend: &MpiBackend,
+    bench: &CommBench,
+) -> Result<CommBenchResult, RuntimeError> {
+    let c = prepare(bench)?;
+    let ring = ring_of(&c);
+    let devices = devices_of(&c);
+    let id = backend.local_device(&devices)?;
+    let position = ring
+        .iter()
+        .position(|&d| d == id)
+        .ok_or_else(|| RuntimeError::Program(format!("device {id} is not in the benchmark")))?;
+    let part = participation(&c, id).map_err(RuntimeError::Program)?;
+    let out = TensorType::new(c.out_local_shape.clone(), c.elem);
+    let x = Arc::new(pattern_input(&c, position).map_err(RuntimeError::Program)?);
+    let local = CpuDevice::new(
+        id,
+        meshrun_kernels::Parallelism::None,
+        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
+        Arc::new(Rendezvous::new()),
+    );
+    let mut dev = MpiDevice::new(
+        local,
+        id,
+        devices.into(),
+        backend.rank(),
+        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
+    );
+    let total = bench.warmup + bench.iters;
+    let mut times = Vec::with_capacity(bench.iters);
+    let mut last = None;
+    for i in 0..total {
+        backend.barrier();
+        let start = Instant::now();
+        let r = dev
+            .collective(i as u64, &c, part, &x, &out)
+            .map_err(|e| RuntimeError::Program(format!("device {id}: {} : {e}", c.kind)))?;
+        let slowest = backend.max_over_ranks(start.elapsed().as_secs_f64());
+        if i >= bench.warmup {
+            times.push(slowest);
+        }
+        if i + 1 == total {
+            last = Some(r);
+        } else {
+            dev.release(r);
+        }
+    }
+    let mine = match last {
+        Some(r) => check_result(bench.op, &c, position, &r).err(),
+        None => Some(format!("device {id}: no run")),
+    };
+    if let Some(e) = &mine {
+        eprintln!("error: rank {}: {e}", backend.rank());
+    }
+    // The lowest wrong device, on every rank (-1: none).
+    let flag = mine.as_ref().map_or(f64::NEG_INFINITY, |_| -(id as f64));
+    let worst = backend.max_over_ranks(flag);
+    let error = (worst.is_finite()).then(|| {
+        let d = -worst as i64;
+        mine.filter(|_| d == id).unwrap_or_else(|| {
+            format!(
+                "device {d}: the {} result is wrong (its rank printed the first wrong element)",
+                bench.op
+            )
+        })
+    });
+    Ok(result_of(bench, &c, times, error))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Participation;
+    use meshrun_compiler::partition::collective::CollectiveKind;
 
     #[test]
     fn permute_partners_come_from_the_pairs() {

@@ -1,27 +1,29 @@
-//! GPUs under MPI: one GPU per rank, and NCCL bootstrapped over MPI.
+//! GPUs under MPI: which GPU a rank uses, and the NCCL unique id that
+//! bootstraps an NCCL communicator over MPI.
 //!
 //! - **Which GPU.** A rank uses GPU number *local rank* among the GPUs its
 //!   process sees, the local rank being its place among the ranks of its
 //!   node: `OMPI_COMM_WORLD_LOCAL_RANK` (Open MPI), else `MPI_LOCALRANKID`
 //!   (MPICH/Hydra), else `SLURM_LOCALID` (srun). More ranks on a node than
-//!   GPUs is an error, never two ranks silently sharing a GPU.
-//! - **NCCL.** Rank 0 creates the NCCL unique id (`ncclGetUniqueId`) and
-//!   broadcasts it over `MPI_COMM_WORLD` in a checked frame (below); every
-//!   rank then joins the world communicator with `ncclCommInitRank(world,
-//!   id, rank)`. Group communicators can be made the same way from each
-//!   group's MPI communicator.
+//!   GPUs is an error, never two ranks silently sharing a GPU. (A process
+//!   pinned to one GPU by `CUDA_VISIBLE_DEVICES` uses that one:
+//!   [`super::cuda_rank::rank_gpu`].)
+//! - **NCCL.** The rank 0 of an MPI communicator creates the NCCL unique
+//!   id (`ncclGetUniqueId`) and broadcasts it over that communicator in a
+//!   checked frame (below); every rank then joins with
+//!   `ncclCommInitRank(size, id, rank)`
+//!   ([`super::cuda_rank_device`] does this once per device group).
 //!
 //! The frame: 16 bytes of magic `meshrun-ncclid\0\0`, a little-endian
-//! `u32` version (1), a `u32` world size, the 128 id bytes, and an FNV-1a
-//! `u64` of everything before it. A rank 0 that cannot create an id
+//! `u32` version (1), a `u32` communicator size, the 128 id bytes, and an
+//! FNV-1a `u64` of everything before it. A rank 0 that cannot create an id
 //! broadcasts an all-zero frame, so the others fail with that reason
 //! instead of waiting; a frame from another build or another job (wrong
-//! size, magic, version, world size or checksum) is refused.
+//! size, magic, version, communicator size or checksum) is refused.
 //!
 //! **Tested without a GPU:** the rank → GPU mapping, the frame, and the
 //! broadcast itself (under `mpirun`, with made-up id bytes). **Untested
-//! (no GPU here):** [`open_rank_gpu`] and [`nccl_world_comm`], the calls
-//! into CUDA and NCCL; they compile with the `cuda` feature.
+//! (no NCCL here):** [`new_nccl_id`], the call into NCCL.
 
 use mpi::traits::*;
 
@@ -128,82 +130,63 @@ pub fn decode_id_frame(frame: &[u8], world_size: u32) -> Result<[u8; NCCL_ID_BYT
     Ok(id)
 }
 
-/// Rank 0 makes an id with `make`; every rank gets it (collective). A
-/// failure of `make` reaches every rank as an error.
+/// Rank 0 of the world makes an id with `make`; every rank gets it
+/// (collective over the world). A failure of `make` reaches every rank as
+/// an error.
 pub fn broadcast_id(
     backend: &MpiBackend,
     make: impl FnOnce() -> Result<[u8; NCCL_ID_BYTES], String>,
 ) -> Result<[u8; NCCL_ID_BYTES], RuntimeError> {
-    let size = u32::try_from(backend.size())
-        .map_err(|_| RuntimeError::Program("too many ranks".into()))?;
+    broadcast_id_over(&backend.world(), make)
+}
+
+/// Rank 0 of `comm` makes an id with `make`; every rank of `comm` gets it
+/// (collective over `comm`: one NCCL communicator per device group is
+/// bootstrapped over the group's MPI communicator). A failure of `make`
+/// reaches every rank as an error.
+pub fn broadcast_id_over<C: Communicator>(
+    comm: &C,
+    make: impl FnOnce() -> Result<[u8; NCCL_ID_BYTES], String>,
+) -> Result<[u8; NCCL_ID_BYTES], RuntimeError> {
+    let size =
+        u32::try_from(comm.size()).map_err(|_| RuntimeError::Program("too many ranks".into()))?;
     let mut frame = [0u8; FRAME_BYTES];
     let mut root_error = None;
-    if backend.is_root() {
+    if comm.rank() == 0 {
         match make() {
             Ok(id) => frame = encode_id_frame(&id, size),
             Err(e) => root_error = Some(e),
         }
     }
-    backend
-        .world()
-        .process_at_rank(0)
-        .broadcast_into(&mut frame[..]);
+    comm.process_at_rank(0).broadcast_into(&mut frame[..]);
     if let Some(e) = root_error {
         return Err(RuntimeError::Program(format!("NCCL unique id: {e}")));
     }
     decode_id_frame(&frame, size).map_err(RuntimeError::Program)
 }
 
-/// This rank's GPU: a context and a stream on GPU *local rank* (see the
-/// module doc). Untested here: needs a GPU.
+/// A fresh NCCL unique id (`ncclGetUniqueId`) as bytes, or why NCCL cannot
+/// make one (checked first: cudarc panics when libnccl cannot be loaded).
+/// Needs NCCL, not a GPU; untested here (no NCCL).
 #[cfg(feature = "cuda")]
-pub fn open_rank_gpu() -> Result<
-    (
-        std::sync::Arc<cudarc::driver::CudaContext>,
-        std::sync::Arc<cudarc::driver::CudaStream>,
-    ),
-    RuntimeError,
-> {
-    let local = local_rank(|v| std::env::var(v).ok()).map_err(RuntimeError::Program)?;
-    // The probe never panics when CUDA is missing; cudarc would.
-    let gpus = crate::cuda::probe::gpus().map_err(RuntimeError::Program)?;
-    let gpu = gpu_for_local_rank(local, gpus.len()).map_err(RuntimeError::Program)?;
-    let ordinal = gpus[gpu].ordinal;
-    let ctx = cudarc::driver::CudaContext::new(ordinal).map_err(|e| {
-        RuntimeError::Program(format!("GPU {ordinal}: cannot create a context: {e}"))
-    })?;
-    let stream = ctx.new_stream().map_err(|e| {
-        RuntimeError::Program(format!("GPU {ordinal}: cannot create a stream: {e}"))
-    })?;
-    Ok((ctx, stream))
+pub fn new_nccl_id() -> Result<[u8; NCCL_ID_BYTES], String> {
+    crate::cuda::probe::nccl()?;
+    let id = cudarc::nccl::Id::new().map_err(|e| format!("ncclGetUniqueId: {e:?}"))?;
+    let mut bytes = [0u8; NCCL_ID_BYTES];
+    for (b, &c) in bytes.iter_mut().zip(id.internal()) {
+        *b = c as u8;
+    }
+    Ok(bytes)
 }
 
-/// The NCCL communicator of the whole world on `stream` (this rank's GPU):
-/// rank 0's unique id broadcast over MPI, then `ncclCommInitRank`.
-/// Collective over all ranks. Untested here: needs GPUs and NCCL.
+/// The NCCL id whose bytes [`new_nccl_id`] made.
 #[cfg(feature = "cuda")]
-pub fn nccl_world_comm(
-    backend: &MpiBackend,
-    stream: std::sync::Arc<cudarc::driver::CudaStream>,
-) -> Result<cudarc::nccl::Comm, RuntimeError> {
-    use cudarc::nccl::{Comm, Id};
-    let id = broadcast_id(backend, || {
-        // libnccl must be loadable before cudarc touches it (it panics
-        // otherwise).
-        crate::cuda::probe::report().nccl?;
-        let id = Id::new().map_err(|e| format!("ncclGetUniqueId: {e:?}"))?;
-        let mut bytes = [0u8; NCCL_ID_BYTES];
-        for (b, &c) in bytes.iter_mut().zip(id.internal()) {
-            *b = c as u8;
-        }
-        Ok(bytes)
-    })?;
+pub fn nccl_id_from_bytes(bytes: &[u8; NCCL_ID_BYTES]) -> cudarc::nccl::Id {
     let mut internal = [0 as std::ffi::c_char; NCCL_ID_BYTES];
-    for (c, &b) in internal.iter_mut().zip(&id) {
+    for (c, &b) in internal.iter_mut().zip(bytes) {
         *c = b as std::ffi::c_char;
     }
-    Comm::from_rank(stream, backend.rank(), backend.size(), Id::uninit(internal))
-        .map_err(|e| RuntimeError::Program(format!("ncclCommInitRank: {e:?}")))
+    cudarc::nccl::Id::uninit(internal)
 }
 
 #[cfg(test)]

@@ -27,15 +27,26 @@
 //! Modules: [`device`] (the device and its collectives), [`comms`] (group
 //! communicators), [`exchange`] (the MPI calls), [`wire`] (blocks as
 //! bytes), [`local_inputs`] (reading one block of an `.npy` file),
-//! [`session`] (place, run, gather), [`bench`] (timing one collective, for
-//! `bench-comm`), [`gpu`] (NCCL bootstrap for the CUDA backend under MPI).
+//! [`session`] (place, run, gather; generic over [`session::RankBackend`]),
+//! [`bench`] (timing one collective, for `bench-comm`).
+//!
+//! **GPUs.** With `--backend cuda` under mpirun, each rank runs its device
+//! on one GPU instead ([`cuda_rank`]: which GPU, the backend;
+//! [`cuda_rank_device`]: local ops by the CUDA backend's device code,
+//! collectives over NCCL; [`nccl_plan`]: which NCCL calls; [`gpu`]: local
+//! rank and the NCCL unique id broadcast over MPI). That path has never
+//! run on a GPU: only its GPU-free logic is tested.
 
 pub mod bench;
 pub mod comms;
+pub mod cuda_rank;
+#[cfg(feature = "cuda")]
+pub mod cuda_rank_device;
 pub mod device;
 pub mod exchange;
 pub mod gpu;
 pub mod local_inputs;
+pub mod nccl_plan;
 pub mod session;
 pub mod wire;
 

@@ -9,6 +9,13 @@
 //! holder sends and rank 0 checks that the copies are bitwise equal).
 //! Only rank 0 has the outputs, so only rank 0 writes files and reports.
 //!
+//! **Backends.** The session runs on any [`RankBackend`]: a backend with
+//! one device per MPI rank. [`MpiBackend`] (`--backend mpi`) keeps blocks
+//! in host memory; [`super::cuda_rank::CudaRankBackend`] (`--backend cuda`
+//! under mpirun) keeps them on the rank's GPU. Blocks enter through
+//! [`Backend::upload`] and leave through [`Backend::download`]; the MPI
+//! traffic of placing and gathering is always host bytes.
+//!
 //! Every function here is collective: all ranks call it with the same
 //! program. An `Err` on one rank leaves the others waiting, so callers end
 //! the job on any error ([`super::MpiBackend::or_abort`]).
@@ -20,10 +27,11 @@ use meshrun_compiler::partition::device_program::{DeviceProgram, ProgramIo};
 use meshrun_kernels::HostTensor;
 use mpi::traits::*;
 
-use super::device::{MpiBuffer, PERMUTE_TAGS};
+use super::device::PERMUTE_TAGS;
 use super::local_inputs::{block_of, read_block};
 use super::wire::{from_bytes, to_bytes};
 use super::MpiBackend;
+use crate::backend::Backend;
 use crate::error::RuntimeError;
 use crate::executor::{DeviceOutputs, ExecOptions, Executor, Placed};
 use crate::shard_io;
@@ -39,6 +47,20 @@ pub enum Inputs<'a> {
     Global(&'a [HostTensor]),
 }
 
+/// A backend that runs one mesh device per MPI rank: its `run_spmd` runs
+/// this rank's device only (see [`Backend::run_spmd`]) and ends the job
+/// when it fails.
+pub trait RankBackend: Backend {
+    /// The MPI side: ranks, the world, and ending the job.
+    fn mpi(&self) -> &MpiBackend;
+}
+
+impl RankBackend for MpiBackend {
+    fn mpi(&self) -> &MpiBackend {
+        self
+    }
+}
+
 /// MPI tag of output `index` on its way to rank 0.
 fn output_tag(index: usize) -> i32 {
     (PERMUTE_TAGS as usize + index % 10_000) as i32
@@ -46,12 +68,14 @@ fn output_tag(index: usize) -> i32 {
 
 /// This rank's input blocks, placed for [`Executor::run`]: the local
 /// device's blocks at its position, nothing at the others'.
-pub fn place_local(
-    backend: &MpiBackend,
+pub fn place_local<B: RankBackend>(
+    backend: &B,
     program: &DeviceProgram,
     inputs: Inputs<'_>,
-) -> Result<Placed<MpiBuffer>, RuntimeError> {
-    let device = backend.local_device(&program.devices)?;
+) -> Result<Placed<B::Buffer>, RuntimeError> {
+    let mpi = backend.mpi();
+    let device = mpi.local_device(&program.devices)?;
+    backend.prepare(&program.devices)?;
     let given = match inputs {
         Inputs::Files(f) => f.len(),
         Inputs::Global(g) => g.len(),
@@ -75,9 +99,9 @@ pub fn place_local(
                 })?
             }
         };
-        mine.push(std::sync::Arc::new(block));
+        mine.push(backend.upload(device, block)?);
     }
-    let pos = backend.rank();
+    let pos = mpi.rank();
     let per_device = (0..program.num_devices())
         .map(|q| {
             if q == pos {
@@ -110,13 +134,15 @@ fn senders(io: &ProgramIo, devices: &[i64], check_replicas: bool) -> Result<Vec<
 
 /// Rank 0: the global outputs, rebuilt from every rank's blocks; the other
 /// ranks: `None`, after sending rank 0 the blocks it needs from them.
-pub fn gather_to_root(
-    backend: &MpiBackend,
+pub fn gather_to_root<B: RankBackend>(
+    backend: &B,
     program: &DeviceProgram,
-    outputs: DeviceOutputs<MpiBuffer>,
+    outputs: DeviceOutputs<B::Buffer>,
     check_replicas: bool,
 ) -> Result<Option<Vec<HostTensor>>, RuntimeError> {
-    let me = backend.rank();
+    let mpi = backend.mpi();
+    let me = mpi.rank();
+    let device = mpi.local_device(&program.devices)?;
     let local = outputs.per_device.into_iter().next().unwrap_or_default();
     if local.len() != program.outputs.len() {
         return Err(RuntimeError::Program(format!(
@@ -125,9 +151,9 @@ pub fn gather_to_root(
             program.outputs.len()
         )));
     }
-    let world = backend.world();
+    let world = mpi.world();
     let mut gathered = Vec::with_capacity(program.outputs.len());
-    for (index, io) in program.outputs.iter().enumerate() {
+    for (index, (io, buffer)) in program.outputs.iter().zip(local).enumerate() {
         let layout_err = |message: String| RuntimeError::Layout {
             what: "output",
             index,
@@ -135,7 +161,9 @@ pub fn gather_to_root(
         };
         let from = senders(io, &program.devices, check_replicas).map_err(layout_err)?;
         let tag = output_tag(index);
-        let block = local[index].clone();
+        // To the host (a copy off the GPU; none for host blocks the
+        // executor alone holds).
+        let block = backend.download(device, buffer)?;
         if me != 0 {
             if from.contains(&me) {
                 world
@@ -148,7 +176,7 @@ pub fn gather_to_root(
         let shape: Vec<usize> = local_ty.shape.iter().map(|&d| d.max(0) as usize).collect();
         let fetch = |pos: usize| -> Result<HostTensor, String> {
             if pos == me {
-                return Ok((*block).clone());
+                return Ok(block.clone());
             }
             let rank = i32::try_from(pos).map_err(|_| format!("rank {pos} out of range"))?;
             let (bytes, _) = world.process_at_rank(rank).receive_vec_with_tag::<u8>(tag);
@@ -174,25 +202,26 @@ pub struct MpiRun {
 /// when `check_replicas`). A rank that cannot place its inputs, or whose
 /// device fails, ends the job ([`MpiBackend::settle`],
 /// [`MpiBackend::abort`]).
-pub fn run_program(
-    backend: &MpiBackend,
+pub fn run_program<B: RankBackend>(
+    backend: &B,
     program: &DeviceProgram,
     inputs: Inputs<'_>,
     repeat: usize,
     check_replicas: bool,
     opts: &ExecOptions,
 ) -> Result<MpiRun, RuntimeError> {
+    let mpi = backend.mpi();
     let exec = Executor::new(program)?;
     // A placement error (a bad or missing file) may hit every rank or a
     // few: either way the job ends here, with the error printed once.
-    let placed = backend.settle(place_local(backend, program, inputs));
+    let placed = mpi.settle(place_local(backend, program, inputs));
     let mut times_ms = Vec::with_capacity(repeat);
     let mut last = None;
     for _ in 0..repeat.max(1) {
-        backend.barrier();
+        mpi.barrier();
         let start = Instant::now();
         let outs = exec.run(backend, &placed, opts)?;
-        backend.barrier();
+        mpi.barrier();
         times_ms.push(start.elapsed().as_secs_f64() * 1e3);
         last = Some(outs);
     }
