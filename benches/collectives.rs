@@ -22,6 +22,7 @@ fn measure(op: BenchOp, bytes: u64, warmup: usize, iters: usize) -> CommBenchRes
     let bench = CommBench {
         op,
         devices: (0..DEVICES).collect(),
+        concurrent: Vec::new(),
         bytes,
         elem: ElemType::F32,
         warmup,

@@ -10,7 +10,11 @@
 #    message), runtime/tests/mpi_local_inputs.rs, tests/mpi_cli.rs and the
 #    MPI unit tests;
 # 4. runs `meshrun run --backend mpi --check` on the MLP fixtures, the
-#    command line users type (see README, "Running on several machines").
+#    command line users type (see README, "Running on several machines");
+# 5. runs `meshrun bench-comm --backend mpi` under mpirun -np 8: rank 0
+#    prints one table with every op, every result checked (a wrong one
+#    fails the command). On CI's oversubscribed cores the times are
+#    latency-bound: this checks the path, not the network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,3 +52,14 @@ for f in mlp_forward mlp_train_step mlp_seed; do
   mpirun --oversubscribe -np 8 "${CARGO_TARGET_DIR:-target}/release/meshrun" run "$d/input.mlir" \
     --backend mpi --inputs "$d"/in_*.npy --check
 done
+
+echo "== MPI: meshrun bench-comm --backend mpi (mpirun -np 8)"
+out=$(mpirun --oversubscribe -np 8 "${CARGO_TARGET_DIR:-target}/release/meshrun" bench-comm \
+  --backend mpi --devices 8 --min-bytes 1K --max-bytes 64K --iters 5 --warmup 2)
+echo "$out"
+# One table (rank 0 prints), all five ops, no wrong result.
+[ "$(grep -c '^# meshrun bench-comm' <<<"$out")" -eq 1 ]
+for op in all-gather all-reduce reduce-scatter all-to-all collective-permute; do
+  grep -q " $op " <<<"$out"
+done
+! grep -q WRONG <<<"$out"

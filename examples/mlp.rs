@@ -10,6 +10,12 @@
 //! time is spent in matmuls (`synth::mlp_chain_text`, 4 layers, B=256,
 //! H=1024).
 //!
+//! Each program's step time is also *predicted* by meshrun's cost model
+//! for this machine (`meshrun::cost::cpu_sim`: α and β fitted to the CPU
+//! backend's collectives over the program's groups — what `meshrun
+//! bench-comm` runs — and compute at one core's measured GEMM rate shared
+//! by the simulated devices) and the prediction/measurement ratio printed.
+//!
 //! `cargo run --release --example mlp`
 
 use std::path::{Path, PathBuf};
@@ -19,6 +25,7 @@ use anyhow::{bail, Context, Result};
 use meshrun::compiler::partition::device_program::{collective_bytes, PartitionedProgram};
 use meshrun::compiler::text::parse_module;
 use meshrun::compiler::Module;
+use meshrun::cost::cpu_sim::predict_cpu_step;
 use meshrun::load::load_file;
 use meshrun::render::describe_sharding;
 use meshrun::runtime::compare::{compare, rtol_for};
@@ -142,6 +149,46 @@ fn max_diff(got: &[HostTensor], want: &[HostTensor], rtol: f64, what: &str) -> R
     Ok(worst)
 }
 
+/// The cost model's prediction of a step on this machine next to the
+/// measured time (`meshrun::cost::cpu_sim`: collectives fitted over the
+/// program's own groups, compute at one core's GEMM rate shared by the
+/// devices, plus the simulation's per-instruction and dispatch costs).
+fn print_prediction(program: &PartitionedProgram, measured_ms: f64) -> Result<()> {
+    let p = predict_cpu_step(program)?;
+    let ms = |s: f64| s * 1e3;
+    println!(
+        "predicted {:.3} ms per step on this machine = collectives {:.3} + compute {:.3} + instruction overhead {:.3} + dispatch {:.3} ms",
+        ms(p.total_s()),
+        ms(p.communication_s),
+        ms(p.compute_s),
+        ms(p.overhead_s),
+        ms(p.dispatch_s)
+    );
+    for f in &p.fits {
+        println!(
+            "  {} over {} group(s) of {}: fitted α {:.2} µs, {:.2} GB/s (rms error {:.0}%)",
+            f.kind,
+            f.groups.len(),
+            f.groups.first().map_or(0, Vec::len),
+            f.fit.latency_us(),
+            f.fit.bandwidth_gbytes_per_s(),
+            f.fit.rms_rel_error * 100.0
+        );
+    }
+    println!(
+        "  ({} devices on {} cores, f32 GEMM {:.0} GFLOP/s per core, {:.2} µs per instruction)",
+        p.devices,
+        p.cores,
+        p.core_gflops,
+        p.instr_s * 1e6
+    );
+    println!(
+        "predicted / measured = {:.2}x",
+        ms(p.total_s()) / measured_ms
+    );
+    Ok(())
+}
+
 fn run_fixture(name: &str, title: &str) -> Result<()> {
     let dir = fixture(name);
     let module: Module = load_file(&dir.join("input.mlir"))?;
@@ -170,6 +217,7 @@ fn run_fixture(name: &str, title: &str) -> Result<()> {
         println!("  output {k}: {}{shown}", t.tensor_type());
     }
     println!("time per step: {ms:.3} ms (median of 25)");
+    print_prediction(&program, ms)?;
     println!("max |sharded - 1-device| = {vs_ref:e}; max |sharded - JAX| = {vs_jax:e}\n");
     Ok(())
 }
@@ -202,7 +250,7 @@ fn run_synthetic(batch: i64, hidden: i64) -> Result<()> {
         "time per step: {ms:.2} ms on 8 devices ({:.1} GFLOP/s), {ms1:.2} ms on 1 device; max |sharded - 1-device| = {diff:e}",
         gflop / (ms / 1e3)
     );
-    Ok(())
+    print_prediction(&program, ms)
 }
 
 fn main() -> Result<()> {

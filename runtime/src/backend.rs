@@ -122,6 +122,14 @@ pub trait Device {
     /// Shape and element type of a buffer.
     fn buffer_type(&self, b: &Self::Buffer) -> TensorType;
 
+    /// Wait until everything this device was asked to do has finished (a
+    /// backend that queues work, like CUDA's streams, returns before it
+    /// runs). Timers call it before they stop; the default (work done when
+    /// the call returns) does nothing.
+    fn sync(&mut self) -> Result<(), DeviceError> {
+        Ok(())
+    }
+
     /// The executor is done with `b` (its last use has run). Dropping it
     /// frees it; a backend may keep its memory for later results.
     fn release(&mut self, b: Self::Buffer) {

@@ -159,14 +159,36 @@ pub fn participation(c: &Collective, device: i64) -> Result<Participation<'_>, S
 }
 
 /// The devices of a collective built by [`bench_collective`] in rank
-/// order: the group, or the ring of a permute (pair `p` is `[ring[p],
-/// ring[p+1]]`). Pattern positions are indices into it.
+/// order: the (first) group, or the ring of a permute (pair `p` is
+/// `[ring[p], ring[p+1]]`).
 pub fn ring_of(c: &Collective) -> Vec<i64> {
     match c.kind {
         CollectiveKind::CollectivePermute => {
             c.groups.iter().filter_map(|p| p.first().copied()).collect()
         }
         _ => c.groups.first().cloned().unwrap_or_default(),
+    }
+}
+
+/// Where `device` stands in a collective built by [`bench_collective_in`]:
+/// its rank in its group, or its index in the ring of a permute. Pattern
+/// positions are these.
+pub fn position_of(c: &Collective, device: i64) -> Option<usize> {
+    match c.kind {
+        CollectiveKind::CollectivePermute => ring_of(c).iter().position(|&d| d == device),
+        _ => c
+            .groups
+            .iter()
+            .find_map(|g| g.iter().position(|&d| d == device)),
+    }
+}
+
+/// The number of devices whose blocks meet in one result: the group size,
+/// or the ring's length for a permute.
+fn pattern_width(c: &Collective) -> usize {
+    match c.kind {
+        CollectiveKind::CollectivePermute => ring_of(c).len(),
+        _ => c.group_size(),
     }
 }
 
@@ -187,16 +209,41 @@ pub fn bench_collective(
     bytes: u64,
     elem: ElemType,
 ) -> Result<Collective, String> {
-    let g = devices.len();
+    bench_collective_in(op, &[devices.to_vec()], bytes, elem)
+}
+
+/// [`bench_collective`] over several groups of the same size at once (as
+/// a program's collective runs on every group of its mesh axes): each
+/// group does the op on its own, all at the same time. A permute's ring
+/// runs through all groups' devices, group after group.
+pub fn bench_collective_in(
+    op: BenchOp,
+    groups: &[Vec<i64>],
+    bytes: u64,
+    elem: ElemType,
+) -> Result<Collective, String> {
+    let first = groups.first().cloned().unwrap_or_default();
+    let g = first.len();
     if g == 0 {
         return Err("a collective needs at least one device".into());
     }
-    let mut sorted = devices.to_vec();
+    if let Some(other) = groups.iter().find(|grp| grp.len() != g) {
+        return Err(format!(
+            "groups {first:?} and {other:?} differ in size (all groups of a collective have the same size)"
+        ));
+    }
+    let all: Vec<i64> = groups.iter().flatten().copied().collect();
+    let mut sorted = all.clone();
     sorted.sort_unstable();
     sorted.dedup();
-    if sorted.len() != g {
-        return Err(format!("devices {devices:?} repeat an id"));
+    if sorted.len() != all.len() {
+        return Err(format!("devices {all:?} repeat an id"));
     }
+    let devices: &[i64] = match op {
+        BenchOp::CollectivePermute => &all,
+        _ => &first,
+    };
+    let g = devices.len();
     let m = i64::try_from(chunk_elems(bytes, g, elem))
         .map_err(|_| format!("{bytes} bytes is too large"))?;
     let gi = g as i64;
@@ -210,12 +257,11 @@ pub fn bench_collective(
         BenchOp::AllReduce | BenchOp::CollectivePermute => (vec![gm], vec![gm]),
     };
     let rank = inp.len();
-    let group = devices.to_vec();
     let groups = match op {
         BenchOp::CollectivePermute => (0..g)
             .map(|p| vec![devices[p], devices[(p + 1) % g]])
             .collect(),
-        _ => vec![group],
+        _ => groups.to_vec(),
     };
     let dim_factors = match op {
         BenchOp::AllGather | BenchOp::ReduceScatter => vec![gi],
@@ -303,7 +349,7 @@ fn tensor_of<T: HostElem>(shape: &[usize], n: usize, f: impl Fn(u64) -> i64) -> 
 /// The input block of the device at rank `position` of `c` (an index into
 /// [`ring_of`]): the pattern described in [`Pattern`].
 pub fn pattern_input(c: &Collective, position: usize) -> Result<HostTensor, String> {
-    let g = ring_of(c).len();
+    let g = pattern_width(c);
     let pat = Pattern::new(g, c.elem);
     let shape: Vec<usize> = c
         .in_local_shape
@@ -323,18 +369,18 @@ pub fn pattern_input(c: &Collective, position: usize) -> Result<HostTensor, Stri
     })
 }
 
-/// Check the result of the device at rank `position` (an index into
-/// [`ring_of`]) of a collective built by [`bench_collective`] for `op`: `Err` names the
-/// device and the first wrong element.
+/// Check the result of `device` in a collective built by
+/// [`bench_collective_in`] for `op`: `Err` names the device and the first
+/// wrong element.
 pub fn check_result(
     op: BenchOp,
     c: &Collective,
-    position: usize,
+    device: i64,
     got: &HostTensor,
 ) -> Result<(), String> {
-    let ring = ring_of(c);
-    let g = ring.len();
-    let device = ring.get(position).copied().unwrap_or(-1);
+    let position =
+        position_of(c, device).ok_or_else(|| format!("device {device} is not in the benchmark"))?;
+    let g = pattern_width(c);
     let want_shape: Vec<usize> = c.out_local_shape.iter().map(|&d| d as usize).collect();
     if got.shape() != want_shape.as_slice() || got.elem_type() != c.elem {
         return Err(format!(
@@ -387,6 +433,11 @@ pub struct CommBench {
     pub op: BenchOp,
     /// The group, in rank order (device ids of the backend).
     pub devices: Vec<i64>,
+    /// More groups of the same size doing the same op at the same time,
+    /// each in rank order (a program's collective runs on every group of
+    /// its mesh axes at once, and on simulated devices they share the
+    /// cores). Empty for nccl-tests' one group.
+    pub concurrent: Vec<Vec<i64>>,
     /// Requested nccl-tests size `S` in bytes (rounded, see
     /// [`bench_collective`]).
     pub bytes: u64,
@@ -456,8 +507,9 @@ pub fn prepare(bench: &CommBench) -> Result<Collective, RuntimeError> {
         return Err(RuntimeError::Program("iters must be at least 1".into()));
     }
     parse_elem(bench.elem.name()).map_err(RuntimeError::Program)?;
-    bench_collective(bench.op, &bench.devices, bench.bytes, bench.elem)
-        .map_err(RuntimeError::Program)
+    let mut groups = vec![bench.devices.clone()];
+    groups.extend(bench.concurrent.iter().cloned());
+    bench_collective_in(bench.op, &groups, bench.bytes, bench.elem).map_err(RuntimeError::Program)
 }
 
 /// The result of `c` for `bench`, from each timed run's times and the
@@ -499,38 +551,35 @@ pub fn time_collective<B: Backend>(
     bench: &CommBench,
 ) -> Result<CommBenchResult, RuntimeError> {
     let c = prepare(bench)?;
-    let ring = ring_of(&c);
     let devices = devices_of(&c);
     let out = TensorType::new(c.out_local_shape.clone(), c.elem);
     backend.prepare(&devices)?;
-    // Inputs are made here, not on the device threads: nothing inside the
-    // per-device closure may call into rayon.
-    let inputs = ring
-        .iter()
-        .enumerate()
-        .map(|(p, &d)| {
-            let t = pattern_input(&c, p).map_err(RuntimeError::Program)?;
-            backend.upload(d, t)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    // A one-element all-gather after the timed runs: no device starts its
-    // check (CPU work) while another still times (a permute does not
-    // synchronize the devices).
-    let fence = bench_collective(BenchOp::AllGather, &ring, 0, ElemType::I32)
+    // A one-element all-gather over every device after the timed runs: no
+    // device starts its check (CPU work) while another still times (a
+    // permute, or one group of several, does not synchronize them all).
+    let fence = bench_collective(BenchOp::AllGather, &devices, 0, ElemType::I32)
         .map_err(RuntimeError::Program)?;
     let fence_out = TensorType::new(fence.out_local_shape.clone(), fence.elem);
-    let fence_in = ring
-        .iter()
-        .enumerate()
-        .map(|(p, &d)| {
-            let t = pattern_input(&fence, p).map_err(RuntimeError::Program)?;
-            backend.upload(d, t)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // Inputs are made here, not on the device threads: nothing inside the
+    // per-device closure may call into rayon. Both in `devices` order.
+    let place = |c: &Collective| {
+        devices
+            .iter()
+            .map(|&d| {
+                let p = position_of(c, d).ok_or_else(|| {
+                    RuntimeError::Program(format!("device {d} is not in the benchmark"))
+                })?;
+                let t = pattern_input(c, p).map_err(RuntimeError::Program)?;
+                backend.upload(d, t)
+            })
+            .collect::<Result<Vec<_>, RuntimeError>>()
+    };
+    let inputs = place(&c)?;
+    let fence_in = place(&fence)?;
     let total = bench.warmup + bench.iters;
     let body = |dev: &mut B::Device| -> Result<(Vec<f64>, Option<String>), RuntimeError> {
         let id = dev.id();
-        let position = ring
+        let position = devices
             .iter()
             .position(|&d| d == id)
             .ok_or_else(|| RuntimeError::Program(format!("device {id} is not in the benchmark")))?;
@@ -542,6 +591,7 @@ pub fn time_collective<B: Backend>(
             let start = Instant::now();
             let r = dev
                 .collective(i as u64, &c, part, x, &out)
+                .and_then(|r| dev.sync().map(|()| r))
                 .map_err(|e| RuntimeError::Program(format!("device {id}: {}: {e}", c.kind)))?;
             let secs = start.elapsed().as_secs_f64();
             if i >= bench.warmup {
@@ -567,7 +617,7 @@ pub fn time_collective<B: Backend>(
         let error = match last {
             Some(r) => {
                 let host = backend.download(id, r)?;
-                check_result(bench.op, &c, position, &host).err()
+                check_result(bench.op, &c, id, &host).err()
             }
             None => Some(format!("device {id}: no run")),
         };

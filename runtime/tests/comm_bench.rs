@@ -27,6 +27,7 @@ fn bench(op: BenchOp, devices: Vec<i64>, bytes: u64, elem: ElemType) -> CommBenc
     CommBench {
         op,
         devices,
+        concurrent: Vec::new(),
         bytes,
         elem,
         warmup: 1,
@@ -77,6 +78,31 @@ fn scattered_device_ids_and_big_all_reduces_pass() {
     );
     let r = time_collective(&backend, &big).unwrap();
     assert!(r.ok(), "{:?}", r.error);
+}
+
+#[test]
+fn concurrent_groups_each_do_their_own_collective() {
+    let backend = CpuBackend::new();
+    // Four groups of two as a `"model"`=2 axis makes them, and two groups
+    // of four strided as a `"data"`=4 axis does.
+    let model: Vec<Vec<i64>> = (0..4).map(|k| vec![2 * k, 2 * k + 1]).collect();
+    let data: Vec<Vec<i64>> = (0..2).map(|k| vec![k, k + 2, k + 4, k + 6]).collect();
+    for groups in [model, data] {
+        for op in BenchOp::ALL {
+            let mut b = bench(op, groups[0].clone(), 2000, ElemType::F32);
+            b.concurrent = groups[1..].to_vec();
+            let r = time_collective(&backend, &b).unwrap();
+            assert!(r.ok(), "{op} on {groups:?}: {:?}", r.error);
+            assert_eq!(r.ranks, groups[0].len(), "{op} on {groups:?}");
+        }
+    }
+    // Groups must be disjoint and of one size.
+    let mut b = bench(BenchOp::AllReduce, vec![0, 1], 64, ElemType::F32);
+    b.concurrent = vec![vec![1, 2]];
+    assert!(time_collective(&backend, &b).is_err());
+    b.concurrent = vec![vec![2, 3, 4]];
+    let e = time_collective(&backend, &b).unwrap_err().to_string();
+    assert!(e.contains("differ in size"), "{e}");
 }
 
 #[test]

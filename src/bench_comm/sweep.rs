@@ -38,6 +38,7 @@ impl SweepConfig {
                 sizes.iter().map(move |&bytes| CommBench {
                     op,
                     devices: self.devices.clone(),
+                    concurrent: Vec::new(),
                     bytes,
                     elem: self.elem,
                     warmup: self.warmup,

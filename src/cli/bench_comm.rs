@@ -12,14 +12,16 @@ use meshrun::bench_comm::size::parse_bytes;
 use meshrun::bench_comm::sweep::check_rows;
 use meshrun::bench_comm::table::render_table;
 use meshrun::bench_comm::{plot, sweep_with, Row, SweepConfig};
+use meshrun::runtime::backend::Backend;
 use meshrun::runtime::comm_bench::{parse_elem, time_collective, BenchOp};
 use meshrun::runtime::CpuBackend;
 
 /// The options of `meshrun bench-comm`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchCommArgs {
-    /// The backend whose collectives are timed: cpu, or mpi (one process
-    /// per device under mpirun; needs a build with `--features mpi`).
+    /// The backend whose collectives are timed: cpu, cuda (this machine's
+    /// GPUs, one process), or mpi (one process per device under mpirun;
+    /// needs a build with `--features mpi`).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
     /// Devices in the group (with mpi: the number of ranks).
@@ -131,32 +133,35 @@ fn report(
 /// `meshrun bench-comm`.
 pub fn bench_comm(args: &BenchCommArgs) -> anyhow::Result<()> {
     match args.backend.as_str() {
-        "cpu" => {
-            let cfg = config(args)?;
-            let backend = CpuBackend::new();
-            let bar = progress(cfg.benches().map_or(0, |b| b.len()));
-            let rows = sweep_with(
-                &cfg,
-                |b| {
-                    bar.set_message(format!("{} {} B", b.op, b.bytes));
-                    time_collective(&backend, b)
-                },
-                |_| bar.inc(1),
-            );
-            bar.finish_and_clear();
-            let rows = rows?;
-            report(args, &cfg, "cpu", &rows)?;
-            // Wrong results fail the command, after they are shown.
-            check_rows(&rows)
-        }
+        "cpu" => bench_comm_on(args, &CpuBackend::new()),
+        "cuda" => bench_comm_on(args, &meshrun::runtime::cuda::open_backend()?),
         #[cfg(feature = "mpi")]
         "mpi" => bench_comm_mpi(args),
         #[cfg(not(feature = "mpi"))]
         "mpi" => bail!(
             "this meshrun was built without MPI: build with `--features mpi` to use --backend mpi"
         ),
-        other => bail!("unknown backend '{other}' for bench-comm (available: cpu, mpi)"),
+        other => bail!("unknown backend '{other}' for bench-comm (available: cpu, cuda, mpi)"),
     }
+}
+
+/// The sweep on a backend whose devices all live in this process.
+fn bench_comm_on<B: Backend>(args: &BenchCommArgs, backend: &B) -> anyhow::Result<()> {
+    let cfg = config(args)?;
+    let bar = progress(cfg.benches().map_or(0, |b| b.len()));
+    let rows = sweep_with(
+        &cfg,
+        |b| {
+            bar.set_message(format!("{} {} B", b.op, b.bytes));
+            time_collective(backend, b)
+        },
+        |_| bar.inc(1),
+    );
+    bar.finish_and_clear();
+    let rows = rows?;
+    report(args, &cfg, backend.name(), &rows)?;
+    // Wrong results fail the command, after they are shown.
+    check_rows(&rows)
 }
 
 /// `--backend mpi` under `mpirun -np N`: every rank runs its device, rank 0

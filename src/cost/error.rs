@@ -56,6 +56,10 @@ pub enum CostError {
     #[error("{}: cannot fit the cost model: {message}", path.display())]
     Fit { path: PathBuf, message: String },
 
+    /// Timing this machine for a prediction failed.
+    #[error("measuring the CPU backend: {0}")]
+    Measure(String),
+
     /// The partitioner's report and its device program disagree (a bug).
     #[error("internal error: {0}")]
     Internal(String),

@@ -7,9 +7,12 @@
 //! - [`flops`]: FLOPs of a device program's local ops;
 //! - [`report`]: a program's collectives, compute and step time;
 //! - [`render`]: the table for people and the JSON for tools;
-//! - [`calibrate`]: fitting α and β to `bench-comm --json` timings.
+//! - [`calibrate`]: fitting α and β to `bench-comm --json` timings;
+//! - [`cpu_sim`]: the model on this machine's simulated CPU devices (a
+//!   prediction to compare with a measured run).
 
 pub mod calibrate;
+pub mod cpu_sim;
 pub mod error;
 pub mod flops;
 pub mod model;

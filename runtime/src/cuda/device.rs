@@ -349,6 +349,12 @@ impl Device for CudaDevice {
         self.id
     }
 
+    fn sync(&mut self) -> Result<(), DeviceError> {
+        self.stream
+            .synchronize()
+            .map_err(|e| gpu_err(format!("GPU {}: stream synchronize: {e}", self.gpu)))
+    }
+
     fn buffer_type(&self, b: &CudaBuffer) -> TensorType {
         b.ty.clone()
     }

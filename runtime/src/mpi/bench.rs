@@ -15,7 +15,7 @@ use meshrun_compiler::partition::collective::Collective;
 use super::device::MpiDevice;
 use super::MpiBackend;
 use crate::backend::Device;
-use crate::comm_bench::{check_result, pattern_input, prepare, result_of, ring_of};
+use crate::comm_bench::{check_result, pattern_input, position_of, prepare, result_of};
 use crate::comm_bench::{CommBench, CommBenchResult};
 use crate::cpu::rendezvous::Rendezvous;
 use crate::cpu::CpuDevice;
@@ -79,12 +79,9 @@ pub fn time_comm_bench(
     bench: &CommBench,
 ) -> Result<CommBenchResult, RuntimeError> {
     let c = prepare(bench)?;
-    let ring = ring_of(&c);
     let devices = devices_of(&c);
     let id = backend.local_device(&devices)?;
-    let position = ring
-        .iter()
-        .position(|&d| d == id)
+    let position = position_of(&c, id)
         .ok_or_else(|| RuntimeError::Program(format!("device {id} is not in the benchmark")))?;
     let part = participation(&c, id).map_err(RuntimeError::Program)?;
     let out = TensorType::new(c.out_local_shape.clone(), c.elem);
@@ -122,7 +119,7 @@ pub fn time_comm_bench(
         }
     }
     let mine = match last {
-        Some(r) => check_result(bench.op, &c, position, &r).err(),
+        Some(r) => check_result(bench.op, &c, id, &r).err(),
         None => Some(format!("device {id}: no run")),
     };
     if let Some(e) = &mine {

@@ -371,6 +371,10 @@ impl Device for CudaRankDevice {
         self.state.device.id()
     }
 
+    fn sync(&mut self) -> Result<(), DeviceError> {
+        self.state.device.sync()
+    }
+
     fn buffer_type(&self, b: &CudaBuffer) -> TensorType {
         b.tensor_type().clone()
     }
