@@ -24,6 +24,24 @@ use crate::random_inputs::random_tensor;
 
 pub use crate::comm_bench::{devices_of, participation};
 
+/// This rank's device `id` of a benchmark over `devices`: a CPU device
+/// whose collectives go over MPI.
+fn rank_device(backend: &MpiBackend, id: i64, devices: Vec<i64>) -> MpiDevice {
+    let local = CpuDevice::new(
+        id,
+        meshrun_kernels::Parallelism::None,
+        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
+        Arc::new(Rendezvous::new()),
+    );
+    MpiDevice::new(
+        local,
+        id,
+        devices.into(),
+        backend.rank(),
+        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
+    )
+}
+
 /// Run `c` `warmup` times untimed, then `iters` times timed, on every rank
 /// (one device each); the seconds of every timed run, the slowest rank's,
 /// on every rank. The world must have one rank per device of `c`.
@@ -39,19 +57,7 @@ pub fn time_collective(
     let input = TensorType::new(c.in_local_shape.clone(), c.elem);
     let out = TensorType::new(c.out_local_shape.clone(), c.elem);
     let x = Arc::new(random_tensor(&input, 1, backend.rank()).map_err(RuntimeError::Program)?);
-    let local = CpuDevice::new(
-        id,
-        meshrun_kernels::Parallelism::None,
-        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
-        Arc::new(Rendezvous::new()),
-    );
-    let mut dev = MpiDevice::new(
-        local,
-        id,
-        devices.into(),
-        backend.rank(),
-        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
-    );
+    let mut dev = rank_device(backend, id, devices);
     let mut times = Vec::with_capacity(iters);
     for i in 0..warmup + iters {
         backend.barrier();
@@ -86,19 +92,7 @@ pub fn time_comm_bench(
     let part = participation(&c, id).map_err(RuntimeError::Program)?;
     let out = TensorType::new(c.out_local_shape.clone(), c.elem);
     let x = Arc::new(pattern_input(&c, position).map_err(RuntimeError::Program)?);
-    let local = CpuDevice::new(
-        id,
-        meshrun_kernels::Parallelism::None,
-        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
-        Arc::new(Rendezvous::new()),
-    );
-    let mut dev = MpiDevice::new(
-        local,
-        id,
-        devices.into(),
-        backend.rank(),
-        crate::cpu::CHUNKED_ALL_REDUCE_MIN_ELEMS,
-    );
+    let mut dev = rank_device(backend, id, devices);
     let total = bench.warmup + bench.iters;
     let mut times = Vec::with_capacity(bench.iters);
     let mut last = None;

@@ -191,13 +191,7 @@ mod imp {
 mod tests {
     use super::*;
 
-    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            vars.iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
+    use crate::mpi::test_env::env;
 
     /// The environment, the GPUs the process sees, and the GPU chosen or a
     /// piece of the error.

@@ -193,13 +193,7 @@ pub fn nccl_id_from_bytes(bytes: &[u8; NCCL_ID_BYTES]) -> cudarc::nccl::Id {
 mod tests {
     use super::*;
 
-    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            vars.iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
+    use crate::mpi::test_env::env;
 
     #[test]
     fn local_rank_prefers_open_mpi_then_mpich_then_slurm() {

@@ -313,3 +313,15 @@ mod tests {
         );
     }
 }
+
+/// A made-up environment for the launcher-variable tests.
+#[cfg(test)]
+pub(crate) mod test_env {
+    pub fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+}
