@@ -3,12 +3,16 @@
 //! computation of the semantics in `partition::collective`. Each test runs
 //! the devices as real threads meeting in the rendezvous.
 
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
 use meshrun_compiler::ir::{ElemType, ReduceKind, TensorType};
 use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_kernels::HostTensor;
-use meshrun_runtime::backend::{Backend, Device, Participation};
-use meshrun_runtime::cpu::CpuBackend;
+use meshrun_runtime::backend::{Backend, Device, DeviceError, Participation};
+use meshrun_runtime::cpu::collectives as coll;
+use meshrun_runtime::cpu::{CpuBackend, CpuBuffer, CpuDevice};
 use meshrun_runtime::random_inputs::SplitMix64;
 use meshrun_runtime::RuntimeError;
 
@@ -378,5 +382,172 @@ fn big_results_in_reused_memory_are_exact() {
                 }
             }
         }
+    }
+}
+
+/// Run `c` on `devices` and return every device's result block itself.
+fn run_blocks(backend: &CpuBackend, devices: &[i64], c: &Collective) -> Vec<CpuBuffer> {
+    let inp: Vec<usize> = c.in_local_shape.iter().map(|&x| x as usize).collect();
+    let out = TensorType::new(c.out_local_shape.clone(), ElemType::F32);
+    let body = |dev: &mut CpuDevice| -> Result<CpuBuffer, RuntimeError> {
+        let d = dev.id();
+        let x = backend.upload(d, tensor(&inp, block(d, &inp)))?;
+        dev.collective(3, c, part(c, d), &x, &out)
+            .map_err(|e| RuntimeError::Program(e.to_string()))
+    };
+    backend.run_spmd(devices, &body).unwrap()
+}
+
+/// A result every member computes alike is built once: all members of a
+/// group hold the same block, equal to what one device computes alone
+/// (`collectives::all_gather`, `all_reduce`), on both the one-thread and
+/// the helper-thread paths.
+#[test]
+fn members_share_one_result_equal_to_a_devices_own() {
+    use meshrun_runtime::cpu::bands::PARALLEL_MIN_BYTES;
+    let backend = CpuBackend::new().with_chunked_all_reduce_min(1);
+    let cols = 256usize;
+    // Small blocks, and blocks whose gathered result needs helpers.
+    for rows in [3usize, PARALLEL_MIN_BYTES / 4 / cols / 3 + 1] {
+        let mut gather = collective(
+            CollectiveKind::AllGather,
+            groups(),
+            &[rows as i64, cols as i64],
+            &[3 * rows as i64 - 1, cols as i64],
+        );
+        gather.dim_factors = vec![3, 1];
+        let mut reduce = collective(
+            CollectiveKind::AllReduce,
+            groups(),
+            &[rows as i64, cols as i64],
+            &[rows as i64, cols as i64],
+        );
+        reduce.reduction = Some(ReduceKind::Add);
+        for c in [&gather, &reduce] {
+            let got = run_blocks(&backend, &DEVICES, c);
+            let inp = [rows, cols];
+            let out: Vec<usize> = c.out_local_shape.iter().map(|&x| x as usize).collect();
+            for (pos, &d) in DEVICES.iter().enumerate() {
+                let members = c.groups.iter().find(|g| g.contains(&d)).unwrap();
+                let first = DEVICES.iter().position(|&x| x == members[0]).unwrap();
+                assert!(
+                    Arc::ptr_eq(&got[pos], &got[first]),
+                    "{}: device {d} holds its own copy",
+                    c.kind
+                );
+                let blocks: Vec<HostTensor> = members
+                    .iter()
+                    .map(|&m| tensor(&inp, block(m, &inp)))
+                    .collect();
+                let refs: Vec<&HostTensor> = blocks.iter().collect();
+                let alone = match c.kind {
+                    CollectiveKind::AllGather => coll::all_gather(&refs, c, &out),
+                    _ => coll::all_reduce(&refs, ReduceKind::Add),
+                }
+                .unwrap();
+                assert_eq!(f32s(&got[pos]), f32s(&alone), "{} device {d}", c.kind);
+            }
+            assert!(!Arc::ptr_eq(&got[0], &got[1]), "two groups, two results");
+        }
+    }
+}
+
+/// Runs `f` on a thread of its own and fails the test if it takes more
+/// than a minute (a hang).
+fn within_a_minute<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the run hung")
+}
+
+/// A device that fails before a shared collective poisons the run: the
+/// members waiting for the shared result wake with `PeerFailed`, and the
+/// run reports the failed device's own error.
+#[test]
+fn peers_waiting_for_a_shared_result_wake_when_a_device_fails() {
+    let outcome = within_a_minute(|| {
+        let mut c = collective(CollectiveKind::AllGather, groups(), &[2, 3], &[6, 3]);
+        c.dim_factors = vec![3, 1];
+        let out = TensorType::new(c.out_local_shape.clone(), ElemType::F32);
+        let seen = Mutex::new(Vec::new());
+        let backend = CpuBackend::new();
+        let body = |dev: &mut CpuDevice| -> Result<(), RuntimeError> {
+            let d = dev.id();
+            if d == 3 {
+                // Give the others time to reach the collective and wait.
+                std::thread::sleep(Duration::from_millis(50));
+                return Err(RuntimeError::Program("device 3 broke".into()));
+            }
+            let x = backend.upload(d, tensor(&[2, 3], block(d, &[2, 3])))?;
+            let r = dev.collective(1, &c, part(&c, d), &x, &out);
+            let failed = matches!(r, Err(DeviceError::PeerFailed(3)));
+            seen.lock().unwrap().push((d, failed, r.is_ok()));
+            r.map(|_| ())
+                .map_err(|e| RuntimeError::Program(e.to_string()))
+        };
+        let run = backend.run_spmd(&DEVICES, &body);
+        (run.map_err(|e| e.to_string()), seen.into_inner().unwrap())
+    });
+    let (run, mut seen) = outcome;
+    assert_eq!(
+        run,
+        Err(RuntimeError::Program("device 3 broke".into()).to_string())
+    );
+    seen.sort();
+    // Device 3's group (5, 0, 3) waits for it and wakes failed; the other
+    // group (1, 4, 2) completes, or stops failed if it came later.
+    for (d, failed, ok) in seen {
+        if [5, 0].contains(&d) {
+            assert!(failed, "device {d} did not wake with PeerFailed(3)");
+        } else {
+            assert!(failed || ok, "device {d} failed otherwise");
+        }
+    }
+}
+
+/// A result that cannot be built (a member's block has the wrong shape)
+/// is every member's error, or, for a member that comes to take it after
+/// another member has failed with it, `PeerFailed`: none of them waits for
+/// a result that never comes, and the run reports the build's error.
+#[test]
+fn a_result_that_cannot_be_built_fails_every_member() {
+    let outcome = within_a_minute(|| {
+        let mut c = collective(
+            CollectiveKind::AllGather,
+            vec![vec![0, 1, 2]],
+            &[2, 3],
+            &[6, 3],
+        );
+        c.dim_factors = vec![3, 1];
+        let out = TensorType::new(c.out_local_shape.clone(), ElemType::F32);
+        let seen = Mutex::new(Vec::new());
+        let backend = CpuBackend::new();
+        let body = |dev: &mut CpuDevice| -> Result<(), RuntimeError> {
+            let d = dev.id();
+            let shape = if d == 1 { [3, 3] } else { [2, 3] };
+            let x = backend.upload(d, tensor(&shape, block(d, &shape)))?;
+            let r = dev.collective(1, &c, part(&c, d), &x, &out);
+            seen.lock().unwrap().push(match &r {
+                Err(DeviceError::Invalid(m)) => m.clone(),
+                Err(DeviceError::PeerFailed(p)) => format!("peer {p} failed"),
+                Ok(_) => "a result".into(),
+                Err(e) => format!("another error: {e}"),
+            });
+            r.map(|_| ())
+                .map_err(|e| RuntimeError::Program(e.to_string()))
+        };
+        let run = backend.run_spmd(&[0, 1, 2], &body);
+        (run.map_err(|e| e.to_string()), seen.into_inner().unwrap())
+    });
+    let (run, errors) = outcome;
+    let wrong_shape = "member 1 holds a block of shape [3, 3]";
+    assert!(matches!(&run, Err(e) if e.contains(wrong_shape)), "{run:?}");
+    assert_eq!(errors.len(), 3);
+    assert!(errors.iter().any(|e| e.contains(wrong_shape)), "{errors:?}");
+    for e in errors {
+        assert!(e.contains(wrong_shape) || e.starts_with("peer"), "{e}");
     }
 }

@@ -6,19 +6,20 @@
 //!
 //! Positions a result has but no input holds (padding past the end of a
 //! block) are zero. Reductions combine the members' blocks element by
-//! element in rank order, so every member (and every run) gets bitwise the
-//! same result; f16 and bf16 are combined in f32 and rounded once.
+//! element in rank order ([`super::reduce`]), so every member (and every
+//! run) gets bitwise the same result; f16 and bf16 are combined in f32 and
+//! rounded once. The `_on` variants may use helper threads for one big
+//! result ([`super::bands`]); they give the same bits.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
-use half::{bf16, f16};
 use meshrun_compiler::ir::ReduceKind;
 use meshrun_compiler::partition::collective::Collective;
-use meshrun_kernels::{HostElem, HostTensor};
-use ndarray::{ArrayD, IxDyn};
+use meshrun_kernels::HostTensor;
 
 use super::alloc;
+use super::bands::{copy_boxes, Placed};
+use super::reduce::reduce_into;
 use crate::blocks::{copy_box, BoxCopy};
 
 /// A collective's shape (`in_local_shape`, ...) as `usize`s.
@@ -122,8 +123,25 @@ pub fn all_gather(
     c: &Collective,
     out: &[usize],
 ) -> Result<HostTensor, String> {
+    all_gather_on(blocks, c, out, 1)
+}
+
+/// [`all_gather`] on up to `threads` threads (see [`super::bands`]).
+pub fn all_gather_on(
+    blocks: &[&HostTensor],
+    c: &Collective,
+    out: &[usize],
+    threads: usize,
+) -> Result<HostTensor, String> {
     let in_shape = check_inputs(blocks, c)?;
     check_factors(c, in_shape.len(), blocks.len())?;
+    if out.len() != in_shape.len() {
+        return Err(format!(
+            "a rank-{} result gathered from rank-{} blocks",
+            out.len(),
+            in_shape.len()
+        ));
+    }
     for (d, &o) in out.iter().enumerate() {
         if o > in_shape[d] * c.dim_factors[d] as usize {
             return Err(format!(
@@ -132,26 +150,27 @@ pub fn all_gather(
             ));
         }
     }
+    let boxes: Vec<Placed<'_>> = blocks
+        .iter()
+        .enumerate()
+        .map(|(member, b)| {
+            let q = digits(member, &c.dim_factors);
+            let dst_start: Vec<usize> = (0..out.len()).map(|d| q[d] * in_shape[d]).collect();
+            let extent = (0..out.len())
+                .map(|d| clipped(dst_start[d], in_shape[d], out[d]))
+                .collect();
+            Placed {
+                src: b,
+                dst_start,
+                src_start: vec![0; out.len()],
+                extent,
+            }
+        })
+        .collect();
     // The members' blocks tile every dimension past `out`: every element
     // is written.
     let mut result = alloc::block(blocks[0], out, false);
-    let zero = vec![0; out.len()];
-    for (member, b) in blocks.iter().enumerate() {
-        let q = digits(member, &c.dim_factors);
-        let dst_start: Vec<usize> = (0..out.len()).map(|d| q[d] * in_shape[d]).collect();
-        let extent: Vec<usize> = (0..out.len())
-            .map(|d| clipped(dst_start[d], in_shape[d], out[d]))
-            .collect();
-        copy_box(
-            &mut result,
-            b,
-            BoxCopy {
-                dst_start: &dst_start,
-                src_start: &zero,
-                extent: &extent,
-            },
-        )?;
-    }
+    copy_boxes(&mut result, &boxes, threads)?;
     Ok(result)
 }
 
@@ -211,14 +230,9 @@ pub fn all_to_all(
     Ok(result)
 }
 
-/// The element-wise reduction of the members' blocks over the flat
-/// (row-major) element range `range`, as a 1-D tensor.
-pub fn reduce_range(
-    blocks: &[&HostTensor],
-    kind: ReduceKind,
-    range: Range<usize>,
-) -> Result<HostTensor, String> {
-    let first = blocks.first().ok_or("a reduction of no blocks")?;
+/// The members' blocks, which must all have one shape and element type.
+fn check_same<'a>(blocks: &[&'a HostTensor]) -> Result<&'a HostTensor, String> {
+    let first = *blocks.first().ok_or("a reduction of no blocks")?;
     let (shape, elem) = (first.shape(), first.elem_type());
     if let Some(b) = blocks
         .iter()
@@ -230,46 +244,106 @@ pub fn reduce_range(
             b.tensor_type()
         ));
     }
+    Ok(first)
+}
+
+/// The element-wise reduction of the members' blocks over the flat
+/// (row-major) element range `range`, as a 1-D tensor.
+pub fn reduce_range(
+    blocks: &[&HostTensor],
+    kind: ReduceKind,
+    range: Range<usize>,
+) -> Result<HostTensor, String> {
+    let first = check_same(blocks)?;
     if range.end > first.len() || range.start > range.end {
         return Err(format!(
             "range {range:?} outside a block of {} elements",
             first.len()
         ));
     }
-    match first {
-        HostTensor::F32(_) => float::<f32, f32>(blocks, kind, range, |x| x, |a| a),
-        HostTensor::F64(_) => float::<f64, f64>(blocks, kind, range, |x| x, |a| a),
-        HostTensor::F16(_) => float::<f16, f32>(blocks, kind, range, f16::to_f32, f16::from_f32),
-        HostTensor::BF16(_) => {
-            float::<bf16, f32>(blocks, kind, range, bf16::to_f32, bf16::from_f32)
-        }
-        HostTensor::I32(_) => int::<i32>(blocks, kind, range),
-        HostTensor::I64(_) => int::<i64>(blocks, kind, range),
-        HostTensor::Pred(_) => Ok(match kind {
-            ReduceKind::Add | ReduceKind::Or | ReduceKind::Maximum => {
-                fold(blocks, range, |x: bool| x, |a| a, |a, b| a | b)
-            }
-            ReduceKind::Multiply | ReduceKind::And | ReduceKind::Minimum => {
-                fold(blocks, range, |x: bool| x, |a| a, |a, b| a & b)
-            }
-        }),
-    }
+    let len = range.end - range.start;
+    let mut out = alloc::block(first, &[len], false);
+    reduce_into(&mut out, blocks, kind, range.start, len, 1)?;
+    Ok(out)
 }
 
 /// All-reduce (the whole block).
 pub fn all_reduce(blocks: &[&HostTensor], kind: ReduceKind) -> Result<HostTensor, String> {
-    let shape = blocks
-        .first()
-        .ok_or("a reduction of no blocks")?
-        .shape()
-        .to_vec();
-    let flat = reduce_range(blocks, kind, 0..blocks[0].len())?;
-    reshape(flat, &shape)
+    all_reduce_on(blocks, kind, 1)
+}
+
+/// [`all_reduce`] on up to `threads` threads (see [`super::bands`]); the
+/// same bits whatever the thread count.
+pub fn all_reduce_on(
+    blocks: &[&HostTensor],
+    kind: ReduceKind,
+    threads: usize,
+) -> Result<HostTensor, String> {
+    let first = check_same(blocks)?;
+    let mut out = alloc::block(first, first.shape(), false);
+    reduce_into(&mut out, blocks, kind, 0, first.len(), threads)?;
+    Ok(out)
+}
+
+/// Where member `rank`'s chunk of a reduce-scatter lies in the flat
+/// blocks, when it is one contiguous run: the chunk cuts one dimension `k`
+/// only, and every dimension before `k` has one element. `(start, len)`
+/// in elements; `len` may be less than the result's size when the chunk
+/// runs past the blocks (padding).
+fn contiguous_chunk(
+    in_shape: &[usize],
+    rank: usize,
+    c: &Collective,
+    out: &[usize],
+) -> Option<(usize, usize)> {
+    let rank_ = in_shape.len();
+    if rank_ == 0 || out.len() != rank_ || c.dim_factors.len() != rank_ {
+        return None;
+    }
+    let k = c.dim_factors.iter().position(|&f| f > 1).unwrap_or(0);
+    let rest_whole = (0..rank_).all(|d| {
+        d == k || (c.dim_factors[d] == 1 && out[d] == in_shape[d] && (d > k || in_shape[d] == 1))
+    });
+    if !rest_whole {
+        return None;
+    }
+    let q = digits(rank, &c.dim_factors)[k];
+    let start = q * out[k];
+    let rows = clipped(start, out[k], in_shape[k]);
+    if rows == 0 {
+        // Wholly past the blocks: all padding.
+        return Some((0, 0));
+    }
+    let inner: usize = in_shape[k + 1..].iter().product();
+    Some((start * inner, rows * inner))
 }
 
 /// Reduce-scatter: member `rank`'s chunk (as in [`all_slice`]) of the
 /// reduction of the members' blocks.
 pub fn reduce_scatter(
+    blocks: &[&HostTensor],
+    rank: usize,
+    kind: ReduceKind,
+    c: &Collective,
+    out: &[usize],
+) -> Result<HostTensor, String> {
+    let in_shape = check_inputs(blocks, c)?;
+    check_factors(c, in_shape.len(), blocks.len())?;
+    let first = check_same(blocks)?;
+    let Some((from, len)) = contiguous_chunk(&in_shape, rank, c, out) else {
+        return reduce_scatter_sliced(blocks, rank, kind, c, out);
+    };
+    // The chunk is reduced where it lies in the blocks, without slicing
+    // every member's block first; past the blocks the result is zero.
+    let covered = len == out.iter().product::<usize>();
+    let mut result = alloc::block(first, out, !covered);
+    reduce_into(&mut result, blocks, kind, from, len, 1)?;
+    Ok(result)
+}
+
+/// Reduce-scatter by slicing every member's chunk, then reducing the
+/// slices (chunks that are not one contiguous run).
+fn reduce_scatter_sliced(
     blocks: &[&HostTensor],
     rank: usize,
     kind: ReduceKind,
@@ -284,172 +358,147 @@ pub fn reduce_scatter(
     all_reduce(&refs, kind)
 }
 
-/// The 1-D `pieces` concatenated and reshaped to `shape`.
-pub fn concat_flat(pieces: &[&HostTensor], shape: &[usize]) -> Result<HostTensor, String> {
-    let first = pieces.first().ok_or("nothing to concatenate")?;
-    let total: usize = pieces.iter().map(|p| p.len()).sum();
-    if total != shape.iter().product::<usize>() {
-        return Err(format!(
-            "{total} reduced elements do not fill a block of shape {shape:?}"
-        ));
-    }
-    // Every element is written: the pieces fill the block.
-    let mut out = alloc::block(first, shape, false);
-    meshrun_kernels::with_array!(&mut out, o: T => {
-        let dst = o.as_slice_mut().ok_or("a block not in row-major layout")?;
-        let mut at = 0;
-        for p in pieces {
-            let a = p.array::<T>().ok_or("pieces of different element types")?;
-            let src = contiguous(a);
-            dst[at..at + src.len()].copy_from_slice(&src);
-            at += src.len();
-        }
-    });
-    Ok(out)
-}
-
-fn reshape(flat: HostTensor, shape: &[usize]) -> Result<HostTensor, String> {
-    meshrun_kernels::with_array!(flat, a: T => {
-        a.into_shape_with_order(IxDyn(shape))
-            .map(HostTensor::from)
-            .map_err(|e| e.to_string())
-    })
-}
-
-/// The elements of `a` in row-major order, borrowed when `a` already is.
-fn contiguous<T: HostElem>(a: &ArrayD<T>) -> Cow<'_, [T]> {
-    match a.as_slice() {
-        Some(s) => Cow::Borrowed(s),
-        None => Cow::Owned(a.iter().copied().collect()),
-    }
-}
-
-/// Combine `range` of every block in rank order: `acc = op(acc, to(x))`,
-/// each result converted back with `from`.
-fn fold<T: HostElem, A: Copy>(
-    blocks: &[&HostTensor],
-    range: Range<usize>,
-    to: impl Fn(T) -> A,
-    from: impl Fn(A) -> T,
-    op: impl Fn(A, A) -> A,
-) -> HostTensor {
-    let slices: Vec<Cow<'_, [T]>> = blocks
-        .iter()
-        .filter_map(|b| b.array::<T>())
-        .map(contiguous)
-        .collect();
-    let mut acc: Vec<A> = slices[0][range.clone()].iter().map(|&x| to(x)).collect();
-    for s in &slices[1..] {
-        for (a, &x) in acc.iter_mut().zip(&s[range.clone()]) {
-            *a = op(*a, to(x));
-        }
-    }
-    let data: Vec<T> = acc.into_iter().map(from).collect();
-    T::wrap(ndarray::Array1::from_vec(data).into_dyn())
-}
-
-/// Floats accumulated in `A` (f32 or f64).
-trait Acc: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + PartialOrd {
-    fn is_nan(self) -> bool;
-}
-impl Acc for f32 {
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
-}
-impl Acc for f64 {
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-}
-
-/// StableHLO `maximum`: NaN if either is NaN.
-fn max_nan<A: Acc>(a: A, b: A) -> A {
-    if a.is_nan() {
-        a
-    } else if b.is_nan() || b > a {
-        b
-    } else {
-        a
-    }
-}
-
-/// StableHLO `minimum`: NaN if either is NaN.
-fn min_nan<A: Acc>(a: A, b: A) -> A {
-    if a.is_nan() {
-        a
-    } else if b.is_nan() || b < a {
-        b
-    } else {
-        a
-    }
-}
-
-fn float<T: HostElem, A: Acc>(
-    blocks: &[&HostTensor],
-    kind: ReduceKind,
-    range: Range<usize>,
-    to: impl Fn(T) -> A,
-    from: impl Fn(A) -> T,
-) -> Result<HostTensor, String> {
-    Ok(match kind {
-        ReduceKind::Add => fold(blocks, range, to, from, |a, b| a + b),
-        ReduceKind::Multiply => fold(blocks, range, to, from, |a, b| a * b),
-        ReduceKind::Maximum => fold(blocks, range, to, from, max_nan),
-        ReduceKind::Minimum => fold(blocks, range, to, from, min_nan),
-        ReduceKind::And | ReduceKind::Or => {
-            return Err(format!("a {kind:?} reduction of floats"));
-        }
-    })
-}
-
-/// Integers: wrapping sums and products, bitwise and/or.
-trait IntAcc: HostElem + Ord {
-    fn wadd(self, b: Self) -> Self;
-    fn wmul(self, b: Self) -> Self;
-    fn and(self, b: Self) -> Self;
-    fn or(self, b: Self) -> Self;
-}
-macro_rules! int_acc {
-    ($t:ty) => {
-        impl IntAcc for $t {
-            fn wadd(self, b: Self) -> Self {
-                self.wrapping_add(b)
-            }
-            fn wmul(self, b: Self) -> Self {
-                self.wrapping_mul(b)
-            }
-            fn and(self, b: Self) -> Self {
-                self & b
-            }
-            fn or(self, b: Self) -> Self {
-                self | b
-            }
-        }
-    };
-}
-int_acc!(i32);
-int_acc!(i64);
-
-fn int<T: IntAcc>(
-    blocks: &[&HostTensor],
-    kind: ReduceKind,
-    range: Range<usize>,
-) -> Result<HostTensor, String> {
-    let id = |x: T| x;
-    Ok(match kind {
-        ReduceKind::Add => fold(blocks, range, id, id, T::wadd),
-        ReduceKind::Multiply => fold(blocks, range, id, id, T::wmul),
-        ReduceKind::Maximum => fold(blocks, range, id, id, Ord::max),
-        ReduceKind::Minimum => fold(blocks, range, id, id, Ord::min),
-        ReduceKind::And => fold(blocks, range, id, id, T::and),
-        ReduceKind::Or => fold(blocks, range, id, id, T::or),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
+    use meshrun_compiler::ir::ElemType;
+    use meshrun_compiler::partition::collective::CollectiveKind;
+    use meshrun_compiler::sharding::TensorSharding;
+
+    fn coll(kind: CollectiveKind, inp: &[i64], out: &[i64], factors: &[i64]) -> Collective {
+        let rank = inp.len();
+        let members = factors.iter().product::<i64>();
+        Collective {
+            kind,
+            axes: Vec::new(),
+            dim_axes: vec![Vec::new(); rank],
+            dim_factors: factors.to_vec(),
+            all_to_all: None,
+            reduction: Some(ReduceKind::Add),
+            groups: vec![(0..members).collect()],
+            in_sharding: TensorSharding::replicated("m", rank),
+            out_sharding: TensorSharding::replicated("m", rank),
+            global_shape: inp.to_vec(),
+            in_local_shape: inp.to_vec(),
+            out_local_shape: out.to_vec(),
+            elem: ElemType::F32,
+        }
+    }
+
+    /// Member `r`'s block: values whose sums round differently in another
+    /// order.
+    fn member_block(r: usize, shape: &[usize]) -> HostTensor {
+        let n: usize = shape.iter().product();
+        let v: Vec<f32> = (0..n)
+            .map(|i| ((i * 37 + r * 11) % 97) as f32 * 1.37e-3 + (r as f32 - 1.5) * 3.1e4)
+            .collect();
+        HostTensor::from_vec(shape, v).unwrap()
+    }
+
+    fn bits(t: &HostTensor) -> Vec<u64> {
+        t.to_f64_vec().iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn in_place_reduce_scatter_equals_slice_then_reduce() {
+        // (in, out, factors, whether the chunk is one contiguous run)
+        type Case = (&'static [i64], &'static [i64], &'static [i64], bool);
+        let cases: [Case; 5] = [
+            // The last chunk runs past the blocks: one row, two of zeros.
+            (&[10, 3], &[3, 3], &[4, 1], true),
+            // The last chunk lies wholly past the blocks: all zeros.
+            (&[2, 3], &[1, 3], &[3, 1], true),
+            // A leading dimension of one before the cut one.
+            (&[1, 8, 2], &[1, 4, 2], &[1, 2, 1], true),
+            // Cut along the last dimension: strided, sliced first.
+            (&[4, 6], &[4, 3], &[1, 2], false),
+            // Cut along two dimensions.
+            (&[4, 6], &[2, 3], &[2, 2], false),
+        ];
+        for (inp, out, factors, contiguous) in cases {
+            let c = coll(CollectiveKind::ReduceScatter, inp, out, factors);
+            let in_shape = dims(inp).unwrap();
+            let out_shape = dims(out).unwrap();
+            let g = factors.iter().product::<i64>() as usize;
+            let blocks: Vec<HostTensor> = (0..g).map(|r| member_block(r, &in_shape)).collect();
+            let refs: Vec<&HostTensor> = blocks.iter().collect();
+            for rank in 0..g {
+                assert_eq!(
+                    contiguous_chunk(&in_shape, rank, &c, &out_shape).is_some(),
+                    contiguous,
+                    "{inp:?} -> {out:?}"
+                );
+                let got = reduce_scatter(&refs, rank, ReduceKind::Add, &c, &out_shape).unwrap();
+                let want =
+                    reduce_scatter_sliced(&refs, rank, ReduceKind::Add, &c, &out_shape).unwrap();
+                assert_eq!(got.shape(), out_shape.as_slice());
+                assert_eq!(bits(&got), bits(&want), "{inp:?} -> {out:?}, rank {rank}");
+            }
+        }
+        // The padded chunk really holds zeros past the blocks' one row.
+        let c = coll(CollectiveKind::ReduceScatter, &[10, 3], &[3, 3], &[4, 1]);
+        let blocks: Vec<HostTensor> = (0..4).map(|r| member_block(r, &[10, 3])).collect();
+        let refs: Vec<&HostTensor> = blocks.iter().collect();
+        let last = reduce_scatter(&refs, 3, ReduceKind::Add, &c, &[3, 3]).unwrap();
+        assert_eq!(last.to_f64_vec()[3..], [0.0; 6]);
+        assert!(last.to_f64_vec()[..3].iter().all(|&x| x != 0.0));
+        let c = coll(CollectiveKind::ReduceScatter, &[2, 3], &[1, 3], &[3, 1]);
+        let blocks: Vec<HostTensor> = (0..3).map(|r| member_block(r, &[2, 3])).collect();
+        let refs: Vec<&HostTensor> = blocks.iter().collect();
+        let past = reduce_scatter(&refs, 2, ReduceKind::Add, &c, &[1, 3]).unwrap();
+        assert_eq!(past.to_f64_vec(), vec![0.0; 3]);
+    }
+
+    #[test]
+    fn in_place_reduce_scatter_rounds_f16_once() {
+        let c = coll(CollectiveKind::ReduceScatter, &[2], &[1], &[2]);
+        let c3 = || coll(CollectiveKind::ReduceScatter, &[2], &[1], &[3]);
+        let big = HostTensor::from_vec(&[2], vec![f16::from_f32(2048.0); 2]).unwrap();
+        let one = HostTensor::from_vec(&[2], vec![f16::from_f32(1.0); 2]).unwrap();
+        let s = reduce_scatter(&[&big, &one, &one], 1, ReduceKind::Add, &c3(), &[1]).unwrap();
+        // 2048 + 1 + 1 is 2050 in f32 (2048 in f16 step by step).
+        assert_eq!(s.to_f64_vec(), vec![2050.0]);
+        let bad = HostTensor::from_vec(&[2], vec![1.0f32; 2]).unwrap();
+        assert!(reduce_scatter(&[&big, &bad], 0, ReduceKind::Add, &c, &[1]).is_err());
+    }
+
+    #[test]
+    fn gathering_on_threads_gives_the_serial_result() {
+        // Several pieces of work per thread; the last block only partly
+        // kept; then a gather along two dimensions.
+        for (inp, out, factors) in [
+            (&[300i64, 1000][..], &[850i64, 1000][..], &[3i64, 1][..]),
+            (&[600, 500], &[1200, 900], &[2, 2]),
+        ] {
+            let c = coll(CollectiveKind::AllGather, inp, out, factors);
+            let (in_shape, out_shape) = (dims(inp).unwrap(), dims(out).unwrap());
+            let g = factors.iter().product::<i64>() as usize;
+            let blocks: Vec<HostTensor> = (0..g).map(|r| member_block(r, &in_shape)).collect();
+            let refs: Vec<&HostTensor> = blocks.iter().collect();
+            let serial = all_gather(&refs, &c, &out_shape).unwrap();
+            let parallel = all_gather_on(&refs, &c, &out_shape, 3).unwrap();
+            assert_eq!(bits(&parallel), bits(&serial), "{inp:?} -> {out:?}");
+            // Spot-check the layout: row 310 is member 1's row 10.
+            if factors == [3, 1] {
+                let v = parallel.to_f64_vec();
+                assert_eq!(v[310 * 1000 + 7], blocks[1].to_f64_vec()[10 * 1000 + 7]);
+            }
+        }
+    }
+
+    #[test]
+    fn reducing_on_threads_gives_the_serial_bits() {
+        let shape = [700usize, 1000];
+        let blocks: Vec<HostTensor> = (0..5).map(|r| member_block(r, &shape)).collect();
+        let refs: Vec<&HostTensor> = blocks.iter().collect();
+        let serial = all_reduce(&refs, ReduceKind::Add).unwrap();
+        let parallel = all_reduce_on(&refs, ReduceKind::Add, 4).unwrap();
+        assert_eq!(parallel.shape(), &shape);
+        assert_eq!(bits(&parallel), bits(&serial));
+        let flat = reduce_range(&refs, ReduceKind::Add, 0..shape[0] * shape[1]).unwrap();
+        assert_eq!(bits(&flat), bits(&serial));
+    }
 
     #[test]
     fn digits_are_mixed_radix_major_first() {

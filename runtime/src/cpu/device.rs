@@ -3,6 +3,11 @@
 //! single-threaded inside a device (many devices share the cores), and
 //! collectives meet the other devices' threads in the run's
 //! [`Rendezvous`].
+//!
+//! Buffers are never written in place, so a result that every member of a
+//! group would compute alike (all-gather, big all-reduces) is built once
+//! and every member holds a handle to the same block; the block returns to
+//! the reuse pool ([`super::alloc`]) when the last of them releases it.
 
 use std::sync::Arc;
 
@@ -11,6 +16,7 @@ use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
 use meshrun_compiler::partition::device_program::RemapEntry;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
+use super::bands::threads_for;
 use super::collectives as coll;
 use super::local;
 use super::rendezvous::{Poisoned, Rendezvous, SlotKey};
@@ -20,11 +26,11 @@ use crate::blocks::zeros_like_elem;
 /// A buffer of a simulated device.
 pub type CpuBuffer = Arc<HostTensor>;
 
-/// All-reduces of at least this many elements are done in two phases:
-/// every member reduces one slice of the block (reading all members'
-/// slices), then the reduced slices are gathered. Smaller ones are reduced
-/// whole by every member (one exchange instead of two). Both sum each
-/// element in rank order, so they give bitwise the same result.
+/// All-reduces of at least this many elements are reduced once per group
+/// (by the last member to arrive, on helper threads when big) and shared;
+/// smaller ones are reduced whole by every member, so that no member waits
+/// for another's reduction. Both sum each element in rank order, so they
+/// give bitwise the same result.
 pub const CHUNKED_ALL_REDUCE_MIN_ELEMS: usize = 32 * 1024;
 
 /// One simulated device of a run.
@@ -78,6 +84,32 @@ impl CpuDevice {
             .map_err(peer_failed)
     }
 
+    /// Exchange blocks with the group and return the one result `build`
+    /// makes of them (by rank), shared by every member.
+    fn exchange_shared(
+        &self,
+        instance: u64,
+        group: usize,
+        rank: usize,
+        size: usize,
+        x: &CpuBuffer,
+        build: impl FnOnce(&[&HostTensor]) -> Result<HostTensor, String>,
+    ) -> Result<CpuBuffer, DeviceError> {
+        self.comm
+            .exchange_build(
+                Self::key(instance, 0, group as i64),
+                rank,
+                size,
+                x.clone(),
+                |blocks| {
+                    let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
+                    build(&refs).map(Arc::new)
+                },
+            )
+            .map_err(peer_failed)?
+            .map_err(DeviceError::Invalid)
+    }
+
     fn all_reduce(
         &self,
         instance: u64,
@@ -86,23 +118,23 @@ impl CpuDevice {
         size: usize,
         x: &CpuBuffer,
         c: &Collective,
-    ) -> Result<HostTensor, DeviceError> {
+    ) -> Result<CpuBuffer, DeviceError> {
         let kind = c
             .reduction
             .ok_or_else(|| DeviceError::Invalid("an all-reduce without a reduction".into()))?;
-        let blocks = self.exchange(instance, 0, group, rank, size, x)?;
-        let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
         let len = x.len();
         if len < self.chunked_min || len < size {
-            return coll::all_reduce(&refs, kind).map_err(DeviceError::Invalid);
+            let blocks = self.exchange(instance, 0, group, rank, size, x)?;
+            let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
+            return Ok(Arc::new(
+                coll::all_reduce(&refs, kind).map_err(DeviceError::Invalid)?,
+            ));
         }
-        let chunk = len.div_ceil(size);
-        let range = (rank * chunk).min(len)..((rank + 1) * chunk).min(len);
-        let mine = Arc::new(coll::reduce_range(&refs, kind, range).map_err(DeviceError::Invalid)?);
-        drop(blocks);
-        let pieces = self.exchange(instance, 1, group, rank, size, &mine)?;
-        let refs: Vec<&HostTensor> = pieces.iter().map(|b| &**b).collect();
-        coll::concat_flat(&refs, x.shape()).map_err(DeviceError::Invalid)
+        // The builder reads every member's whole block.
+        let threads = threads_for(len * x.elem_type().byte_size() * size);
+        self.exchange_shared(instance, group, rank, size, x, |refs| {
+            coll::all_reduce_on(refs, kind, threads)
+        })
     }
 
     fn permute(
@@ -158,7 +190,11 @@ impl Device for CpuDevice {
     }
 
     fn release(&mut self, b: CpuBuffer) {
-        if let Ok(t) = Arc::try_unwrap(b) {
+        // A shared result is released by every member, maybe at once:
+        // `into_inner` gives the block to exactly the last of them (with
+        // `try_unwrap`, two releasing together could both fail and drop
+        // it).
+        if let Some(t) = Arc::into_inner(b) {
             super::alloc::recycle(t);
         }
     }
@@ -247,9 +283,11 @@ impl Device for CpuDevice {
             }
             CollectiveKind::AllGather => {
                 let (group, rank, size) = group_of(part)?;
-                let blocks = self.exchange(instance, 0, group, rank, size, x)?;
-                let refs: Vec<&HostTensor> = blocks.iter().map(|b| &**b).collect();
-                Arc::new(coll::all_gather(&refs, c, &out_shape).map_err(invalid)?)
+                let bytes = out_shape.iter().product::<usize>() * x.elem_type().byte_size();
+                let threads = threads_for(bytes);
+                self.exchange_shared(instance, group, rank, size, x, |refs| {
+                    coll::all_gather_on(refs, c, &out_shape, threads)
+                })?
             }
             CollectiveKind::AllToAll => {
                 let (group, rank, size) = group_of(part)?;
@@ -262,7 +300,7 @@ impl Device for CpuDevice {
                 if size == 1 {
                     x.clone()
                 } else {
-                    Arc::new(self.all_reduce(instance, group, rank, size, x, c)?)
+                    self.all_reduce(instance, group, rank, size, x, c)?
                 }
             }
             CollectiveKind::ReduceScatter => {
@@ -283,5 +321,34 @@ impl Device for CpuDevice {
             )));
         }
         Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::alloc::{block, MIN_POOLED_BYTES};
+
+    #[test]
+    fn a_shared_block_is_recycled_once_by_its_last_holder() {
+        // A size no other test uses, so the pool's block of it is ours.
+        let n = MIN_POOLED_BYTES / 8 + 13;
+        let like = HostTensor::from_vec(&[1], vec![0i64]).unwrap();
+        let shared: CpuBuffer = Arc::new(block(&like, &[n], true));
+        let data = shared.array::<i64>().unwrap().as_ptr() as usize;
+        let comm = Arc::new(Rendezvous::new());
+        std::thread::scope(|s| {
+            for id in 0..8 {
+                let (b, comm) = (shared.clone(), comm.clone());
+                s.spawn(move || CpuDevice::new(id, Parallelism::None, 1, comm).release(b));
+            }
+        });
+        let mut last = CpuDevice::new(8, Parallelism::None, 1, comm);
+        last.release(shared);
+        let reused = block(&like, &[n], false);
+        assert_eq!(reused.array::<i64>().unwrap().as_ptr() as usize, data);
+        // Recycled once: the next block of that size is a new one.
+        let fresh = block(&like, &[n], false);
+        assert_ne!(fresh.array::<i64>().unwrap().as_ptr() as usize, data);
     }
 }

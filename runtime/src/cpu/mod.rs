@@ -4,6 +4,9 @@
 //! - [`device`]: [`CpuDevice`], one device's ops and collectives;
 //! - [`collectives`]: what each collective computes from the members'
 //!   blocks (pure functions);
+//! - [`reduce`]: combining blocks element by element in rank order;
+//! - [`bands`]: filling one big result on helper threads (scoped threads,
+//!   never rayon: see there);
 //! - [`local`]: the device program's local instructions (iota, masks,
 //!   slices, remaps) on host tensors;
 //! - [`rendezvous`]: where device threads meet and how a failure wakes them;
@@ -16,13 +19,17 @@
 //! returns an error or panics (caught with `catch_unwind`) poisons the
 //! run's rendezvous, so the others stop at their next collective, and the
 //! run returns the error of the device that failed first. Devices that
-//! hold the same block of an input share one read-only copy of it.
+//! hold the same block of an input share one read-only copy of it, and the
+//! members of an all-gather (or of an all-reduce of at least
+//! [`CHUNKED_ALL_REDUCE_MIN_ELEMS`] elements) share one result, built once.
 
 pub mod alloc;
+pub mod bands;
 pub mod collectives;
 pub mod device;
 pub mod local;
 mod pool;
+pub mod reduce;
 pub mod rendezvous;
 
 use std::any::Any;
@@ -69,8 +76,9 @@ impl CpuBackend {
         self
     }
 
-    /// Do all-reduces of at least `elems` elements in two phases (see
-    /// [`CHUNKED_ALL_REDUCE_MIN_ELEMS`]); tests use it to reach both paths.
+    /// Reduce all-reduces of at least `elems` elements once per group and
+    /// share the result (see [`CHUNKED_ALL_REDUCE_MIN_ELEMS`]); tests use
+    /// it to reach both paths.
     pub fn with_chunked_all_reduce_min(mut self, elems: usize) -> CpuBackend {
         self.chunked_min = elems;
         self

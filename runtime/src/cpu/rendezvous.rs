@@ -8,6 +8,11 @@
 //! Slots are keyed by (collective instance, phase, group), so a device that
 //! runs ahead into the next collective never meets a stale slot.
 //!
+//! When every member would compute the same result from the blocks
+//! (all-gather, all-reduce), [`Rendezvous::exchange_build`] has the last
+//! member to arrive build it once, outside the lock, and hand every member
+//! a handle to it; the others sleep meanwhile.
+//!
 //! A point-to-point send (collective-permute) is a slot with one item that
 //! the receiver removes.
 //!
@@ -38,6 +43,11 @@ struct Slot<T> {
     items: Vec<Option<T>>,
     deposited: usize,
     taken: usize,
+    /// In an [`Rendezvous::exchange_build`]: a member is building the
+    /// result ...
+    building: bool,
+    /// ... and this is what it built.
+    built: Option<Result<T, String>>,
     /// Signalled when the slot is complete (or the run fails): only the
     /// members of this exchange wake up, not every waiting device.
     ready: Arc<Condvar>,
@@ -49,6 +59,8 @@ impl<T> Slot<T> {
             items: (0..size).map(|_| None).collect(),
             deposited: 0,
             taken: 0,
+            building: false,
+            built: None,
             ready: Arc::new(Condvar::new()),
         }
     }
@@ -137,6 +149,90 @@ impl<T: Clone> Rendezvous<T> {
         }
     }
 
+    /// Deposit `item` as member `rank` of a group of `size`; the last
+    /// member to deposit calls `build` on every member's item (by rank),
+    /// and every member returns what it built. `build` runs without the
+    /// lock, so the others sleep meanwhile. Its error, if any, is every
+    /// member's result; if the builder never publishes (it panicked), the
+    /// run is poisoned and the others return [`Poisoned`].
+    pub fn exchange_build(
+        &self,
+        key: SlotKey,
+        rank: usize,
+        size: usize,
+        item: T,
+        build: impl FnOnce(&[T]) -> Result<T, String>,
+    ) -> Result<Result<T, String>, Poisoned> {
+        let mut st = self.lock();
+        if let Some(failed) = st.failed {
+            return Err(Poisoned { failed });
+        }
+        let slot = st.slots.entry(key).or_insert_with(|| Slot::new(size));
+        if rank < slot.items.len() && slot.items[rank].is_none() && !slot.building {
+            slot.items[rank] = Some(item);
+            slot.deposited += 1;
+        }
+        if slot.deposited >= size && !slot.building {
+            slot.building = true;
+            // The builder holds the items; the slot lets go of them.
+            let items: Vec<T> = slot.items.iter_mut().filter_map(Option::take).collect();
+            drop(st);
+            let built = build(&items);
+            drop(items);
+            return self.publish(key, size, built);
+        }
+        let ready = slot.ready.clone();
+        loop {
+            if let Some(failed) = st.failed {
+                return Err(Poisoned { failed });
+            }
+            let mut taken = None;
+            if let Some(slot) = st.slots.get_mut(&key) {
+                if let Some(built) = &slot.built {
+                    slot.taken += 1;
+                    taken = Some((built.clone(), slot.taken >= size));
+                }
+            }
+            if let Some((built, last)) = taken {
+                if last {
+                    st.slots.remove(&key);
+                }
+                return Ok(built);
+            }
+            st = Self::wait(&ready, st);
+        }
+    }
+
+    /// The builder of `key` leaves `built` for the other members and wakes
+    /// them.
+    fn publish(
+        &self,
+        key: SlotKey,
+        size: usize,
+        built: Result<T, String>,
+    ) -> Result<Result<T, String>, Poisoned> {
+        let mut st = self.lock();
+        if let Some(failed) = st.failed {
+            return Err(Poisoned { failed });
+        }
+        // Only a poisoning removes a slot before every member has taken
+        // from it, and that was checked above.
+        let Some(slot) = st.slots.get_mut(&key) else {
+            return Ok(Err(format!(
+                "the exchange of collective {} lost its slot",
+                key.instance
+            )));
+        };
+        slot.taken += 1;
+        if slot.taken >= size {
+            st.slots.remove(&key);
+        } else {
+            slot.built = Some(built.clone());
+            slot.ready.notify_all();
+        }
+        Ok(built)
+    }
+
     /// Leave `item` for the one receiver of `key`.
     pub fn send(&self, key: SlotKey, item: T) -> Result<(), Poisoned> {
         let mut st = self.lock();
@@ -222,6 +318,83 @@ mod tests {
             r.lock().slots.is_empty(),
             "the last member removes the slot"
         );
+    }
+
+    #[test]
+    fn one_member_builds_and_every_member_gets_it() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let r = Rendezvous::<Arc<Vec<usize>>>::new();
+        let builds = AtomicUsize::new(0);
+        let got: Vec<Arc<Vec<usize>>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..5)
+                .map(|rank| {
+                    let (r, builds) = (&r, &builds);
+                    s.spawn(move || {
+                        r.exchange_build(key(3), rank, 5, Arc::new(vec![rank * 2]), |items| {
+                            builds.fetch_add(1, Ordering::SeqCst);
+                            Ok(Arc::new(items.iter().map(|v| v[0]).collect()))
+                        })
+                        .unwrap()
+                        .unwrap()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(builds.load(Ordering::SeqCst), 1);
+        assert_eq!(*got[0], vec![0, 2, 4, 6, 8]);
+        assert!(
+            got.iter().all(|g| Arc::ptr_eq(g, &got[0])),
+            "one shared result"
+        );
+        assert!(r.lock().slots.is_empty(), "the last taker removes the slot");
+    }
+
+    #[test]
+    fn a_build_error_is_every_members_error() {
+        let r = Rendezvous::<u8>::new();
+        let got: Vec<_> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..3)
+                .map(|rank| {
+                    let r = &r;
+                    s.spawn(move || r.exchange_build(key(4), rank, 3, 0, |_| Err("bad".into())))
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(
+            got.iter().all(|g| g == &Ok(Err("bad".to_string()))),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn poison_wakes_members_waiting_for_a_build() {
+        let r = Rendezvous::<u8>::new();
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            // One member waits for the result; the other builds it, but
+            // the run is poisoned (device 6 failed) before it publishes.
+            let r = &r;
+            let build = move |_: &[u8]| {
+                r.poison(6);
+                Ok(1)
+            };
+            let a = s.spawn(move || r.exchange_build(key(2), 0, 2, 0, build));
+            let b = s.spawn(move || r.exchange_build(key(2), 1, 2, 0, build));
+            assert_eq!(a.join().unwrap(), Err(Poisoned { failed: 6 }));
+            assert_eq!(b.join().unwrap(), Err(Poisoned { failed: 6 }));
+        });
+        // A member that never gets its builder (the last one failed before
+        // arriving) wakes too.
+        let r = Rendezvous::<u8>::new();
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| r.exchange_build(key(8), 0, 2, 0, |_| Ok(1)));
+            std::thread::sleep(Duration::from_millis(30));
+            r.poison(1);
+            assert_eq!(waiter.join().unwrap(), Err(Poisoned { failed: 1 }));
+        });
+        assert!(start.elapsed() < Duration::from_secs(5));
     }
 
     #[test]
