@@ -159,8 +159,10 @@ fn fit_collective(
 }
 
 /// One core's f32 GEMM rate with every core busy, GFLOP/s: a 128×512 ·
-/// 512×512 product on one thread per core at once (the simulated devices
-/// keep all cores busy, and a core alone runs faster), best of 5 rounds.
+/// 512×512 product 4 times over on one thread per core at once (the
+/// simulated devices keep all cores busy, and a core alone runs faster),
+/// best of 7 rounds (a round is a few milliseconds: one descheduled
+/// thread would halve it).
 fn core_gflops(cores: usize) -> Result<f64, CostError> {
     let (m, k, n) = (128i64, 512i64, 512i64);
     let text = format!(
@@ -173,12 +175,17 @@ fn core_gflops(cores: usize) -> Result<f64, CostError> {
     let types: Vec<_> = f.args.iter().map(|&a| f.ty(a).clone()).collect();
     let inputs = random_inputs(&types, 1).map_err(|e| measure_err("GEMM inputs", e))?;
     let mut best = f64::INFINITY;
-    for _ in 0..5 {
+    const REPEAT: usize = 4;
+    let gemms = || -> Result<(), String> {
+        for _ in 0..REPEAT {
+            run_function(&module, "main", &inputs, Parallelism::None).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    };
+    for _ in 0..7 {
         let start = Instant::now();
         std::thread::scope(|s| {
-            let runs: Vec<_> = (0..cores)
-                .map(|_| s.spawn(|| run_function(&module, "main", &inputs, Parallelism::None)))
-                .collect();
+            let runs: Vec<_> = (0..cores).map(|_| s.spawn(gemms)).collect();
             runs.into_iter().try_for_each(|r| match r.join() {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(e)) => Err(measure_err("GEMM", e)),
@@ -187,7 +194,7 @@ fn core_gflops(cores: usize) -> Result<f64, CostError> {
         })?;
         best = best.min(start.elapsed().as_secs_f64());
     }
-    Ok((2 * m * k * n) as f64 / best / 1e9)
+    Ok((REPEAT as i64 * 2 * m * k * n) as f64 / best / 1e9)
 }
 
 /// Wall seconds per instruction of a chain of 64 tiny adds run by every
