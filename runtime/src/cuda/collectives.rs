@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cudarc::nccl::{Comm, Group, Id, ReduceOp};
+use cudarc::nccl::{Comm, Group, Id};
 use meshrun_compiler::ir::TensorType;
 use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
 use meshrun_kernels::cuda::names;
@@ -57,15 +57,6 @@ fn peer_failed(p: Poisoned) -> DeviceError {
 
 fn nccl_err(what: &str) -> impl Fn(cudarc::nccl::result::NcclError) -> DeviceError + '_ {
     move |e| DeviceError::Invalid(format!("NCCL {what}: {e:?}"))
-}
-
-fn reduce_op(op: NcclOp) -> ReduceOp {
-    match op {
-        NcclOp::Sum => ReduceOp::Sum,
-        NcclOp::Prod => ReduceOp::Prod,
-        NcclOp::Max => ReduceOp::Max,
-        NcclOp::Min => ReduceOp::Min,
-    }
 }
 
 /// Apply `$body` to the two slices of a pair of `DevData` of one type.
@@ -400,7 +391,7 @@ impl CudaDevice {
                 let op = c
                     .reduction
                     .and_then(|k| native_reduce_op(k, x.ty.elem))
-                    .map(reduce_op)
+                    .map(NcclOp::nccl)
                     .ok_or_else(|| DeviceError::Invalid("no native reduction".into()))?;
                 let mut y = DevData::zeros(&stream, x.ty.elem, alloc).map_err(gpu_err)?;
                 {

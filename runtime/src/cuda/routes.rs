@@ -195,6 +195,20 @@ pub enum NcclOp {
     Min,
 }
 
+#[cfg(feature = "cuda")]
+impl NcclOp {
+    /// The `ncclRedOp_t` it is.
+    pub fn nccl(self) -> cudarc::nccl::ReduceOp {
+        use cudarc::nccl::ReduceOp;
+        match self {
+            NcclOp::Sum => ReduceOp::Sum,
+            NcclOp::Prod => ReduceOp::Prod,
+            NcclOp::Max => ReduceOp::Max,
+            NcclOp::Min => ReduceOp::Min,
+        }
+    }
+}
+
 pub fn native_reduce_op(kind: ReduceKind, elem: ElemType) -> Option<NcclOp> {
     use ReduceKind as K;
     match elem {

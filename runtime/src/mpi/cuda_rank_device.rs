@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cudarc::nccl::{Comm, ReduceOp};
+use cudarc::nccl::Comm;
 use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
 use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
 use meshrun_compiler::partition::device_program::RemapEntry;
@@ -40,7 +40,6 @@ use crate::cuda::buffer::{with_dev, CudaBuffer, DevData};
 use crate::cuda::device::CudaDevice;
 use crate::cuda::ffi::SendComm;
 use crate::cuda::layout::{box_copy, StridedCopy};
-use crate::cuda::routes::NcclOp;
 
 fn invalid(m: impl Into<String>) -> DeviceError {
     DeviceError::Invalid(m.into())
@@ -48,15 +47,6 @@ fn invalid(m: impl Into<String>) -> DeviceError {
 
 fn nccl_err(what: &str) -> impl Fn(cudarc::nccl::result::NcclError) -> DeviceError + '_ {
     move |e| invalid(format!("NCCL {what}: {e:?}"))
-}
-
-fn reduce_op(op: NcclOp) -> ReduceOp {
-    match op {
-        NcclOp::Sum => ReduceOp::Sum,
-        NcclOp::Prod => ReduceOp::Prod,
-        NcclOp::Max => ReduceOp::Max,
-        NcclOp::Min => ReduceOp::Min,
-    }
 }
 
 /// `$body` with `$a` the first `$n` elements of `$x` (a view) and `$b` the
@@ -253,7 +243,7 @@ impl CudaRankDevice {
             Exchange::AllReduce(op) => {
                 let mut y = DevData::zeros(&stream, elem, n).map_err(invalid)?;
                 let comm = self.comm(&seats.partition, seats.me)?;
-                with_pair!(&*x.data, n, &mut y, a, b => comm.all_reduce(&a, b, &reduce_op(op)))
+                with_pair!(&*x.data, n, &mut y, a, b => comm.all_reduce(&a, b, &op.nccl()))
                     .map_err(nccl_err("all-reduce"))?;
                 reduced = Some(y);
             }
