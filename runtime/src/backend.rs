@@ -194,3 +194,63 @@ pub trait Device {
         out: &TensorType,
     ) -> Result<Self::Buffer, DeviceError>;
 }
+
+/// The local-op methods of a [`Device`] that delegates them to another
+/// device reached through `self.$field` (the MPI device runs its local ops
+/// on a CPU device, the per-rank CUDA device on a CUDA device); written
+/// inside the `impl Device` block, next to the methods it does itself.
+#[cfg(feature = "mpi")]
+macro_rules! forward_local_ops {
+    ($buffer:ty, $($field:ident).+) => {
+        fn op(
+            &mut self,
+            kind: &meshrun_compiler::ir::OpKind,
+            operands: &[&$buffer],
+            result_types: &[meshrun_compiler::ir::TensorType],
+        ) -> Result<Vec<$buffer>, $crate::backend::DeviceError> {
+            self.$($field).+.op(kind, operands, result_types)
+        }
+
+        fn iota(
+            &mut self,
+            ty: &meshrun_compiler::ir::TensorType,
+            dim: usize,
+            offset: i64,
+        ) -> Result<$buffer, $crate::backend::DeviceError> {
+            self.$($field).+.iota(ty, dim, offset)
+        }
+
+        fn mask(
+            &mut self,
+            x: &$buffer,
+            dim: usize,
+            valid: i64,
+            fill: meshrun_compiler::ir::Scalar,
+        ) -> Result<$buffer, $crate::backend::DeviceError> {
+            self.$($field).+.mask(x, dim, valid, fill)
+        }
+
+        fn slice_dim(
+            &mut self,
+            x: &$buffer,
+            dim: usize,
+            start: i64,
+            size: i64,
+        ) -> Result<$buffer, $crate::backend::DeviceError> {
+            self.$($field).+.slice_dim(x, dim, start, size)
+        }
+
+        fn remap(
+            &mut self,
+            sources: &[&$buffer],
+            fill: Option<&$buffer>,
+            ty: &meshrun_compiler::ir::TensorType,
+            dim: usize,
+            table: &[meshrun_compiler::partition::device_program::RemapEntry],
+        ) -> Result<$buffer, $crate::backend::DeviceError> {
+            self.$($field).+.remap(sources, fill, ty, dim, table)
+        }
+    };
+}
+#[cfg(feature = "mpi")]
+pub(crate) use forward_local_ops;

@@ -25,9 +25,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::nccl::Comm;
-use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
+use meshrun_compiler::ir::TensorType;
 use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
-use meshrun_compiler::partition::device_program::RemapEntry;
 use meshrun_kernels::cuda::names;
 
 use super::comms::{self, membership, Membership};
@@ -369,54 +368,7 @@ impl Device for CudaRankDevice {
         b.tensor_type().clone()
     }
 
-    fn op(
-        &mut self,
-        kind: &OpKind,
-        operands: &[&CudaBuffer],
-        result_types: &[TensorType],
-    ) -> Result<Vec<CudaBuffer>, DeviceError> {
-        self.state.device.op(kind, operands, result_types)
-    }
-
-    fn iota(
-        &mut self,
-        ty: &TensorType,
-        dim: usize,
-        offset: i64,
-    ) -> Result<CudaBuffer, DeviceError> {
-        self.state.device.iota(ty, dim, offset)
-    }
-
-    fn mask(
-        &mut self,
-        x: &CudaBuffer,
-        dim: usize,
-        valid: i64,
-        fill: Scalar,
-    ) -> Result<CudaBuffer, DeviceError> {
-        self.state.device.mask(x, dim, valid, fill)
-    }
-
-    fn slice_dim(
-        &mut self,
-        x: &CudaBuffer,
-        dim: usize,
-        start: i64,
-        size: i64,
-    ) -> Result<CudaBuffer, DeviceError> {
-        self.state.device.slice_dim(x, dim, start, size)
-    }
-
-    fn remap(
-        &mut self,
-        sources: &[&CudaBuffer],
-        fill: Option<&CudaBuffer>,
-        ty: &TensorType,
-        dim: usize,
-        table: &[RemapEntry],
-    ) -> Result<CudaBuffer, DeviceError> {
-        self.state.device.remap(sources, fill, ty, dim, table)
-    }
+    crate::backend::forward_local_ops!(CudaBuffer, state.device);
 
     fn collective(
         &mut self,

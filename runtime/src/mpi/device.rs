@@ -28,9 +28,8 @@
 
 use std::sync::Arc;
 
-use meshrun_compiler::ir::{ElemType, OpKind, ReduceKind, Scalar, TensorType};
+use meshrun_compiler::ir::{ElemType, ReduceKind, TensorType};
 use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
-use meshrun_compiler::partition::device_program::RemapEntry;
 use meshrun_kernels::HostTensor;
 use mpi::topology::SimpleCommunicator;
 
@@ -387,49 +386,7 @@ impl Device for MpiDevice {
         b.tensor_type()
     }
 
-    fn op(
-        &mut self,
-        kind: &OpKind,
-        operands: &[&MpiBuffer],
-        result_types: &[TensorType],
-    ) -> Result<Vec<MpiBuffer>, DeviceError> {
-        self.local.op(kind, operands, result_types)
-    }
-
-    fn iota(&mut self, ty: &TensorType, dim: usize, offset: i64) -> Result<MpiBuffer, DeviceError> {
-        self.local.iota(ty, dim, offset)
-    }
-
-    fn mask(
-        &mut self,
-        x: &MpiBuffer,
-        dim: usize,
-        valid: i64,
-        fill: Scalar,
-    ) -> Result<MpiBuffer, DeviceError> {
-        self.local.mask(x, dim, valid, fill)
-    }
-
-    fn slice_dim(
-        &mut self,
-        x: &MpiBuffer,
-        dim: usize,
-        start: i64,
-        size: i64,
-    ) -> Result<MpiBuffer, DeviceError> {
-        self.local.slice_dim(x, dim, start, size)
-    }
-
-    fn remap(
-        &mut self,
-        sources: &[&MpiBuffer],
-        fill: Option<&MpiBuffer>,
-        ty: &TensorType,
-        dim: usize,
-        table: &[RemapEntry],
-    ) -> Result<MpiBuffer, DeviceError> {
-        self.local.remap(sources, fill, ty, dim, table)
-    }
+    crate::backend::forward_local_ops!(MpiBuffer, local);
 
     fn collective(
         &mut self,
