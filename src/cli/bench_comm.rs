@@ -13,8 +13,11 @@ use meshrun::bench_comm::sweep::check_rows;
 use meshrun::bench_comm::table::render_table;
 use meshrun::bench_comm::{plot, sweep_with, Row, SweepConfig};
 use meshrun::runtime::backend::Backend;
-use meshrun::runtime::comm_bench::{parse_elem, time_collective, BenchOp};
+use meshrun::runtime::comm_bench::{
+    parse_elem, time_collective, BenchOp, CommBench, CommBenchResult,
+};
 use meshrun::runtime::CpuBackend;
+use meshrun::runtime::RuntimeError;
 
 /// The options of `meshrun bench-comm`.
 #[derive(clap::Args, Debug, Clone)]
@@ -89,14 +92,32 @@ fn config(args: &BenchCommArgs) -> anyhow::Result<SweepConfig> {
     Ok(cfg)
 }
 
-/// A progress bar over `n` measurements on stderr (indicatif draws nothing
-/// when stderr is not a terminal).
-fn progress(n: usize) -> ProgressBar {
-    let bar = ProgressBar::new(n as u64);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} [{elapsed}]") {
-        bar.set_style(style);
-    }
-    bar
+/// The sweep of `cfg` through `measure`, with a progress bar on stderr
+/// when `show` (indicatif hides it when stderr is not a terminal).
+fn sweep_shown(
+    cfg: &SweepConfig,
+    show: bool,
+    measure: impl Fn(&CommBench) -> Result<CommBenchResult, RuntimeError>,
+) -> anyhow::Result<Vec<Row>> {
+    let bar = if show {
+        let bar = ProgressBar::new(cfg.benches().map_or(0, |b| b.len()) as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} [{elapsed}]") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let rows = sweep_with(
+        cfg,
+        |b| {
+            bar.set_message(format!("{} {} B", b.op, b.bytes));
+            measure(b)
+        },
+        |_| bar.inc(1),
+    );
+    bar.finish_and_clear();
+    rows
 }
 
 /// Print the rows (table or JSON) and write the plot.
@@ -148,17 +169,7 @@ pub fn bench_comm(args: &BenchCommArgs) -> anyhow::Result<()> {
 /// The sweep on a backend whose devices all live in this process.
 fn bench_comm_on<B: Backend>(args: &BenchCommArgs, backend: &B) -> anyhow::Result<()> {
     let cfg = config(args)?;
-    let bar = progress(cfg.benches().map_or(0, |b| b.len()));
-    let rows = sweep_with(
-        &cfg,
-        |b| {
-            bar.set_message(format!("{} {} B", b.op, b.bytes));
-            time_collective(backend, b)
-        },
-        |_| bar.inc(1),
-    );
-    bar.finish_and_clear();
-    let rows = rows?;
+    let rows = sweep_shown(&cfg, true, |b| time_collective(backend, b))?;
     report(args, &cfg, backend.name(), &rows)?;
     // Wrong results fail the command, after they are shown.
     check_rows(&rows)
@@ -188,20 +199,7 @@ fn bench_comm_mpi(args: &BenchCommArgs) -> anyhow::Result<()> {
         })()
         .map_err(|e| format!("{e:#}")),
     );
-    let bar = if backend.is_root() {
-        progress(cfg.benches().map_or(0, |b| b.len()))
-    } else {
-        ProgressBar::hidden()
-    };
-    let rows = sweep_with(
-        &cfg,
-        |b| {
-            bar.set_message(format!("{} {} B", b.op, b.bytes));
-            time_comm_bench(&backend, b)
-        },
-        |_| bar.inc(1),
-    );
-    bar.finish_and_clear();
+    let rows = sweep_shown(&cfg, backend.is_root(), |b| time_comm_bench(&backend, b));
     let rows = backend.or_abort(rows.map_err(|e| format!("{e:#}")));
     if backend.is_root() {
         if let Err(e) = report(args, &cfg, "mpi", &rows) {
