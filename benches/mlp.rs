@@ -24,7 +24,7 @@ use meshrun::runtime::random_inputs::random_inputs;
 use meshrun::runtime::reference::run_function;
 use meshrun::runtime::{CpuBackend, ExecOptions, Executor};
 use meshrun::synth::mlp_chain_text;
-use meshrun_compiler::partition::device_program::PartitionedProgram;
+use meshrun_compiler::partition::PartitionedProgram;
 use meshrun_kernels::cpu::dot::gemm_2d;
 use meshrun_kernels::{HostTensor, Parallelism};
 use ndarray::Array2;

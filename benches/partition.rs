@@ -4,7 +4,7 @@
 //! of the propagated 10k-op module.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use meshrun::compiler::partition::device_program::partition;
+use meshrun::compiler::partition::partition;
 use meshrun::compiler::propagation::{propagate, PropagationOptions};
 use meshrun::compiler::text::parse_module;
 use meshrun::synth::mlp_chain_text;

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use meshrun::compiler::partition::device_program::{collective_bytes, PartitionedProgram};
+use meshrun::compiler::partition::{collective_bytes, PartitionedProgram};
 use meshrun::compiler::text::parse_module;
 use meshrun::compiler::Module;
 use meshrun::cost::cpu_sim::predict_cpu_step;

@@ -3,7 +3,7 @@
 //!
 //! The check runs the SPMD program on every device in turn (a plain
 //! sequential simulation of the collectives, following the semantics in
-//! `compiler/src/partition/collective.rs` and `device_program.rs`), with
+//! `compiler/src/partition/collective.rs` and `program.rs`), with
 //! local ops through the CPU kernels, then gathers the outputs by their
 //! shardings and compares them with the fixtures' `out_K.npy`. It is a
 //! test of the partitioner, not of the runtime (which has its own).
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use meshrun::compiler::ir::{ElemType, ReduceKind, Scalar, TensorType};
-use meshrun::compiler::partition::device_program::{
+use meshrun::compiler::partition::{
     partition, DeviceProgram, Instr, LocalId, PartitionedProgram, RemapEntry,
 };
 use meshrun::compiler::partition::{Collective, CollectiveKind};

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use meshrun::compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, ReduceKind, TensorType, UnaryOp};
-use meshrun::compiler::partition::device_program::partition;
+use meshrun::compiler::partition::partition;
 use meshrun::compiler::propagation::{propagate, PropagationOptions};
 use meshrun::cost::flops::{count_flops, op_flops};
 use meshrun::cost::report::{cost_report, estimate_compute};

@@ -6,7 +6,7 @@
 //! `bus_bytes / (B·1e3) + steps · α` µs.
 
 use meshrun::compiler::ir::{ElemType, ReduceKind};
-use meshrun::compiler::partition::device_program::collective_bytes;
+use meshrun::compiler::partition::collective_bytes;
 use meshrun::compiler::partition::{lower_reshard, Collective, CollectiveKind};
 use meshrun::compiler::sharding::{AxisRef, DimSharding, Mesh, TensorSharding};
 use meshrun::cost::model::{

@@ -2,7 +2,7 @@
 //! a panic.
 
 use meshrun_compiler::diag::DiagKind;
-use meshrun_compiler::partition::device_program::partition;
+use meshrun_compiler::partition::partition;
 use meshrun_compiler::text::parse_module;
 use meshrun_compiler::Diagnostic;
 

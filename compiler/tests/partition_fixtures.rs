@@ -27,7 +27,7 @@
 
 use std::path::{Path, PathBuf};
 
-use meshrun_compiler::partition::device_program::partition;
+use meshrun_compiler::partition::partition;
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::text::parse_module;
 

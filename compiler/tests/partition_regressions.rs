@@ -10,12 +10,12 @@
 //! on the wrong device, shows up as a wrong cell.
 
 use meshrun_compiler::ir::OpKind;
-use meshrun_compiler::partition::device_program::{
-    partition, DeviceProgram, Instr, LocalId, PartitionedProgram, RemapEntry,
-};
 use meshrun_compiler::partition::global::GStepKind;
 use meshrun_compiler::partition::simulate::{apply, layout_blocks, Block, Blocks, Cell};
 use meshrun_compiler::partition::CollectiveKind;
+use meshrun_compiler::partition::{
+    partition, DeviceProgram, Instr, LocalId, PartitionedProgram, RemapEntry,
+};
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::sharding::layout::TensorLayout;
 use meshrun_compiler::text::parse_module;

@@ -10,7 +10,7 @@
 
 use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
 use meshrun_compiler::partition::collective::Collective;
-use meshrun_compiler::partition::device_program::RemapEntry;
+use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::{HostTensor, KernelError};
 
 use crate::error::RuntimeError;
@@ -246,7 +246,7 @@ macro_rules! forward_local_ops {
             fill: Option<&$buffer>,
             ty: &meshrun_compiler::ir::TensorType,
             dim: usize,
-            table: &[meshrun_compiler::partition::device_program::RemapEntry],
+            table: &[meshrun_compiler::partition::RemapEntry],
         ) -> Result<$buffer, $crate::backend::DeviceError> {
             self.$($field).+.remap(sources, fill, ty, dim, table)
         }

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 
 use meshrun_compiler::ir::TensorType;
 use meshrun_compiler::partition::collective::CollectiveKind;
-use meshrun_compiler::partition::device_program::{DeviceProgram, Instr, PerDevice};
+use meshrun_compiler::partition::{DeviceProgram, Instr, PerDevice};
 use meshrun_kernels::HostTensor;
 
 use crate::backend::{Backend, Device, DeviceError, Participation};

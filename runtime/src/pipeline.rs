@@ -2,7 +2,7 @@
 //! backend, and (optionally) compare with the unsharded reference. The CLI,
 //! the examples and the tests share it.
 
-use meshrun_compiler::partition::device_program::{partition, PartitionedProgram};
+use meshrun_compiler::partition::{partition, PartitionedProgram};
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::{Diagnostic, Module};
 use meshrun_kernels::{HostTensor, Parallelism};

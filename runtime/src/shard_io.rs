@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::device_program::ProgramIo;
+use meshrun_compiler::partition::ProgramIo;
 use meshrun_compiler::sharding::layout::{DeviceSlice, TensorLayout};
 use meshrun_kernels::HostTensor;
 

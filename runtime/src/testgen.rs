@@ -14,8 +14,8 @@
 use std::fmt::Write;
 
 use meshrun_compiler::ir::OpKind;
-use meshrun_compiler::partition::device_program::PartitionedProgram;
 use meshrun_compiler::partition::global::GStepKind;
+use meshrun_compiler::partition::PartitionedProgram;
 use meshrun_compiler::sharding::layout::TensorLayout;
 
 use crate::random_inputs::SplitMix64;

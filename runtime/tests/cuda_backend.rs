@@ -27,7 +27,7 @@ use meshrun_compiler::ir::{
     OpKind, ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
-use meshrun_compiler::partition::device_program::RemapEntry;
+use meshrun_compiler::partition::RemapEntry;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};

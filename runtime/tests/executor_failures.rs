@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use meshrun_compiler::partition::device_program::{Instr, PartitionedProgram};
+use meshrun_compiler::partition::{Instr, PartitionedProgram};
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::HostTensor;
 use meshrun_runtime::backend::{Backend, Device, DeviceError, Participation};

@@ -6,7 +6,7 @@
 //! with its masks disabled must NOT match, which shows the test really
 //! depends on the masks.
 
-use meshrun_compiler::partition::device_program::{DeviceProgram, Instr, PerDevice};
+use meshrun_compiler::partition::{DeviceProgram, Instr, PerDevice};
 use meshrun_compiler::text::parse_module;
 use meshrun_compiler::Module;
 use meshrun_kernels::{HostTensor, Parallelism};

@@ -15,11 +15,9 @@ use std::path::Path;
 use anyhow::Context;
 use serde_json::{json, Value};
 
-use meshrun::compiler::partition::device_program::{
-    partition as partition_module, PartitionedProgram,
-};
 use meshrun::compiler::partition::print_program::{print_device, print_global, print_lowered};
 use meshrun::compiler::partition::report::collective_report;
+use meshrun::compiler::partition::{partition as partition_module, PartitionedProgram};
 use meshrun::compiler::propagation::{propagate, PropagationOptions};
 use meshrun::compiler::Module;
 use meshrun::load::{load_file, LoadError};

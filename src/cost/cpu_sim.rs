@@ -27,8 +27,8 @@
 use std::time::Instant;
 
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::partition::device_program::{Instr, PartitionedProgram};
 use meshrun_compiler::partition::CollectiveKind;
+use meshrun_compiler::partition::{Instr, PartitionedProgram};
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::Parallelism;
 use meshrun_runtime::backend::Backend;

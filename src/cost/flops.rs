@@ -16,7 +16,7 @@
 //! charged at its own peak.
 
 use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
-use meshrun_compiler::partition::device_program::{DeviceProgram, Instr};
+use meshrun_compiler::partition::{DeviceProgram, Instr};
 
 /// FLOPs of one element type.
 #[derive(Debug, Clone, Copy, PartialEq)]

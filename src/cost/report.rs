@@ -8,8 +8,8 @@
 //! behind compute.
 
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::partition::device_program::PartitionedProgram;
 use meshrun_compiler::partition::report::{collective_report, ReportEntry};
+use meshrun_compiler::partition::PartitionedProgram;
 
 use crate::cost::error::CostError;
 use crate::cost::flops::{count_flops, FlopCount};

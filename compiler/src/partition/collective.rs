@@ -291,6 +291,20 @@ impl Collective {
     }
 }
 
+/// [`Collective::bytes_per_device`], except that a collective-permute is
+/// averaged over all `num_devices` devices (its pairs may cover only
+/// some): `in × (pairs with source ≠ target) / num_devices`, as XLA counts.
+pub fn collective_bytes(c: &Collective, num_devices: usize) -> f64 {
+    match c.kind {
+        CollectiveKind::CollectivePermute => {
+            let moving = c.groups.iter().filter(|p| p.first() != p.last()).count();
+            let block: i64 = c.in_local_shape.iter().product();
+            (block * c.elem.byte_size() as i64) as f64 * moving as f64 / num_devices.max(1) as f64
+        }
+        _ => c.bytes_per_device(),
+    }
+}
+
 /// The local shape of `shape` under `s`, after checking `s` on `mesh`.
 fn checked_local_shape(
     mesh: &Mesh,

@@ -1,5 +1,5 @@
 //! The global program with explicit reshards (the result of
-//! [`crate::partition::explicit_reshards`]): the entry function as a flat
+//! `explicit_reshards`): the entry function as a flat
 //! list of steps over global values, each value with its final sharding.
 //!
 //! Every compute step is *compatible* (SPEC §6): its operands and results
@@ -119,4 +119,26 @@ impl GlobalProgram {
         }
         uses
     }
+}
+
+/// `%argN` for arguments, `%N` for everything else in definition order.
+pub fn value_names(prog: &GlobalProgram) -> Vec<String> {
+    let mut names = vec![String::new(); prog.values.len()];
+    for (i, &a) in prog.args.iter().enumerate() {
+        names[a] = format!("%arg{i}");
+    }
+    let mut next = 0;
+    for s in &prog.steps {
+        for &r in &s.results {
+            if names[r].is_empty() {
+                names[r] = format!("%{next}");
+                next += 1;
+            }
+        }
+    }
+    for n in names.iter_mut().filter(|n| n.is_empty()) {
+        *n = format!("%{next}");
+        next += 1;
+    }
+    names
 }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use crate::ir::OpKind;
-use crate::partition::device_program::collective_bytes;
+use crate::partition::collective::collective_bytes;
 use crate::partition::global::{Cause, GStep, GStepKind, GValue, GValueId, GlobalProgram};
 use crate::partition::reshard::lower_reshard;
 use crate::sharding::layout::TensorLayout;

@@ -4,21 +4,16 @@
 //! device offsets for `iota`, and remaps for sliced, padded and
 //! concatenated dimensions that are sharded (see [`crate::partition::remap`]).
 
-use std::collections::HashMap;
-
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::{DenseLiteral, OpKind, ReduceKind, Scalar, TensorType};
-use crate::partition::device_program::{
-    DeviceProgram, Instr, LocalId, LocalValue, PerDevice, ProgramIo,
-};
+use crate::ir::{DenseLiteral, OpKind, ReduceKind, TensorType};
+use crate::partition::collective::CollectiveKind;
+use crate::partition::device_builder::{internal, DeviceBuilder};
 use crate::partition::global::{Cause, GStepKind, GValueId, GlobalProgram};
 use crate::partition::lower::{reshard_remap_plan, Lowering};
-use crate::partition::padding::{identity_of, preserves_zero_padding};
-use crate::partition::print_program::value_names;
-use crate::partition::remap::emit_remap;
+use crate::partition::program::{DeviceProgram, Instr, LocalId, PerDevice, ProgramIo};
+use crate::partition::remap::{emit_remap, lower_remap_op};
 use crate::partition::reshard::lower_reshard;
-use crate::sharding::layout::TensorLayout;
-use crate::sharding::{AxisRef, Mesh, TensorSharding};
+use crate::sharding::TensorSharding;
 
 /// Build the device program of `prog` with the collectives of `lowering`.
 pub fn build_device_program(
@@ -41,119 +36,8 @@ pub fn build_device_program(
     })
 }
 
-pub(crate) struct DeviceBuilder<'a> {
-    pub prog: &'a GlobalProgram,
-    lowering: &'a Lowering,
-    pub devices: Vec<i64>,
-    pub values: Vec<LocalValue>,
-    /// Whether a value's padding is known to hold zeros.
-    zero_padded: Vec<bool>,
-    pub instrs: Vec<Instr>,
-    inputs: Vec<ProgramIo>,
-    outputs: Vec<ProgramIo>,
-    /// The local value of each global value.
-    map: Vec<Option<LocalId>>,
-    names: Vec<String>,
-    /// Masks already made: (value, dim, fill bits) -> masked value.
-    masks: HashMap<(LocalId, usize, u64), LocalId>,
-}
-
-fn internal(pos: SrcPos, msg: String) -> Diagnostic {
-    Diagnostic::new(DiagKind::Unsupported, pos, msg)
-}
-
-impl<'a> DeviceBuilder<'a> {
-    fn new(prog: &'a GlobalProgram, lowering: &'a Lowering) -> DeviceBuilder<'a> {
-        DeviceBuilder {
-            prog,
-            lowering,
-            devices: prog.devices(),
-            values: Vec::new(),
-            zero_padded: Vec::new(),
-            instrs: Vec::new(),
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            map: vec![None; prog.values.len()],
-            names: value_names(prog),
-            masks: HashMap::new(),
-        }
-    }
-
-    pub fn new_value(&mut self, ty: TensorType, name: String) -> LocalId {
-        self.values.push(LocalValue { ty, name });
-        self.zero_padded.push(false);
-        self.values.len() - 1
-    }
-
-    pub fn local_ty(&self, v: LocalId) -> &TensorType {
-        &self.values[v].ty
-    }
-
-    /// The mesh of a global value's sharding.
-    pub fn mesh_of(&self, g: GValueId) -> Result<&'a Mesh, Diagnostic> {
-        let s = &self.prog.values[g].sharding;
-        self.prog.mesh_of(s).ok_or_else(|| {
-            internal(
-                SrcPos::UNKNOWN,
-                format!("sharding {s} refers to an unknown mesh"),
-            )
-        })
-    }
-
-    /// The layout of a global value.
-    pub fn layout(&self, g: GValueId) -> Result<TensorLayout, Diagnostic> {
-        let v = &self.prog.values[g];
-        let mesh = self.mesh_of(g)?;
-        TensorLayout::new(mesh, &v.sharding, &v.ty.shape).map_err(|e| {
-            internal(
-                SrcPos::UNKNOWN,
-                format!("value {} ({}): {e}", self.names[g], v.sharding),
-            )
-        })
-    }
-
-    /// The local type of a global value.
-    pub fn local_type(&self, g: GValueId) -> Result<TensorType, Diagnostic> {
-        let l = self.layout(g)?;
-        Ok(self.prog.values[g].ty.with_shape(l.local_shape()))
-    }
-
-    /// The local value of `g`, created (with `g`'s local type) on first use.
-    pub fn local(&mut self, g: GValueId) -> Result<LocalId, Diagnostic> {
-        if let Some(l) = self.map[g] {
-            return Ok(l);
-        }
-        let ty = self.local_type(g)?;
-        let l = self.new_value(ty, self.names[g].clone());
-        self.map[g] = Some(l);
-        Ok(l)
-    }
-
-    /// The device's block index along `dim` under `g`'s sharding, for
-    /// every device.
-    pub fn shard_table(
-        &self,
-        layout: &TensorLayout,
-        dim: usize,
-    ) -> Result<PerDevice<i64>, Diagnostic> {
-        let mut out = Vec::with_capacity(self.devices.len());
-        for &d in &self.devices {
-            let idx = layout.shard_index(d).ok_or_else(|| {
-                internal(SrcPos::UNKNOWN, format!("device {d} is not in the mesh"))
-            })?;
-            out.push(idx.get(dim).copied().unwrap_or(0));
-        }
-        Ok(PerDevice(out))
-    }
-
-    pub fn dim_axes(&self, g: GValueId, dim: usize) -> Vec<AxisRef> {
-        self.prog.values[g]
-            .sharding
-            .dims
-            .get(dim)
-            .map_or_else(Vec::new, |d| d.axes.clone())
-    }
-
+/// The walk over the global steps.
+impl DeviceBuilder<'_> {
     fn inputs(&mut self) -> Result<(), Diagnostic> {
         for &a in &self.prog.args {
             let value = self.local(a)?;
@@ -212,7 +96,7 @@ impl<'a> DeviceBuilder<'a> {
                         format!("{}.{k}", self.names[out_g])
                     };
                     let out = self.new_value(ty, name);
-                    if c.kind == crate::partition::CollectiveKind::AllReduce {
+                    if c.kind == CollectiveKind::AllReduce {
                         self.zero_padded[out] = self.zero_padded[cur];
                     }
                     self.instrs.push(Instr::Collective {
@@ -254,46 +138,6 @@ impl<'a> DeviceBuilder<'a> {
         let name = self.names[g_out].clone();
         let out = emit_remap(self, i, &plan, &[input], &[g_in], None, ty, name, &cause);
         self.map[g_out] = Some(out);
-        Ok(())
-    }
-
-    /// The collectives must end in the value's local type.
-    fn check_type(&self, l: LocalId, g: GValueId, pos: SrcPos) -> Result<(), Diagnostic> {
-        let want = self.local_type(g)?;
-        if self.values[l].ty != want {
-            return Err(internal(
-                pos,
-                format!(
-                    "internal error: {} ends as {} but its sharding {} needs {}",
-                    self.names[g], self.values[l].ty, self.prog.values[g].sharding, want
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// A plain op on local blocks.
-    fn op(
-        &mut self,
-        step: usize,
-        kind: OpKind,
-        operands: Vec<LocalId>,
-        results: &[GValueId],
-    ) -> Result<(), Diagnostic> {
-        let mut locals = Vec::with_capacity(results.len());
-        for &r in results {
-            locals.push(self.local(r)?);
-        }
-        let clean = preserves_zero_padding(&kind) && operands.iter().all(|&o| self.zero_padded[o]);
-        for &l in &locals {
-            self.zero_padded[l] = clean;
-        }
-        self.instrs.push(Instr::Op {
-            kind,
-            operands,
-            results: locals,
-            step,
-        });
         Ok(())
     }
 
@@ -355,9 +199,7 @@ impl<'a> DeviceBuilder<'a> {
                 self.op(i, kind.clone(), locals, &results)
             }
             OpKind::Slice { .. } | OpKind::Pad { .. } | OpKind::Concatenate { .. } => {
-                crate::partition::remap::lower_remap_op(
-                    self, i, kind, &operands, &locals, results[0],
-                )
+                lower_remap_op(self, i, kind, &operands, &locals, results[0])
             }
             _ => {
                 self.op(i, kind.clone(), locals, &results)?;
@@ -471,73 +313,6 @@ impl<'a> DeviceBuilder<'a> {
         self.check_type(cur, result, pos)?;
         self.map[result] = Some(cur);
         Ok(())
-    }
-
-    /// `l` (the local block of `g`) with the padding along `dim` set to
-    /// the identity of `reduction`, if `g` is padded along `dim`.
-    pub fn mask_if_padded(
-        &mut self,
-        step: usize,
-        l: LocalId,
-        g: GValueId,
-        dim: usize,
-        reduction: ReduceKind,
-    ) -> Result<LocalId, Diagnostic> {
-        let layout = self.layout(g)?;
-        let Some(dl) = layout.dims().get(dim).copied() else {
-            return Ok(l);
-        };
-        if dl.padding == 0 {
-            return Ok(l);
-        }
-        let elem = self.values[l].ty.elem;
-        let fill = identity_of(reduction, elem);
-        let is_zero =
-            fill == Scalar::Float(0.0) || fill == Scalar::Int(0) || fill == Scalar::Bool(false);
-        if is_zero && self.zero_padded[l] {
-            return Ok(l);
-        }
-        let key = (l, dim, scalar_bits(&fill));
-        if let Some(&m) = self.masks.get(&key) {
-            return Ok(m);
-        }
-        let mut valid = Vec::with_capacity(self.devices.len());
-        for &d in &self.devices {
-            let s = layout.slice(d).ok_or_else(|| {
-                internal(SrcPos::UNKNOWN, format!("device {d} is not in the mesh"))
-            })?;
-            valid.push(s.extent[dim]);
-        }
-        let ty = self.values[l].ty.clone();
-        let m = self.new_value(ty, format!("{}.masked", self.values[l].name));
-        self.zero_padded[m] =
-            is_zero && layout.dims().iter().filter(|x| x.padding > 0).count() == 1;
-        self.instrs.push(Instr::Mask {
-            operand: l,
-            result: m,
-            dim,
-            valid: PerDevice(valid),
-            fill,
-            step,
-        });
-        self.masks.insert(key, m);
-        Ok(m)
-    }
-
-    pub fn set_global(&mut self, g: GValueId, l: LocalId) {
-        self.map[g] = Some(l);
-    }
-
-    pub fn name_of(&self, g: GValueId) -> String {
-        self.names[g].clone()
-    }
-}
-
-fn scalar_bits(s: &Scalar) -> u64 {
-    match s {
-        Scalar::Float(x) => x.to_bits(),
-        Scalar::Int(i) => *i as u64,
-        Scalar::Bool(b) => *b as u64,
     }
 }
 

@@ -15,8 +15,8 @@
 //! slice again).
 
 use crate::diag::{DiagKind, Diagnostic};
-use crate::partition::collective::{Collective, CollectiveKind};
-use crate::partition::device_program::collective_bytes;
+use crate::partition::collective::{collective_bytes, Collective, CollectiveKind};
+use crate::partition::error::ReshardError;
 use crate::partition::global::{GStepKind, GlobalProgram};
 use crate::partition::remap_plan::{plan_remap, RemapPlan, RemapSource};
 use crate::partition::reshard::{lower_reshard, lower_reshard_between_meshes};
@@ -155,7 +155,7 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
         let Some(mesh) = prog.mesh_of(&input.sharding) else {
             continue;
         };
-        let at = |e: crate::partition::ReshardError| e.to_diagnostic(step.cause.pos);
+        let at = |e: ReshardError| e.to_diagnostic(step.cause.pos);
         let scatter = Collective::reduce_scatter(
             mesh,
             &input.ty.shape,

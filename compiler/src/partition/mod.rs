@@ -1,43 +1,83 @@
-//! The partitioner's reshard lowering (SPEC §6): turning a change of
-//! sharding into collectives on explicit device groups.
+//! The partitioner (SPEC §6): a propagated module becomes one SPMD
+//! [`DeviceProgram`]. [`partition`] below is the whole pipeline; the
+//! modules are listed in pipeline order and import each other without
+//! circles (a stage reads what earlier stages made; hoisting also prices
+//! a reshard with stage 2's lowering).
 //!
-//! - [`collective`]: one collective as plain data (kind, axes, groups,
-//!   shardings, local shapes), its cost and its Shardy notation;
-//! - [`groups`]: device groups along (sub-)axes of a mesh;
-//! - [`reshard`]: [`lower_reshard`] and its cross-mesh variant;
-//! - [`simulate`]: the ground truth — collectives run on index tensors and
-//!   checked against the target sharding's blocks.
+//! 1. **Global program** — `inline` (calls inlined), `explicit_reshards`
+//!    (with `op_reshards` and `compat`: make each op's factor shardings
+//!    compatible; partial sums become all-reduces), `hoist` (reshards above
+//!    cheap ops). The result is a [`global::GlobalProgram`]: steps, each
+//!    data movement with its `Cause`.
+//! 2. **Reshard lowering** — `lower` turns each reshard / all-reduce step
+//!    into [`Collective`]s: `reshard` (its plan from `planner` over
+//!    `pieces`: slice → permute → all-to-all → gather), `groups` (device
+//!    groups of (sub-)axes), `remap_plan` (fetch only the missing elements
+//!    when that is cheaper), `error`.
+//! 3. **Device program** — `local_ops` walks the global steps and builds
+//!    the [`DeviceProgram`] on a `device_builder` (local types, plain ops,
+//!    padding masks from `padding`), with `remap` for sharded slice, pad
+//!    and concatenate.
 //!
-//! Internals: `pieces` (axis pieces and their alignment) and `planner` (the
-//! greedy slice / permute / all-to-all / gather search).
+//! Outputs and checks: [`program`] (the types the pipeline produces),
+//! `print_program` and `op_text` (listings), `report` (`--json`),
+//! [`simulate`] (collectives run on index tensors: the ground truth of the
+//! lowering tests).
 
-pub mod collective;
+// 1. Global program.
 pub mod compat;
-pub mod device_program;
-pub mod error;
 pub mod explicit_reshards;
 pub mod global;
-pub mod groups;
 pub mod hoist;
 pub mod inline;
-mod local_ops;
-pub mod lower;
 mod op_reshards;
-pub mod op_text;
-pub mod padding;
+// 2. Reshard lowering.
+pub mod collective;
+pub mod error;
+pub mod groups;
+pub mod lower;
 mod pieces;
 mod planner;
-pub mod print_program;
-mod remap;
 pub mod remap_plan;
-pub mod report;
 pub mod reshard;
+// 3. Device program.
+mod device_builder;
+mod local_ops;
+pub mod padding;
+mod remap;
+// Outputs and checks.
+pub mod op_text;
+pub mod print_program;
+pub mod program;
+pub mod report;
 pub mod simulate;
 
-pub use collective::{AllToAllDims, Collective, CollectiveKind};
+pub use collective::{collective_bytes, AllToAllDims, Collective, CollectiveKind};
 pub use error::{ReshardError, Side};
 pub use groups::{device_groups, GroupError};
+pub use program::{
+    DeviceProgram, Instr, LocalId, LocalValue, PartitionedProgram, PerDevice, ProgramIo, RemapEntry,
+};
 pub use reshard::{
     lower_reshard, lower_reshard_between_meshes, plan_reshard, ReshardPlan, ReshardStrategy,
 };
 pub use simulate::{check_reshard, SimError, Simulation};
+
+use crate::diag::Diagnostic;
+use crate::ir::{verify_module, Module};
+
+/// Partition `module`'s entry function (calls inlined). The module must
+/// be propagated: every op's sharding is final (an op without one is
+/// replicated). It is verified first (op types and attributes), so that
+/// malformed input is a diagnostic rather than a surprise later.
+pub fn partition(module: &Module) -> Result<PartitionedProgram, Diagnostic> {
+    verify_module(module)?;
+    let global = explicit_reshards::insert_explicit_reshards(module)?;
+    let lowering = lower::lower_program(&global)?;
+    let device = local_ops::build_device_program(&global, &lowering)?;
+    Ok(PartitionedProgram {
+        global,
+        lowering,
+        device,
+    })
+}

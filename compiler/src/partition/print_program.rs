@@ -5,35 +5,12 @@
 
 use std::fmt::Write;
 
-use crate::partition::device_program::{
-    collective_bytes, DeviceProgram, Instr, LocalId, PerDevice,
-};
+use crate::partition::collective::{collective_bytes, CollectiveKind};
 use crate::partition::explicit_reshards::braced;
-use crate::partition::global::{GStepKind, GValueId, GlobalProgram};
+use crate::partition::global::{value_names, GStepKind, GValueId, GlobalProgram};
 use crate::partition::lower::Lowering;
 use crate::partition::op_text::op_attrs;
-
-/// `%argN` for arguments, `%N` for everything else in definition order.
-pub fn value_names(prog: &GlobalProgram) -> Vec<String> {
-    let mut names = vec![String::new(); prog.values.len()];
-    for (i, &a) in prog.args.iter().enumerate() {
-        names[a] = format!("%arg{i}");
-    }
-    let mut next = 0;
-    for s in &prog.steps {
-        for &r in &s.results {
-            if names[r].is_empty() {
-                names[r] = format!("%{next}");
-                next += 1;
-            }
-        }
-    }
-    for n in names.iter_mut().filter(|n| n.is_empty()) {
-        *n = format!("%{next}");
-        next += 1;
-    }
-    names
-}
+use crate::partition::program::{DeviceProgram, Instr, LocalId, PerDevice};
 
 fn header(out: &mut String, prog: &GlobalProgram, names: &[String]) {
     for m in &prog.meshes {
@@ -308,7 +285,7 @@ pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, St
                 ..
             } => {
                 let groups = match (position, c.kind) {
-                    (Some(i), crate::partition::CollectiveKind::CollectivePermute) => {
+                    (Some(i), CollectiveKind::CollectivePermute) => {
                         let d = p.devices[i];
                         let from: Vec<i64> = c
                             .groups
@@ -337,12 +314,11 @@ pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, St
                     (None, _) => format!("groups {:?}", c.groups),
                 };
                 let what = match c.kind {
-                    crate::partition::CollectiveKind::AllReduce
-                    | crate::partition::CollectiveKind::ReduceScatter => {
+                    CollectiveKind::AllReduce | CollectiveKind::ReduceScatter => {
                         format!(" {}", braced(&c.axes))
                     }
-                    crate::partition::CollectiveKind::CollectivePermute => String::new(),
-                    crate::partition::CollectiveKind::AllToAll => match c.all_to_all {
+                    CollectiveKind::CollectivePermute => String::new(),
+                    CollectiveKind::AllToAll => match c.all_to_all {
                         Some(d) => format!(" {} {}->{}", braced(&c.axes), d.src_dim, d.tgt_dim),
                         None => String::new(),
                     },

@@ -20,9 +20,9 @@
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{OpKind, TensorType};
 use crate::partition::collective::{Collective, CollectiveKind};
-use crate::partition::device_program::{Instr, LocalId, PerDevice, RemapEntry};
+use crate::partition::device_builder::DeviceBuilder;
 use crate::partition::global::{Cause, GValueId};
-use crate::partition::local_ops::DeviceBuilder;
+use crate::partition::program::{Instr, LocalId, PerDevice, RemapEntry};
 use crate::partition::remap_plan::{plan_remap, IndexMap, Pick, RemapPlan, RemapSource};
 
 /// Lower a slice, pad or concatenate step.

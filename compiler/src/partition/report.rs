@@ -2,8 +2,8 @@
 //! `meshrun partition --json` prints. All-slices move no data and are not
 //! listed.
 
-use crate::partition::collective::CollectiveKind;
-use crate::partition::device_program::{collective_bytes, PartitionedProgram};
+use crate::partition::collective::{collective_bytes, CollectiveKind};
+use crate::partition::program::PartitionedProgram;
 
 /// One communicating collective.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
 use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
-use meshrun_compiler::partition::device_program::RemapEntry;
+use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use super::bands::threads_for;

@@ -1,10 +1,10 @@
 //! The device program's own local instructions on host tensors: `iota`
 //! with a device offset, padding masks, per-device slices and remaps (see
-//! `partition::device_program::Instr`). Each checks its indices first, so
+//! `partition::Instr`). Each checks its indices first, so
 //! a malformed instruction is an error, not a panic.
 
 use meshrun_compiler::ir::{Scalar, TensorType};
-use meshrun_compiler::partition::device_program::RemapEntry;
+use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::{with_array, HostElem, HostTensor};
 use ndarray::Axis;
 

@@ -18,7 +18,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::partition::device_program::ProgramIo;
+use meshrun_compiler::partition::ProgramIo;
 use meshrun_kernels::HostTensor;
 
 use super::wire::{elem_bytes, from_bytes};

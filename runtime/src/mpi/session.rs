@@ -23,7 +23,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use meshrun_compiler::partition::device_program::{DeviceProgram, ProgramIo};
+use meshrun_compiler::partition::{DeviceProgram, ProgramIo};
 use meshrun_kernels::HostTensor;
 use mpi::traits::*;
 

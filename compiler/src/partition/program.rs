@@ -1,5 +1,6 @@
-//! The per-device program every backend executes (SPEC §6), and
-//! [`partition`], the whole partitioner.
+//! What the partitioner produces: the per-device program every backend
+//! executes (SPEC §6), and [`PartitionedProgram`], which adds the global
+//! program and its lowering it was built from.
 //!
 //! **One SPMD program for all devices.** Every device runs the same
 //! instructions on values of the same local types; where an instruction
@@ -21,13 +22,10 @@
 
 use std::fmt;
 
-use crate::diag::Diagnostic;
-use crate::ir::{verify_module, Module, OpKind, Scalar, TensorType};
-use crate::partition::collective::Collective;
-use crate::partition::explicit_reshards::insert_explicit_reshards;
+use crate::ir::{OpKind, Scalar, TensorType};
+use crate::partition::collective::{collective_bytes, Collective};
 use crate::partition::global::{Cause, GlobalProgram};
-use crate::partition::local_ops::build_device_program;
-use crate::partition::lower::{lower_program, Lowering};
+use crate::partition::lower::Lowering;
 use crate::sharding::{Mesh, TensorSharding};
 
 /// Index into [`DeviceProgram::values`].
@@ -219,20 +217,6 @@ impl DeviceProgram {
     }
 }
 
-/// [`Collective::bytes_per_device`], except that a collective-permute is
-/// averaged over all `num_devices` devices (its pairs may cover only
-/// some): `in × (pairs with source ≠ target) / num_devices`, as XLA counts.
-pub fn collective_bytes(c: &Collective, num_devices: usize) -> f64 {
-    match c.kind {
-        crate::partition::CollectiveKind::CollectivePermute => {
-            let moving = c.groups.iter().filter(|p| p.first() != p.last()).count();
-            let block: i64 = c.in_local_shape.iter().product();
-            (block * c.elem.byte_size() as i64) as f64 * moving as f64 / num_devices.max(1) as f64
-        }
-        _ => c.bytes_per_device(),
-    }
-}
-
 /// Everything the partitioner produced for one module.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionedProgram {
@@ -248,22 +232,6 @@ impl PartitionedProgram {
     pub fn total_bytes_per_device(&self) -> f64 {
         self.device.total_bytes_per_device()
     }
-}
-
-/// Partition `module`'s entry function (calls inlined). The module must
-/// be propagated: every op's sharding is final (an op without one is
-/// replicated). It is verified first (op types and attributes), so that
-/// malformed input is a diagnostic rather than a surprise later.
-pub fn partition(module: &Module) -> Result<PartitionedProgram, Diagnostic> {
-    verify_module(module)?;
-    let global = insert_explicit_reshards(module)?;
-    let lowering = lower_program(&global)?;
-    let device = build_device_program(&global, &lowering)?;
-    Ok(PartitionedProgram {
-        global,
-        lowering,
-        device,
-    })
 }
 
 impl fmt::Display for RemapEntry {

@@ -1,0 +1,246 @@
+//! The state `local_ops` builds a [`DeviceProgram`] in,
+//! and the primitives every step uses: local values and their types,
+//! plain ops, padding masks. `local_ops` (the walk over the global steps)
+//! and `remap` (sharded slice / pad / concatenate) both build on it.
+//!
+//! [`DeviceProgram`]: crate::partition::program::DeviceProgram
+
+use std::collections::HashMap;
+
+use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::{OpKind, ReduceKind, Scalar, TensorType};
+use crate::partition::global::value_names;
+use crate::partition::global::{GValueId, GlobalProgram};
+use crate::partition::lower::Lowering;
+use crate::partition::padding::{identity_of, preserves_zero_padding};
+use crate::partition::program::{Instr, LocalId, LocalValue, PerDevice, ProgramIo};
+use crate::sharding::layout::TensorLayout;
+use crate::sharding::{AxisRef, Mesh};
+
+/// The device program under construction, and what is known about its
+/// values (local type, name, zero padding, masks already made).
+pub(crate) struct DeviceBuilder<'a> {
+    pub prog: &'a GlobalProgram,
+    pub(super) lowering: &'a Lowering,
+    pub devices: Vec<i64>,
+    pub values: Vec<LocalValue>,
+    /// Whether a value's padding is known to hold zeros.
+    pub(super) zero_padded: Vec<bool>,
+    pub instrs: Vec<Instr>,
+    pub(super) inputs: Vec<ProgramIo>,
+    pub(super) outputs: Vec<ProgramIo>,
+    /// The local value of each global value.
+    pub(super) map: Vec<Option<LocalId>>,
+    pub(super) names: Vec<String>,
+    /// Masks already made: (value, dim, fill bits) -> masked value.
+    masks: HashMap<(LocalId, usize, u64), LocalId>,
+}
+
+pub(super) fn internal(pos: SrcPos, msg: String) -> Diagnostic {
+    Diagnostic::new(DiagKind::Unsupported, pos, msg)
+}
+
+impl<'a> DeviceBuilder<'a> {
+    pub(super) fn new(prog: &'a GlobalProgram, lowering: &'a Lowering) -> DeviceBuilder<'a> {
+        DeviceBuilder {
+            prog,
+            lowering,
+            devices: prog.devices(),
+            values: Vec::new(),
+            zero_padded: Vec::new(),
+            instrs: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            map: vec![None; prog.values.len()],
+            names: value_names(prog),
+            masks: HashMap::new(),
+        }
+    }
+
+    pub fn new_value(&mut self, ty: TensorType, name: String) -> LocalId {
+        self.values.push(LocalValue { ty, name });
+        self.zero_padded.push(false);
+        self.values.len() - 1
+    }
+
+    pub fn local_ty(&self, v: LocalId) -> &TensorType {
+        &self.values[v].ty
+    }
+
+    /// The mesh of a global value's sharding.
+    pub fn mesh_of(&self, g: GValueId) -> Result<&'a Mesh, Diagnostic> {
+        let s = &self.prog.values[g].sharding;
+        self.prog.mesh_of(s).ok_or_else(|| {
+            internal(
+                SrcPos::UNKNOWN,
+                format!("sharding {s} refers to an unknown mesh"),
+            )
+        })
+    }
+
+    /// The layout of a global value.
+    pub fn layout(&self, g: GValueId) -> Result<TensorLayout, Diagnostic> {
+        let v = &self.prog.values[g];
+        let mesh = self.mesh_of(g)?;
+        TensorLayout::new(mesh, &v.sharding, &v.ty.shape).map_err(|e| {
+            internal(
+                SrcPos::UNKNOWN,
+                format!("value {} ({}): {e}", self.names[g], v.sharding),
+            )
+        })
+    }
+
+    /// The local type of a global value.
+    pub fn local_type(&self, g: GValueId) -> Result<TensorType, Diagnostic> {
+        let l = self.layout(g)?;
+        Ok(self.prog.values[g].ty.with_shape(l.local_shape()))
+    }
+
+    /// The local value of `g`, created (with `g`'s local type) on first use.
+    pub fn local(&mut self, g: GValueId) -> Result<LocalId, Diagnostic> {
+        if let Some(l) = self.map[g] {
+            return Ok(l);
+        }
+        let ty = self.local_type(g)?;
+        let l = self.new_value(ty, self.names[g].clone());
+        self.map[g] = Some(l);
+        Ok(l)
+    }
+
+    /// The device's block index along `dim` under `g`'s sharding, for
+    /// every device.
+    pub fn shard_table(
+        &self,
+        layout: &TensorLayout,
+        dim: usize,
+    ) -> Result<PerDevice<i64>, Diagnostic> {
+        let mut out = Vec::with_capacity(self.devices.len());
+        for &d in &self.devices {
+            let idx = layout.shard_index(d).ok_or_else(|| {
+                internal(SrcPos::UNKNOWN, format!("device {d} is not in the mesh"))
+            })?;
+            out.push(idx.get(dim).copied().unwrap_or(0));
+        }
+        Ok(PerDevice(out))
+    }
+
+    pub fn dim_axes(&self, g: GValueId, dim: usize) -> Vec<AxisRef> {
+        self.prog.values[g]
+            .sharding
+            .dims
+            .get(dim)
+            .map_or_else(Vec::new, |d| d.axes.clone())
+    }
+
+    /// The collectives must end in the value's local type.
+    pub(super) fn check_type(
+        &self,
+        l: LocalId,
+        g: GValueId,
+        pos: SrcPos,
+    ) -> Result<(), Diagnostic> {
+        let want = self.local_type(g)?;
+        if self.values[l].ty != want {
+            return Err(internal(
+                pos,
+                format!(
+                    "internal error: {} ends as {} but its sharding {} needs {}",
+                    self.names[g], self.values[l].ty, self.prog.values[g].sharding, want
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A plain op on local blocks.
+    pub(super) fn op(
+        &mut self,
+        step: usize,
+        kind: OpKind,
+        operands: Vec<LocalId>,
+        results: &[GValueId],
+    ) -> Result<(), Diagnostic> {
+        let mut locals = Vec::with_capacity(results.len());
+        for &r in results {
+            locals.push(self.local(r)?);
+        }
+        let clean = preserves_zero_padding(&kind) && operands.iter().all(|&o| self.zero_padded[o]);
+        for &l in &locals {
+            self.zero_padded[l] = clean;
+        }
+        self.instrs.push(Instr::Op {
+            kind,
+            operands,
+            results: locals,
+            step,
+        });
+        Ok(())
+    }
+
+    /// `l` (the local block of `g`) with the padding along `dim` set to
+    /// the identity of `reduction`, if `g` is padded along `dim`.
+    pub fn mask_if_padded(
+        &mut self,
+        step: usize,
+        l: LocalId,
+        g: GValueId,
+        dim: usize,
+        reduction: ReduceKind,
+    ) -> Result<LocalId, Diagnostic> {
+        let layout = self.layout(g)?;
+        let Some(dl) = layout.dims().get(dim).copied() else {
+            return Ok(l);
+        };
+        if dl.padding == 0 {
+            return Ok(l);
+        }
+        let elem = self.values[l].ty.elem;
+        let fill = identity_of(reduction, elem);
+        let is_zero =
+            fill == Scalar::Float(0.0) || fill == Scalar::Int(0) || fill == Scalar::Bool(false);
+        if is_zero && self.zero_padded[l] {
+            return Ok(l);
+        }
+        let key = (l, dim, scalar_bits(&fill));
+        if let Some(&m) = self.masks.get(&key) {
+            return Ok(m);
+        }
+        let mut valid = Vec::with_capacity(self.devices.len());
+        for &d in &self.devices {
+            let s = layout.slice(d).ok_or_else(|| {
+                internal(SrcPos::UNKNOWN, format!("device {d} is not in the mesh"))
+            })?;
+            valid.push(s.extent[dim]);
+        }
+        let ty = self.values[l].ty.clone();
+        let m = self.new_value(ty, format!("{}.masked", self.values[l].name));
+        self.zero_padded[m] =
+            is_zero && layout.dims().iter().filter(|x| x.padding > 0).count() == 1;
+        self.instrs.push(Instr::Mask {
+            operand: l,
+            result: m,
+            dim,
+            valid: PerDevice(valid),
+            fill,
+            step,
+        });
+        self.masks.insert(key, m);
+        Ok(m)
+    }
+
+    pub fn set_global(&mut self, g: GValueId, l: LocalId) {
+        self.map[g] = Some(l);
+    }
+
+    pub fn name_of(&self, g: GValueId) -> String {
+        self.names[g].clone()
+    }
+}
+
+fn scalar_bits(s: &Scalar) -> u64 {
+    match s {
+        Scalar::Float(x) => x.to_bits(),
+        Scalar::Int(i) => *i as u64,
+        Scalar::Bool(b) => *b as u64,
+    }
+}
