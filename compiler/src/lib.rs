@@ -6,6 +6,7 @@
 
 pub mod diag;
 pub mod ir;
+pub mod ops;
 pub mod partition;
 pub mod propagation;
 pub mod rules;

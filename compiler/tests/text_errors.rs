@@ -57,11 +57,11 @@ fn unknown_ops_pretty_and_generic() {
         &["unknown op 'stablehlo.while'"],
     );
     expect_error(
-        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.sort\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.fft\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
         DiagKind::UnknownOp,
         2,
         8,
-        &["unknown op 'stablehlo.sort'"],
+        &["unknown op 'stablehlo.fft'"],
     );
     expect_error(
         "func.func @f(%a: tensor<4xf32>) {\n  stablehlo.custom_call @Sharding(%a) : (tensor<4xf32>) -> ()\n  return\n}",

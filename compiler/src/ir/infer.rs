@@ -17,7 +17,7 @@
 //! `call`, whichever group it is in. Error messages say what is wrong
 //! without naming the op; callers prefix the op name.
 
-mod common;
+pub(crate) mod common;
 mod contraction;
 mod elementwise;
 mod movement;
@@ -42,6 +42,9 @@ use crate::sharding::TensorSharding;
 /// `broadcast_in_dim`, `reshape` and `call`, whose result types are
 /// (partly) given by the program.
 pub fn is_inferable(kind: &OpKind) -> bool {
+    if let Some(def) = kind.def() {
+        return def.inferable();
+    }
     !matches!(
         kind,
         OpKind::Constant(_)
@@ -66,6 +69,9 @@ pub fn infer_result_types(
         check_static_shape(ty, &format!("operand {i}"))?;
     }
     let one = |t: Result<TensorType, String>| t.map(|t| vec![t]);
+    if let Some(def) = kind.def() {
+        return def.infer(operand_types);
+    }
     match kind {
         OpKind::Unary(op) => one(infer_unary(*op, operand_types)),
         OpKind::Binary(op) => one(infer_binary(*op, operand_types)),
@@ -101,6 +107,7 @@ pub fn infer_result_types(
         OpKind::BroadcastInDim { .. } => Err(not_inferable("infer_broadcast_in_dim")),
         OpKind::Reshape => Err(not_inferable("infer_reshape")),
         OpKind::Call { .. } => Err(not_inferable("check_call")),
+        _ => Err("op kind without shape rules".into()),
     }
 }
 
@@ -139,6 +146,9 @@ pub fn check_result_types(
 ) -> Result<(), String> {
     for (i, ty) in results.iter().enumerate() {
         check_static_shape(ty, &format!("result {i}"))?;
+    }
+    if let Some(def) = kind.def() {
+        return def.check(operands, results);
     }
     match kind {
         OpKind::Constant(literal) => {

@@ -1,5 +1,6 @@
 //! The IR: modules of functions whose bodies are SSA ops over tensors.
 
+pub mod attr;
 pub mod infer;
 pub mod inline;
 pub mod literal;
@@ -11,8 +12,8 @@ pub mod verify;
 pub use infer::{check_result_types, infer_result_types};
 pub use literal::{DenseLiteral, Scalar};
 pub use module::{
-    find_attr, Function, Module, NamedAttr, OpData, OpId, ParamAttrs, Value, ValueData, ValueDef,
-    Visibility,
+    find_attr, Computation, Function, Module, NamedAttr, OpData, OpId, ParamAttrs, Value,
+    ValueData, ValueDef, Visibility,
 };
 pub use ops::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, ReduceKind, UnaryOp};
 pub use types::{ElemType, TensorType};

@@ -272,6 +272,58 @@ impl Function {
     }
 }
 
+/// A scalar body of an op (a reduce's combiner, a sort's comparator, a
+/// scatter's update): a region that computes only on its block arguments,
+/// which are rank-0 tensors. It is stored in the op's attributes as a
+/// function of its own (XLA's "computations"), so an op that carries one is
+/// self-contained: passes and kernels see it without the enclosing
+/// function, and a device program can carry it as is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Computation(pub Box<Function>);
+
+impl Computation {
+    pub fn new(f: Function) -> Computation {
+        Computation(Box::new(f))
+    }
+
+    pub fn func(&self) -> &Function {
+        &self.0
+    }
+
+    /// The types of the block arguments.
+    pub fn arg_types(&self) -> Vec<TensorType> {
+        self.0.args.iter().map(|&a| self.0.ty(a).clone()).collect()
+    }
+
+    /// The types of the values the body returns.
+    pub fn return_types(&self) -> Vec<TensorType> {
+        self.0
+            .returns
+            .iter()
+            .map(|&r| self.0.ty(r).clone())
+            .collect()
+    }
+
+    /// If the body is exactly one op of `kind`'s family applied to the
+    /// block arguments `(a, b)` in order and returned, that op's kind: the
+    /// common `stablehlo.add` / `maximum` / ... combiner.
+    pub fn single_binary_op(&self) -> Option<crate::ir::BinaryOp> {
+        let f = self.func();
+        let [id] = f.body.as_slice() else {
+            return None;
+        };
+        let op = f.op(*id);
+        match (&op.kind, f.args.as_slice(), f.returns.as_slice()) {
+            (OpKind::Binary(b), [a0, a1], [r])
+                if op.operands == [*a0, *a1] && op.results == [*r] =>
+            {
+                Some(*b)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A module: meshes, functions, and module attributes kept verbatim.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Module {

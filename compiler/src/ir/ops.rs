@@ -6,6 +6,7 @@
 //! format and in diagnostics.
 
 use crate::ir::literal::DenseLiteral;
+use crate::ops::{DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
 use crate::sharding::TensorSharding;
 
 macro_rules! name_enum {
@@ -152,9 +153,59 @@ impl DotDims {
     }
 }
 
-/// What an op computes, with its attributes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OpKind {
+/// Declares [`OpKind`] from the ops defined once in `crate::ops` (one
+/// line each: the variant and its definition) and the older hand-written
+/// ones, and derives the registry that maps a name to a defined op's
+/// decoder.
+macro_rules! op_kinds {
+    (
+        defined { $($(#[$dm:meta])* $dvar:ident($dty:ty)),* $(,)? }
+        hand_written { $($hand:tt)* }
+    ) => {
+        /// What an op computes, with its attributes.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum OpKind {
+            $($(#[$dm])* $dvar($dty),)*
+            $($hand)*
+        }
+
+        impl OpKind {
+            /// The op's definition, for the kinds defined in `crate::ops`.
+            pub fn def(&self) -> Option<&dyn OpDef> {
+                match self {
+                    $(OpKind::$dvar(d) => Some(d),)*
+                    _ => None,
+                }
+            }
+        }
+
+        /// A defined op kind, found by name.
+        pub struct DefinedOp {
+            pub spec: &'static OpSpec,
+            pub decode: fn(&mut Decoder) -> Result<OpKind, DecodeError>,
+        }
+
+        /// The defined op called `name` (its printed name or an alias).
+        pub fn defined_op(name: &str) -> Option<DefinedOp> {
+            $(
+                if <$dty as DecodeOp>::SPEC.is_named(name) {
+                    return Some(DefinedOp {
+                        spec: &<$dty as DecodeOp>::SPEC,
+                        decode: |d| <$dty as DecodeOp>::decode(d).map(OpKind::$dvar),
+                    });
+                }
+            )*
+            None
+        }
+    };
+}
+
+op_kinds! {
+    defined {
+        DynamicSlice(crate::ops::dynamic_slice::DynamicSlice),
+        Sort(crate::ops::sort::Sort),
+    }
+    hand_written {
     Unary(UnaryOp),
     Binary(BinaryOp),
     Compare {
@@ -221,6 +272,7 @@ pub enum OpKind {
         group_id: i64,
     },
 }
+}
 
 impl OpKind {
     /// The full MLIR op name, e.g. `stablehlo.dot_general`.
@@ -236,7 +288,7 @@ impl OpKind {
 
     fn static_name(&self) -> &'static str {
         match self {
-            OpKind::Unary(_) | OpKind::Binary(_) => unreachable!("named by name()"),
+            OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
             OpKind::Compare { .. } => "stablehlo.compare",
             OpKind::Select => "stablehlo.select",
             OpKind::Clamp => "stablehlo.clamp",
@@ -255,12 +307,16 @@ impl OpKind {
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
+            defined => defined.def().map_or("unknown", |d| d.spec().name),
         }
     }
 
     /// True for ops whose every operand and result has the same shape and
     /// whose result element `i` depends only on operand elements `i`.
     pub fn is_elementwise(&self) -> bool {
+        if let Some(d) = self.def() {
+            return d.spec().elementwise;
+        }
         matches!(
             self,
             OpKind::Unary(_)

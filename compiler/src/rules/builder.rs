@@ -21,6 +21,9 @@ pub struct DimOutOfRange {
 pub struct RuleBuilder {
     factor_sizes: Vec<i64>,
     factor_kinds: Vec<FactorKind>,
+    /// Shardy's `isBlocked`: propagation never moves a sharding through
+    /// the factor (it may still be sharded where the user said so).
+    factor_blocked: Vec<bool>,
     operands: Vec<Vec<Vec<usize>>>,
     results: Vec<Vec<Vec<usize>>>,
     /// The first bad dimension index seen; reported by `build`, so that
@@ -34,6 +37,7 @@ impl RuleBuilder {
         RuleBuilder {
             factor_sizes: Vec::new(),
             factor_kinds: Vec::new(),
+            factor_blocked: Vec::new(),
             operands: operand_ranks.iter().map(|&r| vec![Vec::new(); r]).collect(),
             results: result_ranks.iter().map(|&r| vec![Vec::new(); r]).collect(),
             error: None,
@@ -57,6 +61,7 @@ impl RuleBuilder {
         let factor = self.factor_sizes.len();
         self.factor_sizes.push(size);
         self.factor_kinds.push(kind);
+        self.factor_blocked.push(false);
         for &(tensor, dim) in dims {
             self.map_dim(tensor, dim, factor);
         }
@@ -150,6 +155,37 @@ impl RuleBuilder {
         self
     }
 
+    /// Block propagation through `factor` (Shardy's `isBlocked = true`).
+    pub fn block(&mut self, factor: usize) -> &mut Self {
+        if let Some(b) = self.factor_blocked.get_mut(factor) {
+            *b = true;
+        }
+        self
+    }
+
+    /// [`RuleBuilder::pointwise_with_mismatch_kind`], with the mismatched
+    /// dimensions' factors blocked when `block_mismatch` (Shardy's
+    /// `mismatchFactorIsBlocked`).
+    pub fn pointwise_with_mismatch_blocked(
+        &mut self,
+        in_shape: &[i64],
+        out_shape: &[i64],
+        mismatch_kind: FactorKind,
+        block_mismatch: bool,
+    ) -> &mut Self {
+        for (dim, (&in_size, &out_size)) in in_shape.iter().zip(out_shape).enumerate() {
+            if in_size == out_size {
+                self.add_factor_all(dim, in_size, FactorKind::PassThrough);
+            } else {
+                let f = self.add_factor_all(dim, in_size, mismatch_kind);
+                if block_mismatch {
+                    self.block(f);
+                }
+            }
+        }
+        self
+    }
+
     /// A shared pass-through factor for every dimension whose input and
     /// output sizes match; the others are left to get size-1 factors
     /// (Shardy's `addPointwiseIfDimSizesMatch`, conservative mode).
@@ -170,6 +206,7 @@ impl RuleBuilder {
         }
         let mut sizes = self.factor_sizes.clone();
         let mut kinds = self.factor_kinds.clone();
+        let mut blocked = self.factor_blocked.clone();
         let mut finish = |tensors: &[Vec<Vec<usize>>]| -> Vec<TensorMapping> {
             tensors
                 .iter()
@@ -180,6 +217,7 @@ impl RuleBuilder {
                             if factors.is_empty() {
                                 sizes.push(1);
                                 kinds.push(FactorKind::PassThrough);
+                                blocked.push(false);
                                 DimMapping::new(vec![sizes.len() - 1])
                             } else {
                                 DimMapping::new(factors.clone())
@@ -193,7 +231,7 @@ impl RuleBuilder {
         let operands = finish(&self.operands);
         let results = finish(&self.results);
         Ok(OpShardingRule {
-            blocked_propagation: vec![false; sizes.len()],
+            blocked_propagation: blocked,
             factor_sizes: sizes,
             factor_kinds: kinds,
             operands,

@@ -20,8 +20,9 @@ pub mod rule;
 
 pub use builder::RuleBuilder;
 pub use notation::{factor_symbol, parse_rule, NotationError};
-pub use ops::{rule_for_op, rule_for_op_with, RuleOptions};
+pub use ops::{rule_for_op, rule_for_op_with};
 pub use projection::{
     FactorSharding, ProjectionError, ShardingProjection, TensorFactorShardings, UpdatedTensors,
 };
+pub use rule::RuleOptions;
 pub use rule::{DimMapping, FactorKind, OpShardingRule, TensorId, TensorMapping};

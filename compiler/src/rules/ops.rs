@@ -14,16 +14,7 @@ use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{DotDims, Function, OpData, OpId, OpKind, Value};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::reshape::reshape_rule;
-use crate::rules::rule::{FactorKind, OpShardingRule, TensorId};
-
-/// Choices that change which rule an op gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RuleOptions {
-    /// Shardy's conservative propagation: no factor is shared across a
-    /// sliced, padded or concatenated dimension (each side gets its own
-    /// size-1 factor), so shardings never move through one.
-    pub conservative: bool,
-}
+use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions, TensorId};
 
 /// The sharding rule of `op` in `f`, or `None` if the op has none.
 pub fn rule_for_op(f: &Function, op: OpId) -> Result<Option<OpShardingRule>, Diagnostic> {
@@ -89,6 +80,13 @@ type RuleResult = Result<Option<OpShardingRule>, Diagnostic>;
 
 impl<'a> RuleMaker<'a> {
     fn rule(&self) -> RuleResult {
+        if let Some(def) = self.op.kind.def() {
+            let shapes = crate::ops::RuleShapes {
+                operands: &self.shapes.operands,
+                results: &self.shapes.results,
+            };
+            return def.rule(&shapes, self.options).map_err(|e| self.error(e));
+        }
         match &self.op.kind {
             OpKind::Unary(_)
             | OpKind::Binary(_)
@@ -110,6 +108,7 @@ impl<'a> RuleMaker<'a> {
             OpKind::Concatenate { dim } => self.concatenate(*dim),
             OpKind::Slice { .. } => self.slice_or_pad(1),
             OpKind::Pad { .. } => self.slice_or_pad(2),
+            _ => Ok(None),
         }
     }
 

@@ -312,3 +312,12 @@ impl OpShardingRule {
         Ok(())
     }
 }
+
+/// Choices that change which rule an op gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RuleOptions {
+    /// Shardy's conservative propagation: no factor is shared across a
+    /// sliced, padded or concatenated dimension (each side gets its own
+    /// size-1 factor), so shardings never move through one.
+    pub conservative: bool,
+}

@@ -20,9 +20,9 @@ pub(crate) struct Cursor<'s> {
     lexed: Lexed,
     /// Index of the current token.
     pub idx: usize,
-    /// Set while reading a reduce body, whose ops may not open regions
-    /// themselves (bounds recursion on hostile input).
-    pub in_region: bool,
+    /// How many regions enclose the current token (bounded by
+    /// `parse_computation::MAX_REGION_DEPTH` against hostile input).
+    pub region_depth: usize,
 }
 
 pub(crate) type PResult<T> = Result<T, Diagnostic>;
@@ -33,7 +33,7 @@ impl<'s> Cursor<'s> {
             src,
             lexed: lex(src),
             idx: 0,
-            in_region: false,
+            region_depth: 0,
         }
     }
 

@@ -16,7 +16,10 @@
 
 mod cursor;
 mod lexer;
+mod parse_attr_value;
 mod parse_attrs;
+mod parse_computation;
+mod parse_defined;
 mod parse_generic;
 mod parse_generic_module;
 mod parse_literal;
@@ -25,6 +28,8 @@ mod parse_region;
 mod parse_sharding;
 mod parse_types;
 mod parser;
+mod print_attr;
+mod print_defined;
 mod print_literal;
 mod printer;
 

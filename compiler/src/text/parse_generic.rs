@@ -5,6 +5,7 @@
 //! in the properties `<{...}>` or, in older printings, in the dictionary.
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::ops::defined_op;
 use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, UnaryOp};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
@@ -56,6 +57,9 @@ impl<'s> Cursor<'s> {
         name: &str,
         pos: SrcPos,
     ) -> PResult<OpParts> {
+        if let Some(def) = defined_op(name) {
+            return self.parse_generic_defined(b, &def, name, pos);
+        }
         let elementwise = elementwise_kind(name);
         if elementwise.is_none() && !GENERIC_OPS.contains(&name) {
             return Err(Diagnostic::new(

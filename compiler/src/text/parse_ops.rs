@@ -4,7 +4,9 @@
 //! the function and binding of result names.
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::ops::defined_op;
 use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, TensorType, UnaryOp};
+use crate::ops::Arity;
 use crate::text::cursor::{Cursor, PResult, TokRange};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::RawAttr;
@@ -29,6 +31,9 @@ pub(crate) struct OpParts {
 /// How many operands an op kind takes: exactly `min` when `max == min`.
 fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
     let exact = |n| (n, Some(n));
+    if let Some(d) = kind.def() {
+        return arity_bounds(d.spec().operands);
+    }
     match kind {
         OpKind::Constant(_) | OpKind::Iota { .. } => exact(0),
         OpKind::Unary(_)
@@ -48,11 +53,25 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         OpKind::Select | OpKind::Clamp => exact(3),
         OpKind::Concatenate { .. } => (1, None),
         OpKind::Call { .. } => (0, None),
+        _ => (0, None),
+    }
+}
+
+fn arity_bounds(a: Arity) -> (usize, Option<usize>) {
+    match a {
+        Arity::Exactly(n) => (n, Some(n)),
+        Arity::AtLeast(n) => (n, None),
     }
 }
 
 /// How many results an op kind has (`None`: as its signature says).
 fn result_arity(kind: &OpKind) -> Option<usize> {
+    if let Some(d) = kind.def() {
+        return match d.spec().results {
+            Arity::Exactly(n) => Some(n),
+            Arity::AtLeast(_) => None,
+        };
+    }
     match kind {
         OpKind::ShardingGroup { .. } => Some(0),
         OpKind::Call { .. } => None,
@@ -62,7 +81,7 @@ fn result_arity(kind: &OpKind) -> Option<usize> {
 
 /// Operand and result types from a signature for an op with `n` operands:
 /// `: t` means every operand and the one result have type `t`.
-fn sig_types(
+pub(crate) fn sig_types(
     sig: Signature,
     n: usize,
     op: &str,
@@ -107,6 +126,17 @@ impl<'s> Cursor<'s> {
         name: &str,
         pos: SrcPos,
     ) -> PResult<OpParts> {
+        if let Some(def) = defined_op(name) {
+            return match def.spec.pretty {
+                Some(format) => self.parse_pretty_defined(b, &def, format, name, pos),
+                None => Err(self.err(
+                    DiagKind::Syntax,
+                    format!(
+                        "'{name}' has no pretty form: write it in the generic form \"{name}\"(...)"
+                    ),
+                )),
+            };
+        }
         if let Some(short) = name.strip_prefix("stablehlo.") {
             // `square` is CHLO's (`chlo.square`), not a StableHLO op.
             if let Some(u) = UnaryOp::from_name(short).filter(|u| *u != UnaryOp::Square) {

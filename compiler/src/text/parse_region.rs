@@ -10,6 +10,7 @@ use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{BinaryOp, Function, OpKind, ReduceKind, TensorType};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
+use crate::text::parse_computation::MAX_REGION_DEPTH;
 use crate::text::parse_ops::OpParts;
 use crate::text::parser::{FuncBuilder, Operand};
 
@@ -104,7 +105,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// `%a: t [loc(..)], ... )` (the `(` already consumed).
-    fn parse_block_arg_list(&mut self) -> PResult<Vec<(&'s str, SrcPos, TensorType)>> {
+    pub(crate) fn parse_block_arg_list(&mut self) -> PResult<Vec<(&'s str, SrcPos, TensorType)>> {
         let mut args = Vec::new();
         if self.eat(Tok::RParen) {
             return Ok(args);
@@ -183,8 +184,11 @@ impl<'s> Cursor<'s> {
         pos: SrcPos,
     ) -> PResult<ReduceKind> {
         let body_pos = self.pos();
-        if args.len() != 2 || self.in_region {
+        if args.len() != 2 {
             return Err(unsupported_body(pos));
+        }
+        if self.region_depth >= MAX_REGION_DEPTH {
+            return Err(self.err(DiagKind::Unsupported, "regions nested too deeply"));
         }
         let tys = args.iter().map(|a| a.2.clone()).collect();
         let mut scratch = FuncBuilder::new(Function::new("reduce_body", tys));
@@ -192,9 +196,9 @@ impl<'s> Cursor<'s> {
             let v = scratch.func.args[i];
             scratch.define(name, v, 1, arg_pos)?;
         }
-        self.in_region = true;
+        self.region_depth += 1;
         let body = self.parse_block_ops(&mut scratch, RETURNS);
-        self.in_region = false;
+        self.region_depth -= 1;
         let (returns, _) = body?;
         recognise_combiner(&scratch.func, &returns).ok_or_else(|| unsupported_body(body_pos))
     }

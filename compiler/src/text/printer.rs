@@ -61,7 +61,7 @@ fn write_symbol(out: &mut String, name: &str) {
 /// ` {a = v, unit, ...}` (nothing if empty). `sdy.sharding`, if given, is
 /// placed where MLIR's sorted dictionaries put it: before the first
 /// attribute whose name sorts after it.
-fn write_attr_dict(out: &mut String, sharding: Option<&str>, attrs: &[NamedAttr]) {
+pub(crate) fn write_attr_dict(out: &mut String, sharding: Option<&str>, attrs: &[NamedAttr]) {
     if sharding.is_none() && attrs.is_empty() {
         return;
     }
@@ -129,13 +129,21 @@ fn write_int_list(out: &mut String, xs: &[i64]) {
 /// (or `%N#k` for multi-result ops) for op results in body order; `None`
 /// for values neither an argument nor defined by the body.
 pub fn value_names(f: &Function) -> Vec<Option<String>> {
+    value_names_from(f, 0, 0)
+}
+
+/// [`value_names`] with argument and result numbering starting at
+/// `arg_base` and `value_base`: a region's values continue the numbers of
+/// the scope around it (as MLIR prints them), so no name shadows one that
+/// is visible there.
+fn value_names_from(f: &Function, arg_base: usize, value_base: usize) -> Vec<Option<String>> {
     let mut names = vec![None; f.values.len()];
     for (i, v) in f.args.iter().enumerate() {
         if let Some(slot) = names.get_mut(v.index()) {
-            *slot = Some(format!("%arg{i}"));
+            *slot = Some(format!("%arg{}", arg_base + i));
         }
     }
-    let mut next = 0usize;
+    let mut next = value_base;
     for id in &f.body {
         let Some(op) = f.ops.get(id.index()) else {
             continue;
@@ -160,21 +168,54 @@ pub fn value_names(f: &Function) -> Vec<Option<String>> {
     names
 }
 
-/// Prints one function; owns the value → name table.
-struct FuncPrinter<'a> {
-    f: &'a Function,
-    out: &'a mut String,
+/// Prints one function (or one region's body); owns the value → name
+/// table.
+pub(crate) struct FuncPrinter<'a> {
+    pub f: &'a Function,
+    pub out: &'a mut String,
     /// Printed name of each value (`None`: not defined by args or body).
     names: Vec<Option<String>>,
+    /// Indentation of the ops of this body.
+    indent: usize,
+    /// Arguments visible here (this body's and the enclosing ones'), and
+    /// the next result number: where a nested region's numbering starts.
+    args_in_scope: usize,
+    next_value: usize,
 }
 
 impl<'a> FuncPrinter<'a> {
     fn new(f: &'a Function, out: &'a mut String) -> Self {
         let names = value_names(f);
-        FuncPrinter { f, out, names }
+        FuncPrinter {
+            f,
+            out,
+            names,
+            indent: 4,
+            args_in_scope: f.args.len(),
+            next_value: 0,
+        }
     }
 
-    fn value(&mut self, v: Value) {
+    /// A printer for a region's body nested in this one.
+    pub(crate) fn nested<'b>(&'b mut self, body: &'b Function) -> FuncPrinter<'b> {
+        let arg_base = self.args_in_scope;
+        FuncPrinter {
+            f: body,
+            names: value_names_from(body, arg_base, self.next_value),
+            indent: self.indent + 2,
+            args_in_scope: arg_base + body.args.len(),
+            next_value: self.next_value,
+            out: self.out,
+        }
+    }
+
+    pub(crate) fn pad(&mut self, extra: isize) {
+        for _ in 0..self.indent.saturating_add_signed(extra) {
+            self.out.push(' ');
+        }
+    }
+
+    pub(crate) fn value(&mut self, v: Value) {
         match self.names.get(v.index()).and_then(|n| n.as_deref()) {
             Some(n) => self.out.push_str(n),
             None => {
@@ -183,7 +224,7 @@ impl<'a> FuncPrinter<'a> {
         }
     }
 
-    fn values(&mut self, vs: &[Value]) {
+    pub(crate) fn values(&mut self, vs: &[Value]) {
         for (i, v) in vs.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
@@ -192,11 +233,11 @@ impl<'a> FuncPrinter<'a> {
         }
     }
 
-    fn ty(&self, v: Value) -> Option<&'a TensorType> {
+    pub(crate) fn ty(&self, v: Value) -> Option<&'a TensorType> {
         self.f.values.get(v.index()).map(|d| &d.ty)
     }
 
-    fn write_ty(&mut self, t: Option<&TensorType>) {
+    pub(crate) fn write_ty(&mut self, t: Option<&TensorType>) {
         match t {
             Some(t) => {
                 let _ = write!(self.out, "{t}");
@@ -205,7 +246,7 @@ impl<'a> FuncPrinter<'a> {
         }
     }
 
-    fn type_list(&mut self, vs: &[Value]) {
+    pub(crate) fn type_list(&mut self, vs: &[Value]) {
         for (i, v) in vs.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
@@ -215,7 +256,7 @@ impl<'a> FuncPrinter<'a> {
     }
 
     /// `(t1, t2) -> t3` or `-> (t3, t4)` / `-> ()` for other result counts.
-    fn functional(&mut self, op: &OpData) {
+    pub(crate) fn functional(&mut self, op: &OpData) {
         self.out.push('(');
         self.type_list(&op.operands);
         self.out.push_str(") -> ");
@@ -230,7 +271,7 @@ impl<'a> FuncPrinter<'a> {
 
     /// `t` when every operand and the single result have type `t`, else
     /// the functional form (MLIR's SameOperandsAndResultType printing).
-    fn same_type_sig(&mut self, op: &OpData) {
+    pub(crate) fn same_type_sig(&mut self, op: &OpData) {
         let result = match op.results.as_slice() {
             [r] => self.ty(*r),
             _ => None,
@@ -310,8 +351,8 @@ impl<'a> FuncPrinter<'a> {
         self.out.push_str("\n  }\n");
     }
 
-    fn op(&mut self, op: &OpData) {
-        self.out.push_str("    ");
+    pub(crate) fn op(&mut self, op: &OpData) {
+        self.pad(0);
         match op.results.as_slice() {
             [] => {}
             [v] => {
@@ -329,7 +370,15 @@ impl<'a> FuncPrinter<'a> {
                 let _ = write!(self.out, "{base}:{} = ", op.results.len());
             }
         }
+        if !op.results.is_empty() {
+            self.next_value += 1;
+        }
         let sharding = op.shardings.as_deref().map(per_value_text);
+        if let Some(def) = op.kind.def() {
+            self.defined(op, def, sharding.as_deref());
+            self.out.push('\n');
+            return;
+        }
         let attrs = |p: &mut Self| write_attr_dict(p.out, sharding.as_deref(), &op.attrs);
         let name = op.kind.name();
         match &op.kind {
@@ -561,6 +610,7 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.type_list(&op.operands);
             }
+            _ => {}
         }
         self.out.push('\n');
     }

@@ -338,6 +338,7 @@ impl CudaDevice {
             | OpKind::ShardingConstraint { .. }
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
+            _ => Err(invalid(kind, "has no GPU kernel")),
         }
     }
 }

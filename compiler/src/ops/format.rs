@@ -1,0 +1,44 @@
+//! Pretty forms as data (MLIR's declarative `assemblyFormat`).
+//!
+//! An op's pretty form is a list of directives after its name; the text
+//! parser reads the op by following the list and the printer writes it by
+//! following the same list, so the two cannot disagree. For example
+//! `stablehlo.dynamic_slice %x, %i, %j, sizes = [1, 4] : (...) -> ...` is
+//! `[Operands, Punct(","), Keyed("sizes", "slice_sizes"), AttrDict,
+//! Sig(Functional)]`.
+//!
+//! An op whose attributes are not all covered by its directives (an
+//! unusual optional attribute, say) is printed in the generic form instead.
+
+/// One piece of a pretty form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fmt {
+    /// Every operand: `%a, %b`.
+    Operands,
+    /// A punctuation token, printed and expected as is: `(`, `)`, `,`.
+    Punct(&'static str),
+    /// `key = value` for the attribute `attr`, its value in the pretty
+    /// spelling: `[1, 2]` for integer arrays, `4` for integers, `DEFAULT`
+    /// for enums.
+    Keyed(&'static str, &'static str),
+    /// The optional dictionary `{...}` of other (discardable) attributes,
+    /// including `sdy.sharding`.
+    AttrDict,
+    /// `:` and the signature.
+    Sig(SigForm),
+}
+
+/// How the types after `:` are written. The parser accepts every form
+/// that determines the types; the printer writes the one named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SigForm {
+    /// `(t1, t2) -> t3` (or `-> (t3, t4)` for several results).
+    Functional,
+    /// `t` when every operand and the one result have type `t`, else
+    /// functional (MLIR's `SameOperandsAndResultType`).
+    SameType,
+    /// `t1, t2`: the operand types, which are also the result types.
+    TypeList,
+    /// `t1 -> t2` / `t1 -> (t2, t3)` for one operand (CHLO's ops).
+    BareFunctional,
+}

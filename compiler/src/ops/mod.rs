@@ -1,0 +1,157 @@
+//! Op definitions: each op kind defined once, in one file.
+//!
+//! A definition (MLIR's ODS, Cranelift's meta crate) says everything about
+//! an op that is not a backend's business:
+//! - its names, operand/result counts, scalar bodies and structural
+//!   regions, and whether it is element-wise ([`OpSpec`]);
+//! - its inherent attributes, as fields of a Rust struct declared with
+//!   [`define_attrs!`], which derives their decoding from the generic
+//!   form's attribute values and their encoding back ([`decode`]);
+//! - its pretty form, if it has one, as a list of directives
+//!   ([`format::Fmt`]) that the text parser *and* printer interpret;
+//! - its result types and verifier checks ([`OpDef::infer`],
+//!   [`OpDef::check`]);
+//! - its sharding rule ([`OpDef::rule`], with `rules::RuleBuilder`).
+//!
+//! The list of op kinds is `ir::ops::OpKind` (one line per defined op);
+//! text, verifier and rule lookup dispatch through [`OpDef`] and never
+//! name a defined op. What stays per op elsewhere is what is per backend
+//! or per pass: kernels (`meshrun-kernels`), and how the partitioner
+//! computes the op on sharded operands (`partition`).
+
+pub mod decode;
+pub mod format;
+
+pub mod dynamic_slice;
+pub mod sort;
+
+use std::fmt;
+
+use crate::ir::attr::Attr;
+use crate::ir::module::Computation;
+use crate::ir::types::TensorType;
+use crate::rules::rule::{OpShardingRule, RuleOptions};
+
+pub use decode::{AttrCodec, DecodeError, Decoder};
+pub use format::{Fmt, SigForm};
+
+/// How many operands (or results) an op takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arity {
+    Exactly(usize),
+    AtLeast(usize),
+}
+
+impl Arity {
+    pub fn allows(self, n: usize) -> bool {
+        match self {
+            Arity::Exactly(k) => n == k,
+            Arity::AtLeast(k) => n >= k,
+        }
+    }
+}
+
+impl fmt::Display for Arity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Arity::Exactly(k) => write!(f, "{k}"),
+            Arity::AtLeast(k) => write!(f, "at least {k}"),
+        }
+    }
+}
+
+/// The static facts of an op kind.
+#[derive(Debug)]
+pub struct OpSpec {
+    /// The name the printer writes, e.g. `stablehlo.dynamic_slice`.
+    pub name: &'static str,
+    /// Other names the parser accepts for the same op.
+    pub aliases: &'static [&'static str],
+    pub operands: Arity,
+    pub results: Arity,
+    /// Scalar bodies (a sort comparator, a scatter's update): regions that
+    /// only compute on their block arguments, stored in the op's attributes
+    /// as [`Computation`]s.
+    pub computations: usize,
+    /// Whether result element `i` depends only on operand elements `i`
+    /// (every operand and result has the same shape).
+    pub elementwise: bool,
+    /// The pretty form (`None`: the op is always printed in the generic
+    /// form `"name"(%a) <{...}> : (...) -> ...`).
+    pub pretty: Option<&'static [Fmt]>,
+}
+
+impl OpSpec {
+    /// Whether `name` names this op.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+}
+
+/// Shapes of an op's operands and results, for its sharding rule.
+pub struct RuleShapes<'a> {
+    pub operands: &'a [&'a [i64]],
+    pub results: &'a [&'a [i64]],
+}
+
+/// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.
+pub trait OpDef: fmt::Debug {
+    fn spec(&self) -> &'static OpSpec;
+
+    /// The inherent attributes, in the order the generic form prints them.
+    /// Derived by [`define_attrs!`].
+    fn attrs(&self) -> Vec<(&'static str, Attr)>;
+
+    /// The scalar bodies, in region order.
+    fn computations(&self) -> Vec<&Computation> {
+        Vec::new()
+    }
+
+    /// The result types of the op on operands of these types, or why the
+    /// operands are not valid for it. Ops whose result types the program
+    /// states (e.g. `bitcast_convert`) return an error that says so and
+    /// implement [`OpDef::check`] instead.
+    fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String>;
+
+    /// Whether [`OpDef::infer`] determines the result types (false for
+    /// ops whose result types the program states).
+    fn inferable(&self) -> bool {
+        true
+    }
+
+    /// Check given result types (the verifier). By default they must equal
+    /// what [`OpDef::infer`] gives.
+    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
+        let want = self.infer(operands)?;
+        if want.as_slice() == results {
+            return Ok(());
+        }
+        let list = |ts: &[TensorType]| {
+            ts.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Err(format!(
+            "result types must be ({}), not ({})",
+            list(&want),
+            list(results)
+        ))
+    }
+
+    /// Shardy's sharding rule for the op (`None`: the op has none and
+    /// propagation does not pass through it).
+    fn rule(
+        &self,
+        shapes: &RuleShapes,
+        options: RuleOptions,
+    ) -> Result<Option<OpShardingRule>, String>;
+}
+
+/// Building an op kind from what the text said. Each definition implements
+/// this; `ir::ops::OpKind`'s registry calls it by name.
+pub trait DecodeOp: OpDef + Sized {
+    const SPEC: OpSpec;
+
+    fn decode(d: &mut Decoder) -> Result<Self, DecodeError>;
+}

@@ -1,0 +1,94 @@
+//! Scalar bodies (`ir::Computation`): the regions of sort, scatter,
+//! reduce_window, ... in the generic form's region list
+//! `({ ^bb0(%a: tensor<f32>, %b: tensor<f32>): ops stablehlo.return %r : t },
+//! ...)`.
+//!
+//! A body is read as a function of its own: its names live in a scope of
+//! their own, so a name from the enclosing function is undefined inside
+//! (JAX never captures values in these bodies; meshrun does not support
+//! it and says so).
+
+use crate::diag::{DiagKind, SrcPos};
+use crate::ir::{Computation, Function};
+use crate::text::cursor::{Cursor, PResult};
+use crate::text::lexer::Tok;
+use crate::text::parser::FuncBuilder;
+
+/// Bodies nest at most this deep (a sort comparator that sorts...): bounds
+/// recursion on hostile input.
+pub(crate) const MAX_REGION_DEPTH: usize = 16;
+
+const TERMINATORS: &[&str] = &["stablehlo.return", "sdy.return"];
+
+impl<'s> Cursor<'s> {
+    /// `({...}, {...})`: exactly `count` bodies.
+    pub(crate) fn parse_computation_list(
+        &mut self,
+        outer: &mut FuncBuilder<'s>,
+        op: &str,
+        count: usize,
+        pos: SrcPos,
+    ) -> PResult<Vec<Computation>> {
+        let mut out = Vec::new();
+        if !self.at(Tok::LParen) {
+            if count == 0 {
+                return Ok(out);
+            }
+            return Err(self.err(
+                DiagKind::Syntax,
+                format!("'{op}' needs {count} region(s) `({{ ^bb0(...): ... }})`"),
+            ));
+        }
+        self.bump();
+        loop {
+            out.push(self.parse_computation(outer, op)?);
+            if self.eat(Tok::RParen) {
+                break;
+            }
+            self.expect(Tok::Comma, "region list")?;
+        }
+        if out.len() != count {
+            return Err(crate::diag::Diagnostic::new(
+                DiagKind::Syntax,
+                pos,
+                format!("'{op}' has {count} region(s), found {}", out.len()),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// `{ [^bb0(%a: t, ...):] ops stablehlo.return ... }`.
+    pub(crate) fn parse_computation(
+        &mut self,
+        outer: &mut FuncBuilder<'s>,
+        op: &str,
+    ) -> PResult<Computation> {
+        if self.region_depth >= MAX_REGION_DEPTH {
+            return Err(self.err(DiagKind::Unsupported, "regions nested too deeply"));
+        }
+        self.expect(Tok::LBrace, "region")?;
+        let mut args = Vec::new();
+        if self.at(Tok::Caret) {
+            self.bump();
+            self.expect(Tok::LParen, "block header")?;
+            args = self.parse_block_arg_list()?;
+            self.expect(Tok::Colon, "block header")?;
+        }
+        let tys = args.iter().map(|a| a.2.clone()).collect();
+        let mut b = FuncBuilder::new(Function::new(format!("{op}.region"), tys));
+        for (i, (name, arg_pos, _)) in args.into_iter().enumerate() {
+            let v = b.func.args[i];
+            b.define(name, v, 1, arg_pos)?;
+        }
+        self.region_depth += 1;
+        let body = self.parse_block_ops(&mut b, TERMINATORS);
+        self.region_depth -= 1;
+        let (returns, return_pos) = body?;
+        self.expect(Tok::RBrace, "region")?;
+        b.func
+            .set_returns(returns.iter().map(|o| o.value).collect());
+        b.func.return_pos = return_pos;
+        outer.calls.append(&mut b.calls);
+        Ok(Computation::new(b.func))
+    }
+}

@@ -1,0 +1,262 @@
+//! Ops defined in `crate::ops`, read from their definitions: the generic
+//! form for every one of them, and the pretty form by following the
+//! definition's directives ([`Fmt`]). No op is named here.
+
+use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::attr::Attr;
+use crate::ir::ops::DefinedOp;
+use crate::ir::{Computation, TensorType};
+use crate::ops::{Decoder, Fmt, SigForm};
+use crate::text::cursor::{Cursor, PResult};
+use crate::text::lexer::Tok;
+use crate::text::parse_attrs::RawAttr;
+use crate::text::parse_ops::{sig_types, OpParts};
+use crate::text::parser::{FuncBuilder, Operand};
+
+/// An attribute the op's text gave, before the definition decodes it.
+struct Given {
+    name: String,
+    value: Attr,
+    pos: SrcPos,
+    /// The dictionary entry it came from (kept verbatim if not decoded);
+    /// `None` for a pretty form's `key = value`.
+    raw: Option<RawAttr>,
+}
+
+impl<'s> Cursor<'s> {
+    /// `"name"(%a, ...) <{props}> ({regions}) {attrs} : (types) -> types`;
+    /// the current token is the quoted name.
+    pub(crate) fn parse_generic_defined(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        def: &DefinedOp,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<OpParts> {
+        self.bump();
+        self.expect(Tok::LParen, name)?;
+        let operands = if self.eat(Tok::RParen) {
+            Vec::new()
+        } else {
+            let ops = self.parse_operand_list(b)?;
+            self.expect(Tok::RParen, name)?;
+            ops
+        };
+        let mut raws = Vec::new();
+        if self.at(Tok::Less) && self.peek_kind(1) == Tok::LBrace {
+            self.bump();
+            raws = self.parse_attr_dict()?;
+            self.expect(Tok::Greater, "op properties")?;
+        }
+        if self.at(Tok::LParen) && def.spec.computations == 0 {
+            return Err(self.err(
+                DiagKind::Unsupported,
+                format!("'{name}' cannot have regions"),
+            ));
+        }
+        let computations = self.parse_computation_list(b, name, def.spec.computations, pos)?;
+        raws.extend(self.parse_opt_attr_dict()?);
+        self.expect(Tok::Colon, name)?;
+        let (operand_types, result_types) = self.parse_function_type()?;
+        let given = self.given_from_raw(raws);
+        self.decode_defined(
+            def,
+            pos,
+            given,
+            operands,
+            operand_types,
+            result_types,
+            computations,
+        )
+    }
+
+    /// The pretty form: the definition's directives after the op name (the
+    /// current token).
+    pub(crate) fn parse_pretty_defined(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        def: &DefinedOp,
+        format: &[Fmt],
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<OpParts> {
+        self.bump();
+        let mut operands: Vec<Operand> = Vec::new();
+        let mut given = Vec::new();
+        let mut types = None;
+        for directive in format {
+            match *directive {
+                Fmt::Operands => {
+                    if self.at(Tok::Percent) {
+                        operands = self.parse_operand_list(b)?;
+                    }
+                }
+                Fmt::Punct(p) => {
+                    let tok = punct_token(p);
+                    self.expect(tok, name)?;
+                }
+                Fmt::Keyed(key, attr) => {
+                    self.expect_keyword_eq(key, name)?;
+                    let at = self.pos();
+                    let value = self.parse_attr_value(0)?;
+                    given.push(Given {
+                        name: attr.to_string(),
+                        value,
+                        pos: at,
+                        raw: None,
+                    });
+                }
+                Fmt::AttrDict => {
+                    let raws = self.parse_opt_attr_dict()?;
+                    given.extend(self.given_from_raw(raws));
+                }
+                Fmt::Sig(form) => {
+                    self.expect(Tok::Colon, name)?;
+                    types = Some(self.parse_sig_form(form, operands.len(), name, pos)?);
+                }
+            }
+        }
+        let (operand_types, result_types) = types.ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::Syntax,
+                pos,
+                format!("'{name}': its definition's pretty form has no signature"),
+            )
+        })?;
+        let computations = Vec::new();
+        self.decode_defined(
+            def,
+            pos,
+            given,
+            operands,
+            operand_types,
+            result_types,
+            computations,
+        )
+    }
+
+    /// The types after `:` in `form`, for an op with `n` operands.
+    fn parse_sig_form(
+        &mut self,
+        form: SigForm,
+        n: usize,
+        name: &str,
+        pos: SrcPos,
+    ) -> PResult<(Vec<TensorType>, Vec<TensorType>)> {
+        match form {
+            SigForm::TypeList => {
+                let tys = if n == 0 {
+                    Vec::new()
+                } else {
+                    self.parse_type_list()?
+                };
+                Ok((tys.clone(), tys))
+            }
+            SigForm::Functional | SigForm::SameType | SigForm::BareFunctional => {
+                let sig = self.parse_signature()?;
+                sig_types(sig, n, name, pos)
+            }
+        }
+    }
+
+    /// Dictionary entries as attribute trees (unparseable values stay
+    /// opaque: only the definition decides what it accepts).
+    fn given_from_raw(&mut self, raws: Vec<RawAttr>) -> Vec<Given> {
+        raws.into_iter()
+            .map(|raw| {
+                let value = self.attr_value_of(&raw).unwrap_or_else(|_| {
+                    Attr::Opaque(
+                        raw.value
+                            .map_or(String::new(), |r| self.range_text(r).into()),
+                    )
+                });
+                Given {
+                    name: raw.name.clone(),
+                    value,
+                    pos: raw.pos,
+                    raw: Some(raw),
+                }
+            })
+            .collect()
+    }
+
+    /// Build the op kind with its definition; attributes it does not take
+    /// are kept verbatim (with `sdy.sharding`, which `finish_op` reads).
+    #[allow(clippy::too_many_arguments)]
+    fn decode_defined(
+        &mut self,
+        def: &DefinedOp,
+        pos: SrcPos,
+        given: Vec<Given>,
+        operands: Vec<Operand>,
+        operand_types: Vec<TensorType>,
+        result_types: Vec<TensorType>,
+        computations: Vec<Computation>,
+    ) -> PResult<OpParts> {
+        let name = def.spec.name;
+        let candidates = given
+            .iter()
+            .filter(|g| g.name != "sdy.sharding")
+            .map(|g| (g.name.clone(), g.value.clone()))
+            .collect();
+        let mut d = Decoder::new(
+            candidates,
+            operand_types.clone(),
+            result_types.clone(),
+            computations,
+        );
+        let kind = (def.decode)(&mut d).map_err(|e| {
+            let at = e
+                .attr
+                .as_deref()
+                .and_then(|a| given.iter().find(|g| g.name == a))
+                .map_or(pos, |g| g.pos);
+            let what = match &e.attr {
+                Some(a) => format!("'{name}' attribute '{a}': {}", e.message),
+                None => format!("'{name}' {}", e.message),
+            };
+            Diagnostic::new(DiagKind::Syntax, at, what)
+        })?;
+        let remaining: Vec<String> = d.remaining().map(str::to_string).collect();
+        let mut attrs = Vec::new();
+        for g in given {
+            if g.name != "sdy.sharding" && !remaining.contains(&g.name) {
+                continue;
+            }
+            match g.raw {
+                Some(raw) => attrs.push(raw),
+                None => {
+                    return Err(Diagnostic::new(
+                        DiagKind::Syntax,
+                        g.pos,
+                        format!("'{name}' has no attribute '{}'", g.name),
+                    ))
+                }
+            }
+        }
+        Ok(OpParts {
+            kind,
+            operands,
+            operand_types,
+            result_types,
+            attrs,
+        })
+    }
+}
+
+/// The token a pretty form's punctuation directive stands for.
+fn punct_token(p: &str) -> Tok {
+    match p {
+        "(" => Tok::LParen,
+        ")" => Tok::RParen,
+        "[" => Tok::LBracket,
+        "]" => Tok::RBracket,
+        "=" => Tok::Equal,
+        ":" => Tok::Colon,
+        "->" => Tok::Arrow,
+        "," => Tok::Comma,
+        // Not a directive any definition uses: never matches, so the
+        // parser reports what it found instead.
+        _ => Tok::Error,
+    }
+}

@@ -1,0 +1,180 @@
+//! Printing ops defined in `crate::ops` from their definitions: the pretty
+//! form by following the definition's directives (the same list the
+//! parser follows), else the generic form with properties and regions.
+
+use std::fmt::Write;
+
+use crate::ir::attr::Attr;
+use crate::ir::{Computation, OpData};
+use crate::ops::{Fmt, OpDef, SigForm};
+use crate::text::printer::{write_attr_dict, FuncPrinter};
+
+/// A value as a pretty form writes it: integer arrays as `[1, 2]`,
+/// integers without their type, enums as their bare value.
+fn pretty_value(a: &Attr) -> String {
+    match a {
+        Attr::DenseArray { elem, values } if elem != "i1" => Attr::int_list(values).to_string(),
+        Attr::Int { value, .. } => value.to_string(),
+        Attr::Enum { value, .. } => value.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether the directives mention every attribute the op has.
+fn covers(format: &[Fmt], attrs: &[(&'static str, Attr)]) -> bool {
+    attrs.iter().all(|(name, _)| {
+        format
+            .iter()
+            .any(|d| matches!(d, Fmt::Keyed(_, a) if a == name))
+    })
+}
+
+impl FuncPrinter<'_> {
+    /// The op after its result names.
+    pub(crate) fn defined(&mut self, op: &OpData, def: &dyn OpDef, sharding: Option<&str>) {
+        let spec = def.spec();
+        let attrs = def.attrs();
+        let computations = def.computations();
+        match spec.pretty {
+            Some(format) if computations.is_empty() && covers(format, &attrs) => {
+                self.out.push_str(spec.name);
+                self.pretty(op, format, &attrs, sharding);
+            }
+            _ => self.generic(op, spec.name, &attrs, &computations, sharding),
+        }
+    }
+
+    fn pretty(
+        &mut self,
+        op: &OpData,
+        format: &[Fmt],
+        attrs: &[(&'static str, Attr)],
+        sharding: Option<&str>,
+    ) {
+        // Tokens are separated by one space, except around `(` and
+        // before `,` and `)`.
+        let mut space = true;
+        for directive in format {
+            match *directive {
+                Fmt::Operands => {
+                    if op.operands.is_empty() {
+                        continue;
+                    }
+                    if space {
+                        self.out.push(' ');
+                    }
+                    self.values(&op.operands);
+                    space = true;
+                }
+                Fmt::Punct(p) => {
+                    self.out.push_str(p);
+                    space = p != "(";
+                }
+                Fmt::Keyed(key, name) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let value = attrs
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map_or(String::new(), |(_, a)| pretty_value(a));
+                    let _ = write!(self.out, "{key} = {value}");
+                    space = true;
+                }
+                Fmt::AttrDict => write_attr_dict(self.out, sharding, &op.attrs),
+                Fmt::Sig(form) => {
+                    self.out.push_str(" : ");
+                    self.signature(op, form);
+                }
+            }
+        }
+    }
+
+    fn signature(&mut self, op: &OpData, form: SigForm) {
+        match form {
+            SigForm::Functional => self.functional(op),
+            SigForm::SameType => self.same_type_sig(op),
+            SigForm::TypeList => self.type_list(&op.operands),
+            SigForm::BareFunctional if op.operands.len() == 1 => {
+                self.type_list(&op.operands);
+                self.out.push_str(" -> ");
+                if op.results.len() == 1 {
+                    self.type_list(&op.results);
+                } else {
+                    self.out.push('(');
+                    self.type_list(&op.results);
+                    self.out.push(')');
+                }
+            }
+            SigForm::BareFunctional => self.functional(op),
+        }
+    }
+
+    /// `"name"(%a) <{k = v}> ({...}) {attrs} : (...) -> ...`.
+    fn generic(
+        &mut self,
+        op: &OpData,
+        name: &str,
+        attrs: &[(&'static str, Attr)],
+        computations: &[&Computation],
+        sharding: Option<&str>,
+    ) {
+        let _ = write!(self.out, "\"{name}\"(");
+        self.values(&op.operands);
+        self.out.push(')');
+        if !attrs.is_empty() {
+            self.out.push_str(" <{");
+            for (i, (k, v)) in attrs.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                let _ = write!(self.out, "{k} = {v}");
+            }
+            self.out.push_str("}>");
+        }
+        if !computations.is_empty() {
+            self.out.push_str(" (");
+            for (i, c) in computations.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.computation(c);
+            }
+            self.out.push(')');
+        }
+        write_attr_dict(self.out, sharding, &op.attrs);
+        self.out.push_str(" : ");
+        self.functional(op);
+    }
+
+    /// `{\n ^bb0(%a: t, ...):\n ops\n stablehlo.return ...\n }`.
+    fn computation(&mut self, c: &Computation) {
+        let body = c.func();
+        let mut p = self.nested(body);
+        p.out.push_str("{\n");
+        p.pad(-2);
+        p.out.push_str("^bb0(");
+        for (i, a) in body.args.iter().enumerate() {
+            if i > 0 {
+                p.out.push_str(", ");
+            }
+            p.value(*a);
+            p.out.push_str(": ");
+            p.write_ty(p.ty(*a));
+        }
+        p.out.push_str("):\n");
+        for id in &body.body {
+            if let Some(op) = body.ops.get(id.index()) {
+                p.op(op);
+            }
+        }
+        p.pad(0);
+        p.out.push_str("stablehlo.return ");
+        p.values(&body.returns);
+        p.out.push_str(" : ");
+        p.type_list(&body.returns);
+        p.out.push('\n');
+        p.pad(-2);
+        p.out.push('}');
+    }
+}
