@@ -1,12 +1,20 @@
 //! Propagation directions (Shardy's `PropagationDirection`) and the
 //! op-priority schedules that choose one per op and factor.
 //!
-//! Op-priority propagation (SPEC §5) runs aggressive propagation three
-//! times, each schedule adding to the previous one:
-//! 0. pass-through ops (element-wise, reshape, transpose), both ways;
-//! 1. plus the pass-through factors of every other op, where a broadcast
+//! Op-priority propagation (SPEC §5) runs aggressive propagation five
+//! times, each schedule adding to the previous one (Shardy's
+//! `opPropagationSchedule`):
+//! 0. pass-through ops (element-wise, reshape, transpose) none of whose
+//!    non-scalar operands has another use: forward through a multi-use
+//!    value would put its sharding on every user (one reshard per user
+//!    later), backward could conflict with another user;
+//! 1. pass-through ops whatever their operands' uses;
+//! 2. plus the pass-through factors of every other op, where a broadcast
 //!    only propagates backward (from its result to its operand);
-//! 2. everything, both ways.
+//! 3. every factor of every op, a broadcast still only backward;
+//! 4. everything, both ways (broadcast forward last).
+//!
+//! JAX 0.10.2's Shardy runs the same five schedules.
 
 use crate::ir::OpKind;
 use crate::rules::OpShardingRule;
@@ -53,8 +61,12 @@ impl Direction {
 /// How an op takes part in op-priority scheduling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpClass {
-    /// Element-wise ops, reshape and transpose: propagated first.
-    PassThrough,
+    /// Element-wise ops, reshape and transpose: propagated first, at once
+    /// when no non-scalar operand has another use (`multi_use` false),
+    /// else one schedule later.
+    PassThrough {
+        multi_use: bool,
+    },
     /// `broadcast_in_dim`: backward only until the last schedule.
     Broadcast,
     Other,
@@ -67,9 +79,12 @@ pub fn is_elementwise(kind: &OpKind) -> bool {
 }
 
 impl OpClass {
-    pub fn of(kind: &OpKind) -> OpClass {
+    /// The class of an op of `kind`; `multi_use` says whether one of its
+    /// non-scalar operands has more than one use (MLIR's `hasOneUse`: an
+    /// op using a value twice, a return and a sharding group each count).
+    pub fn of(kind: &OpKind, multi_use: bool) -> OpClass {
         if is_elementwise(kind) || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. }) {
-            OpClass::PassThrough
+            OpClass::PassThrough { multi_use }
         } else if matches!(kind, OpKind::BroadcastInDim { .. }) {
             OpClass::Broadcast
         } else {
@@ -83,12 +98,12 @@ impl OpClass {
 pub enum Policy {
     /// Every op and factor, both ways (basic and aggressive propagation).
     Any,
-    /// Op-priority schedule 0, 1 or 2 (cumulative).
+    /// Op-priority schedule 0 to 4 (cumulative).
     OpPriority(u8),
 }
 
 /// The number of op-priority schedules.
-pub const OP_PRIORITY_SCHEDULES: u8 = 3;
+pub const OP_PRIORITY_SCHEDULES: u8 = 5;
 
 impl Policy {
     /// The direction for `factor` of an op of class `class` with `rule`.
@@ -108,11 +123,13 @@ impl Policy {
 }
 
 fn schedule(index: u8, class: OpClass, rule: &OpShardingRule, factor: usize) -> Direction {
-    match index {
-        0 if class == OpClass::PassThrough => Direction::Both,
-        0 => Direction::None,
-        1 if !rule.is_pass_through(factor) => Direction::None,
-        1 if class == OpClass::Broadcast => Direction::Backward,
+    match (index, class) {
+        (0, OpClass::PassThrough { multi_use: false }) => Direction::Both,
+        (0, _) => Direction::None,
+        (1, OpClass::PassThrough { .. }) => Direction::Both,
+        (1, _) => Direction::None,
+        (2, _) if !rule.is_pass_through(factor) => Direction::None,
+        (2 | 3, OpClass::Broadcast) => Direction::Backward,
         _ => Direction::Both,
     }
 }
@@ -143,22 +160,29 @@ mod tests {
         let mut rule = OpShardingRule::identity(&[4, 4], 1, 1);
         rule.factor_kinds[1] = FactorKind::Reduction;
         let p = |n| Policy::OpPriority(n);
-        assert_eq!(
-            p(0).direction(OpClass::PassThrough, &rule, 0),
-            Direction::Both
-        );
+        let single = OpClass::PassThrough { multi_use: false };
+        let multi = OpClass::PassThrough { multi_use: true };
+        assert_eq!(p(0).direction(single, &rule, 0), Direction::Both);
+        assert_eq!(p(0).direction(multi, &rule, 0), Direction::None);
+        assert_eq!(p(1).direction(multi, &rule, 0), Direction::Both);
         assert_eq!(p(0).direction(OpClass::Other, &rule, 0), Direction::None);
-        assert_eq!(p(1).direction(OpClass::Other, &rule, 0), Direction::Both);
-        assert_eq!(p(1).direction(OpClass::Other, &rule, 1), Direction::None);
+        assert_eq!(p(1).direction(OpClass::Other, &rule, 0), Direction::None);
+        assert_eq!(p(2).direction(OpClass::Other, &rule, 0), Direction::Both);
+        assert_eq!(p(2).direction(OpClass::Other, &rule, 1), Direction::None);
+        assert_eq!(p(3).direction(OpClass::Other, &rule, 1), Direction::Both);
         assert_eq!(
-            p(1).direction(OpClass::Broadcast, &rule, 0),
+            p(2).direction(OpClass::Broadcast, &rule, 0),
             Direction::Backward
         );
         assert_eq!(
-            p(2).direction(OpClass::Broadcast, &rule, 1),
+            p(3).direction(OpClass::Broadcast, &rule, 1),
+            Direction::Backward
+        );
+        assert_eq!(
+            p(4).direction(OpClass::Broadcast, &rule, 1),
             Direction::Both
         );
-        assert!(p(0).blocks_everything(OpClass::Broadcast, &rule));
+        assert!(p(1).blocks_everything(OpClass::Broadcast, &rule));
         assert!(!Policy::Any.blocks_everything(OpClass::Other, &rule));
     }
 }

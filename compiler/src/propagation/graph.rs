@@ -114,9 +114,15 @@ impl FuncGraph {
         let mut classes = vec![OpClass::Other; n];
         let mut elementwise = vec![false; n];
         let mut users: Vec<Vec<OpId>> = vec![Vec::new(); f.values.len()];
+        let uses = super::values::use_counts(f);
         for (id, op) in f.ops_in_order() {
             rules[id.index()] = rule_for_op(f, id)?;
-            classes[id.index()] = OpClass::of(&op.kind);
+            // Scalars cannot be sharded, so their other uses do not matter.
+            let multi_use = op
+                .operands
+                .iter()
+                .any(|v| uses.get(v.index()).copied().unwrap_or(0) > 1 && f.ty(*v).rank() > 0);
+            classes[id.index()] = OpClass::of(&op.kind, multi_use);
             elementwise[id.index()] = super::direction::is_elementwise(&op.kind);
         }
         for &id in f.body.iter().rev() {

@@ -1,0 +1,13 @@
+//! Shardy's own propagation tests, ported: each test restates one case of
+//! `shardy/dialect/sdy/transforms/propagation/test/*.mlir` (Shardy's
+//! repository) with its own program and data, and expects the shardings
+//! that Shardy's CHECK lines give for that case. The case each test follows
+//! is named in its comment (`file.mlir: case`).
+//!
+//! One module per feature; cases that the older tests already cover
+//! (`propagation_strategies.rs`, ...) are not repeated here.
+
+mod propagation_support;
+
+#[path = "propagation_shardy/op_priority.rs"]
+mod op_priority;
