@@ -8,4 +8,5 @@ pub mod bench_comm;
 pub mod cost;
 pub mod load;
 pub mod render;
+pub mod suggest;
 pub mod synth;

@@ -107,6 +107,11 @@ enum Command {
     /// algbw, busbw), checking every result; table, JSON rows (for `cost
     /// --calibrate`) and an SVG plot.
     BenchComm(cli::BenchCommArgs),
+    /// Which sharding should I use? Search the arguments' shardings for the
+    /// fastest predicted step (compute + communication on a topology)
+    /// within a memory cap; print each choice with its reason, the
+    /// current shardings' numbers beside it, and alternatives.
+    Suggest(cli::SuggestArgs),
     /// Propagate, partition and run `@main` on as many simulated devices
     /// as its mesh has; write the outputs, time the runs, and check them
     /// against the unsharded program.
@@ -133,6 +138,11 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// `--check`'s relative tolerance (default: 1e-5 for f32, 2e-3 for
+        /// f16, 1.6e-2 for bf16). Long f32 reductions need more: the
+        /// reference sums in f32 in another order than the devices.
+        #[arg(long, value_name = "X", value_parser = cli::parse_rtol)]
+        rtol: Option<f64>,
     },
 }
 
@@ -141,6 +151,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Parse { file } => cli::parse(&file),
         Command::BenchComm(args) => cli::bench_comm(&args),
+        Command::Suggest(args) => cli::suggest(&args),
         Command::Doctor { compile_kernels } => cli::doctor(&cli::DoctorArgs { compile_kernels }),
         Command::Show {
             file,
@@ -201,6 +212,7 @@ fn main() -> ExitCode {
             check,
             repeat,
             json,
+            rtol,
         } => cli::run(
             &file,
             &cli::RunArgs {
@@ -211,6 +223,7 @@ fn main() -> ExitCode {
                 check,
                 repeat,
                 json,
+                rtol,
             },
         ),
     };

@@ -886,7 +886,8 @@ def _balanced(s, i, open_ch, close_ch):
 
 def parse_shape(text):
     """HLO shape text -> list of (dtype, dims). Tuples are flattened."""
-    text = text.strip()
+    # XLA numbers the elements of long tuples: (f32[2], /*index=5*/f32[3]).
+    text = re.sub(r"/\*.*?\*/", "", text).strip()
     if text.startswith("("):
         inner = text[1:_balanced(text, 0, "(", ")") - 1]
         out = []
@@ -1412,6 +1413,7 @@ def selftest():
     assert c["cps"]["source_target_pairs"] == [[0, 1], [1, 0], [2, 2]]
     assert c["cps"]["bytes_per_device"] == 2 * 128 / 8
     assert _parse_iota_tile("[2,4]T(1,0)") == [0, 4, 1, 5, 2, 6, 3, 7]
+    assert parse_shape("(f32[2]{0}, /*index=5*/f32[3,4]{1,0})") == [("f32", [2]), ("f32", [3, 4])]
     assert parse_replica_groups("replica_groups={}", 8) == [list(range(8))]
     assert parse_replica_groups("replica_groups=[2,4]<=[2,2,2]T(2,1,0)", 8) == \
         [[0, 4, 2, 6], [1, 5, 3, 7]]

@@ -7,6 +7,7 @@ mod partition;
 mod propagate;
 mod run;
 mod show;
+mod suggest;
 
 use std::path::Path;
 
@@ -18,8 +19,9 @@ pub use cost::{cost, CostArgs};
 pub use doctor::{doctor, DoctorArgs};
 pub use partition::{partition, PartitionArgs};
 pub use propagate::{parse_strategy, propagate, PropagateArgs};
-pub use run::{run, RunArgs};
+pub use run::{parse_rtol, run, RunArgs};
 pub use show::show;
+pub use suggest::{suggest, SuggestArgs};
 
 /// `meshrun parse FILE`: print the checked module in canonical text.
 pub fn parse(file: &Path) -> anyhow::Result<()> {

@@ -44,6 +44,16 @@ pub struct RunArgs {
     pub check: bool,
     pub repeat: usize,
     pub json: bool,
+    /// `--check`'s relative tolerance, instead of the element types' rule.
+    pub rtol: Option<f64>,
+}
+
+/// Parse `--rtol`: a positive number.
+pub fn parse_rtol(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a positive number")),
+    }
 }
 
 pub fn run(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
@@ -147,7 +157,7 @@ fn finish(
     args: &RunArgs,
 ) -> anyhow::Result<()> {
     let checked = if args.check {
-        Some(check(module, inputs, outputs)?)
+        Some(check(module, inputs, outputs, args.rtol)?)
     } else {
         None
     };
@@ -160,7 +170,7 @@ fn finish(
         outputs,
         paths: &paths,
         checked: checked.as_deref(),
-        rtol: rtol_for(module),
+        rtol: args.rtol.unwrap_or_else(|| rtol_for(module)),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report.json())?);
@@ -319,6 +329,7 @@ fn check(
     module: &Module,
     inputs: &[HostTensor],
     outputs: &[HostTensor],
+    rtol: Option<f64>,
 ) -> anyhow::Result<Vec<Diff>> {
     let reference = run_reference(module, inputs).context("the unsharded reference run failed")?;
     if reference.len() != outputs.len() {
@@ -328,7 +339,7 @@ fn check(
             reference.len()
         );
     }
-    let rtol = rtol_for(module);
+    let rtol = rtol.unwrap_or_else(|| rtol_for(module));
     outputs
         .iter()
         .zip(&reference)

@@ -5,6 +5,7 @@
 //! - [`topology`]: machines as JSON data (built-ins embedded, or a file);
 //! - [`model`]: the α-β formula of each collective kind;
 //! - [`flops`]: FLOPs of a device program's local ops;
+//! - [`memory`]: bytes per device, from the device program's liveness;
 //! - [`report`]: a program's collectives, compute and step time;
 //! - [`render`]: the table for people and the JSON for tools;
 //! - [`calibrate`]: fitting α and β to `bench-comm --json` timings;
@@ -15,6 +16,7 @@ pub mod calibrate;
 pub mod cpu_sim;
 pub mod error;
 pub mod flops;
+pub mod memory;
 pub mod model;
 pub mod render;
 pub mod report;

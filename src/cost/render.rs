@@ -88,7 +88,7 @@ fn describe_link(l: &Link) -> String {
 }
 
 /// Columns padded to their widest cell; `right[i]` right-aligns column i.
-fn table(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
+pub fn table(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
     let width = |i: usize| {
         rows.iter()
             .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
@@ -121,6 +121,64 @@ fn table(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
     out
 }
 
+/// One row per communicating collective: kind, the op that needs it,
+/// axes, group size, bytes per device, link and time.
+pub fn collectives_table(r: &CostReport) -> String {
+    if r.collectives.is_empty() {
+        return "no communicating collectives\n".to_string();
+    }
+    let rows: Vec<Vec<String>> = r
+        .collectives
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let e = &c.entry;
+            let est = &c.estimate;
+            let axes = if e.axes.is_empty() {
+                "-".to_string()
+            } else {
+                e.axes.join(",")
+            };
+            let group = if e.kind == "collective-permute" {
+                "pairs".to_string()
+            } else {
+                est.group_size.to_string()
+            };
+            let link = if est.seconds == 0.0 {
+                "-".to_string()
+            } else if est.crosses_nodes {
+                format!("{} (across nodes)", est.link.name)
+            } else {
+                est.link.name.clone()
+            };
+            vec![
+                (i + 1).to_string(),
+                e.kind.clone(),
+                e.op.clone(),
+                axes,
+                group,
+                human_bytes(e.bytes_per_device),
+                link,
+                human_time(est.seconds),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            "#",
+            "kind",
+            "op",
+            "axes",
+            "group",
+            "bytes/device",
+            "link",
+            "time",
+        ],
+        &rows,
+        &[true, false, false, false, true, true, false, true],
+    )
+}
+
 /// The report for people; `what` names the program (its file).
 pub fn render_table(r: &CostReport, what: &str) -> String {
     let t = &r.topology;
@@ -145,60 +203,7 @@ pub fn render_table(r: &CostReport, what: &str) -> String {
         ));
     }
     out.push('\n');
-    if r.collectives.is_empty() {
-        out.push_str("no communicating collectives\n");
-    } else {
-        let rows: Vec<Vec<String>> = r
-            .collectives
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let e = &c.entry;
-                let est = &c.estimate;
-                let axes = if e.axes.is_empty() {
-                    "-".to_string()
-                } else {
-                    e.axes.join(",")
-                };
-                let group = if e.kind == "collective-permute" {
-                    "pairs".to_string()
-                } else {
-                    est.group_size.to_string()
-                };
-                let link = if est.seconds == 0.0 {
-                    "-".to_string()
-                } else if est.crosses_nodes {
-                    format!("{} (across nodes)", est.link.name)
-                } else {
-                    est.link.name.clone()
-                };
-                vec![
-                    (i + 1).to_string(),
-                    e.kind.clone(),
-                    e.op.clone(),
-                    axes,
-                    group,
-                    human_bytes(e.bytes_per_device),
-                    link,
-                    human_time(est.seconds),
-                ]
-            })
-            .collect();
-        out.push_str(&table(
-            &[
-                "#",
-                "kind",
-                "op",
-                "axes",
-                "group",
-                "bytes/device",
-                "link",
-                "time",
-            ],
-            &rows,
-            &[true, false, false, false, true, true, false, true],
-        ));
-    }
+    out.push_str(&collectives_table(r));
     out.push('\n');
     out.push_str(&format!(
         "communication  {} per device in {} collective(s): {}\n",

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Export the programs `meshrun suggest` is tested on, from JAX, without shardings.
+
+Usage:
+    python3 tools/jax_export_suggest.py [--out fixtures/jax_suggest] [--only NAME ...] [--list]
+
+These are the questions a user brings to `meshrun suggest`: a training step written
+for one device (``jax.jit(f).lower(*args).as_text()``, no ``in_shardings``, so the
+module declares no mesh) and a mesh to run it on. For every program NAME this writes
+``OUT/NAME/``:
+
+* ``input.mlir``              -- the unannotated lowering, verbatim;
+* ``hand.mlir``               -- the same function lowered with the sharding a person
+                                 would write (Megatron tensor parallelism on ``model`` plus
+                                 data parallelism on ``data``), verbatim;
+* ``hand_xla_collectives.json`` -- XLA's collectives for ``hand.mlir`` (Shardy on, SPMD
+                                 partitioned for 8 devices), parsed as in ``jax_export.py``;
+* ``meta.json``               -- mesh, shapes, dtypes, the hand shardings, notes.
+
+Inputs and outputs are not stored: the programs are sized so that sharding pays on an
+8-GPU H100 node (tens of MiB per array); tests run them with ``--random-inputs`` and
+compare the sharded run with meshrun's unsharded one. Before anything is written, JAX
+runs the hand-sharded program on 8 CPU devices and checks it against the unsharded run.
+
+Shares its helpers (meshes, RNG, HLO collective parser, JSON layout) with
+``tools/jax_export.py``; requires the same JAX (0.10.2, CPU).
+"""
+
+import argparse
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jax_export as je  # noqa: E402  (sets XLA_FLAGS before importing jax)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
+
+
+class SuggestProgram:
+    def __init__(self, name, description, fn, args, mesh, hand_specs, hand_label, notes=None,
+                 rtol=1e-4, atol=1e-4):
+        self.name = name
+        self.description = description
+        self.fn = fn
+        self.args = args              # numpy arrays
+        self.mesh = mesh              # the mesh to suggest for (meta), and the hand sharding's
+        self.hand_specs = hand_specs  # one PartitionSpec per argument
+        self.hand_label = hand_label
+        self.notes = notes or []
+        self.rtol, self.atol = rtol, atol
+
+
+PROGRAMS = []
+
+
+def program(name, description):
+    def deco(builder):
+        PROGRAMS.append((name, description, builder))
+        return builder
+    return deco
+
+
+def mlp4_train(name, B, H):
+    """SGD step of a 4-layer tanh MLP with biases, MSE loss; returns (loss, new params)."""
+    rng = je.rng_for(name)
+
+    def loss_fn(params, x, y):
+        h = x
+        for i in range(4):
+            h = h @ params[2 * i] + params[2 * i + 1]
+            if i < 3:
+                h = jnp.tanh(h)
+        return jnp.mean((h - y) ** 2)
+
+    def f(x, y, w1, b1, w2, b2, w3, b3, w4, b4):
+        params = (w1, b1, w2, b2, w3, b3, w4, b4)
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        return loss, tuple(p - 0.01 * g for p, g in zip(params, grads))
+
+    args = [je.randn(rng, B, H), je.randn(rng, B, H)]
+    for _ in range(4):
+        args += [je.randn(rng, H, H, scale=1.0 / math.sqrt(H)), je.randn(rng, H, scale=0.1)]
+    col, row = P(None, "model"), P("model", None)
+    hand = [P("data", None), P("data", None),
+            col, P("model"), row, P(None), col, P("model"), row, P(None)]
+    return SuggestProgram(name, None, je.named(f, name), args, je.M_DM(), hand,
+                          "Megatron (w1, w3 by columns, w2, w4 by rows on model) + batch on data")
+
+
+@program("mlp4_train_b4096_h2048",
+         "SGD step of a 4-layer tanh MLP, batch 4096, hidden 2048 (hidden large relative to batch)")
+def _mlp_wide(name, rng):
+    return mlp4_train(name, 4096, 2048)
+
+
+@program("mlp4_train_b16384_h512",
+         "SGD step of a 4-layer tanh MLP, batch 16384, hidden 512 (batch large relative to hidden)")
+def _mlp_tall(name, rng):
+    return mlp4_train(name, 16384, 512)
+
+
+@program("attention_train_b8_s512_e1024",
+         "SGD step of a multi-head attention block (8 heads of 64, q/k/v/output projections, "
+         "softmax, MSE loss), batch 8, sequence 512, width 1024")
+def _attention_train(name, rng):
+    B, S, E, H = 8, 512, 1024, 8
+    D = E // H
+
+    def loss_fn(params, x, y):
+        wq, wk, wv, wo = params
+        q = (x @ wq).reshape(B, S, H, D)
+        k = (x @ wk).reshape(B, S, H, D)
+        v = (x @ wv).reshape(B, S, H, D)
+        s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(D)
+        p = jax.nn.softmax(s, axis=-1)
+        o = jnp.einsum("bhqk,bkhd->bqhd", p, v).reshape(B, S, E)
+        return jnp.mean((o @ wo - y) ** 2)
+
+    def f(x, y, wq, wk, wv, wo):
+        params = (wq, wk, wv, wo)
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        return loss, tuple(p - 0.01 * g for p, g in zip(params, grads))
+
+    args = [je.randn(rng, B, S, E), je.randn(rng, B, S, E)]
+    args += [je.randn(rng, E, E, scale=1.0 / math.sqrt(E)) for _ in range(4)]
+    col, row = P(None, "model"), P("model", None)
+    hand = [P("data", None, None), P("data", None, None), col, col, col, row]
+    return SuggestProgram(name, None, je.named(f, name), args, je.M_DM(), hand,
+                          "heads on model (wq, wk, wv by columns, wo by rows) + batch on data")
+
+
+def export(prog, out_dir):
+    d = os.path.join(out_dir, prog.name)
+    os.makedirs(d, exist_ok=True)
+    text = jax.jit(prog.fn).lower(*prog.args).as_text()
+    if "sdy.sharding" in text or "sdy.mesh" in text:
+        raise RuntimeError(f"{prog.name}: the unannotated lowering carries shardings")
+
+    hand_sh = [je.resolve(prog, s)[0] for s in prog.hand_specs]
+    lowered = jax.jit(prog.fn, in_shardings=tuple(hand_sh)).lower(*prog.args)
+    hand_text = lowered.as_text()
+    compiled = lowered.compile()
+    coll = je.analyze_collectives(compiled.as_text())
+
+    # The hand-sharded program on 8 devices against the unsharded run.
+    placed = [jax.device_put(a, s) for a, s in zip(prog.args, compiled.input_shardings[0])]
+    got = [np.asarray(x) for x in jax.tree_util.tree_leaves(compiled(*placed))]
+    dev0 = jax.devices("cpu")[0]
+    ref = jax.jit(lambda *a: prog.fn(*a))(*[jax.device_put(a, dev0) for a in prog.args])
+    ref = [np.asarray(x) for x in jax.tree_util.tree_leaves(ref)]
+    for i, (a, r) in enumerate(zip(got, ref)):
+        if not np.allclose(a, r, rtol=prog.rtol, atol=prog.atol):
+            raise RuntimeError(f"{prog.name}: output {i} of the hand sharding differs from the "
+                               f"unsharded run (max abs err {np.abs(a - r).max()})")
+
+    with open(os.path.join(d, "input.mlir"), "w") as f:
+        f.write(text)
+    with open(os.path.join(d, "hand.mlir"), "w") as f:
+        f.write(hand_text)
+    je.write_json(os.path.join(d, "hand_xla_collectives.json"), coll)
+    mib = sum(a.nbytes for a in prog.args + got) / 2**20
+    meta = {
+        "name": prog.name,
+        "description": prog.description,
+        "mesh": je.mesh_dict(prog.mesh),
+        "inputs": [{"shape": list(a.shape), "dtype": je.dtype_name(a.dtype)} for a in prog.args],
+        "outputs": [{"shape": list(a.shape), "dtype": je.dtype_name(a.dtype)} for a in got],
+        "hand_in_shardings": [je.spec_to_json(s) for s in prog.hand_specs],
+        "hand_description": prog.hand_label,
+        "jax_version": jax.__version__,
+        "notes": prog.notes + [
+            f"inputs and outputs not stored ({mib:.0f} MiB); run with --random-inputs and --check"
+        ],
+    }
+    je.write_json(os.path.join(d, "meta.json"), meta)
+    return coll
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "jax_suggest"))
+    ap.add_argument("--only", nargs="+", metavar="NAME")
+    ap.add_argument("--list", action="store_true", help="list programs and exit")
+    args = ap.parse_args(argv)
+    names = [n for n, _, _ in PROGRAMS]
+    if args.list:
+        for n, desc, _ in PROGRAMS:
+            print(f"{n}: {desc}")
+        return 0
+    if args.only:
+        unknown = sorted(set(args.only) - set(names))
+        if unknown:
+            raise SystemExit(f"unknown program(s): {', '.join(unknown)}")
+    os.makedirs(args.out, exist_ok=True)
+    failures = 0
+    for name, desc, builder in PROGRAMS:
+        if args.only and name not in args.only:
+            continue
+        prog = builder(name, je.rng_for(name))
+        prog.description = desc
+        try:
+            coll = export(prog, args.out)
+        except Exception as e:  # report every failure, fail at the end
+            failures += 1
+            print(f"FAIL {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        kinds = ",".join(sorted({c["kind"] for c in coll["collectives"]})) or "-"
+        print(f"ok   {name:34s} hand: collectives={kinds} "
+              f"bytes/dev={coll['total_bytes_per_device']:.0f}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
