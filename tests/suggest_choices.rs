@@ -53,8 +53,7 @@ fn hand_step_s(name: &str) -> f64 {
         &meshrun::compiler::propagation::PropagationOptions::default(),
     )
     .expect("propagates");
-    let program =
-        meshrun::compiler::partition::device_program::partition(&propagated).expect("partitions");
+    let program = meshrun::compiler::partition::partition(&propagated).expect("partitions");
     let topo = Topology::resolve("h100-nvlink-8").expect("built in");
     cost_report(&program, &topo, None)
         .expect("costs")

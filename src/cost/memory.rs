@@ -12,7 +12,7 @@
 //! collectives, and the program text are not counted.
 
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::device_program::DeviceProgram;
+use meshrun_compiler::partition::DeviceProgram;
 
 /// Bytes of one device, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -99,7 +99,7 @@ pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshrun_compiler::partition::device_program::partition;
+    use meshrun_compiler::partition::partition;
     use meshrun_compiler::text::parse_module;
 
     fn program(body: &str, ret: &str) -> DeviceProgram {

@@ -135,14 +135,19 @@ fn compare(
             }
         ));
     }
-    let head = if dt.abs() > 1e-6 * chosen.score.step_s.abs().max(1e-12) {
+    let head = if !alt.score.same_time(&chosen.score) {
         format!(
             "{}{}",
             if dt > 0.0 { "+" } else { "-" },
             human_time(dt.abs())
         )
+    } else if alt.score.collectives > chosen.score.collectives {
+        format!(
+            "as fast, {} more collective(s)",
+            alt.score.collectives - chosen.score.collectives
+        )
     } else {
-        "same time".to_string()
+        "as fast".to_string()
     };
     if parts.is_empty() {
         format!("rather than {} ({head})", spec(runner_up))
@@ -153,6 +158,15 @@ fn compare(
             parts.join("; ")
         )
     }
+}
+
+/// True when `c` is `mine` with some axes taken off (and none added or
+/// moved): the same split, coarser.
+fn drops_axes_only(c: &TensorSharding, mine: &TensorSharding) -> bool {
+    c.dims
+        .iter()
+        .zip(&mine.dims)
+        .all(|(x, y)| x.axes.iter().all(|a| y.axes.contains(a)))
 }
 
 /// One reason per argument of `chosen`.
@@ -175,8 +189,11 @@ pub fn explain_choice(
                     text: "kept as given (--keep-given)".into(),
                 };
             }
-            // The best other sharding of this argument alone.
-            let others = space.neighbours(i, &chosen.assignment[i]);
+            // The best other sharding of this argument alone: one that
+            // places it differently if there is one (a sharding that only
+            // drops axes of the chosen one splits the same way, locally).
+            let mine = &chosen.assignment[i];
+            let others = space.neighbours(i, mine);
             let tries: Vec<Assignment> = others
                 .iter()
                 .map(|c| {
@@ -185,14 +202,41 @@ pub fn explain_choice(
                     a2
                 })
                 .collect();
-            let mut best: Option<(TensorSharding, Score)> = None;
+            let mut best_other: Option<(TensorSharding, Score)> = None;
+            let mut best_sub: Option<(TensorSharding, Score)> = None;
             for (c, s) in others.iter().zip(ev.score_all(&tries)) {
                 let Some(s) = s else { continue };
-                if best.as_ref().is_none_or(|(_, b)| s.order(b).is_lt()) {
-                    best = Some((c.clone(), s));
+                let slot = if drops_axes_only(c, mine) {
+                    &mut best_sub
+                } else {
+                    &mut best_other
+                };
+                if slot.as_ref().is_none_or(|(_, b)| s.order(b).is_lt()) {
+                    *slot = Some((c.clone(), s));
                 }
             }
-            let Some((runner_up, _)) = best else {
+            // "P(None, None) is as fast but needs 16 MiB more per device."
+            let coarser = best_sub.as_ref().and_then(|(c, s)| {
+                let more = s.memory_bytes - chosen.score.memory_bytes;
+                (best_other.is_some() && s.order(&chosen.score).is_gt() && more >= 1.0).then(|| {
+                    let over = if s.fits { "" } else { ", over the cap" };
+                    if s.same_time(&chosen.score) {
+                        format!(
+                            "; {} is as fast but needs {} more per device{over}",
+                            spec(c),
+                            human_bytes(more)
+                        )
+                    } else {
+                        format!(
+                            "; {} takes {} and {} more per device{over}",
+                            spec(c),
+                            human_time(s.step_s),
+                            human_bytes(more)
+                        )
+                    }
+                })
+            });
+            let Some((runner_up, _)) = best_other.or(best_sub) else {
                 return ArgReason {
                     index: i,
                     runner_up: None,
@@ -208,7 +252,7 @@ pub fn explain_choice(
                     index: i,
                     extra_step_s: alt.score.step_s - chosen.score.step_s,
                     extra_memory_bytes: alt.score.memory_bytes - chosen.score.memory_bytes,
-                    text: compare(chosen, &alt, &runner_up, cap),
+                    text: compare(chosen, &alt, &runner_up, cap) + &coarser.unwrap_or_default(),
                     runner_up: Some(runner_up),
                 },
                 Err(e) => ArgReason {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Mutex;
 
-use meshrun_compiler::partition::device_program::{partition, PartitionedProgram};
+use meshrun_compiler::partition::{partition, PartitionedProgram};
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::{Diagnostic, Module};
@@ -59,6 +59,11 @@ impl Score {
         } else {
             i64::MIN
         }
+    }
+
+    /// True when the step times fall in the same bucket.
+    pub fn same_time(&self, other: &Score) -> bool {
+        self.time_bucket() == other.time_bucket()
     }
 
     /// Better first. Assignments that fit the cap come before those that
