@@ -4,8 +4,10 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod common;
+use common::{run, run_ok};
 
 const OPS: [&str; 5] = [
     "all-gather",
@@ -14,26 +16,6 @@ const OPS: [&str; 5] = [
     "all-to-all",
     "collective-permute",
 ];
-
-/// Run meshrun; (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("meshrun")
-        .expect("binary")
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(0), "meshrun {args:?} failed: {err}");
-    out
-}
 
 /// A small sweep: 4 devices, 1K to 4K, few runs.
 fn small(extra: &[&str]) -> Vec<String> {

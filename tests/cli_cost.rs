@@ -2,11 +2,13 @@
 //! --json` on every fixture, times from the topology, calibration end to
 //! end, and one-line errors for bad input.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use assert_cmd::Command;
 use meshrun::cost::render::human_bytes;
 use serde_json::{json, Value};
+
+mod common;
+use common::{arg as s, assert_error, run_ok};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -24,44 +26,8 @@ fn fixtures() -> Vec<PathBuf> {
     v
 }
 
-/// Run meshrun; (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("meshrun")
-        .expect("binary")
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, Some(0), "meshrun {args:?}: {stderr}");
-    stdout
-}
-
 fn run_json(args: &[&str]) -> Value {
     serde_json::from_str(&run_ok(args)).expect("JSON")
-}
-
-/// Exit 1 and exactly one line `error: ...` containing every needle.
-fn assert_error(args: &[&str], needles: &[&str]) {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, Some(1), "meshrun {args:?}: {stderr}");
-    assert!(stdout.is_empty(), "nothing on stdout: {stdout}");
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "expected `{n}` in: {stderr}");
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 #[test]

@@ -5,47 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod common;
+use common::{arg as path, assert_error, run_ok};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Run meshrun; (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("meshrun")
-        .expect("binary")
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, Some(0), "meshrun {args:?}: {stderr}");
-    stdout
-}
-
-/// Exit 1 and exactly one line `error: ...` containing every needle.
-fn assert_error(args: &[&str], needles: &[&str]) {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, Some(1), "meshrun {args:?}: {stderr}");
-    assert!(stdout.is_empty(), "nothing on stdout: {stdout}");
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "expected `{n}` in: {stderr}");
-    }
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 /// `suggest FILE [extra] -o OUT`, then `run OUT --random-inputs 1 --check`.

@@ -54,16 +54,6 @@ class SuggestProgram:
         self.rtol, self.atol = rtol, atol
 
 
-PROGRAMS = []
-
-
-def program(name, description):
-    def deco(builder):
-        PROGRAMS.append((name, description, builder))
-        return builder
-    return deco
-
-
 def mlp4_train(name, B, H):
     """SGD step of a 4-layer tanh MLP with biases, MSE loss; returns (loss, new params)."""
     rng = je.rng_for(name)
@@ -91,23 +81,9 @@ def mlp4_train(name, B, H):
                           "Megatron (w1, w3 by columns, w2, w4 by rows on model) + batch on data")
 
 
-@program("mlp4_train_b4096_h2048",
-         "SGD step of a 4-layer tanh MLP, batch 4096, hidden 2048 (hidden large relative to batch)")
-def _mlp_wide(name, rng):
-    return mlp4_train(name, 4096, 2048)
-
-
-@program("mlp4_train_b16384_h512",
-         "SGD step of a 4-layer tanh MLP, batch 16384, hidden 512 (batch large relative to hidden)")
-def _mlp_tall(name, rng):
-    return mlp4_train(name, 16384, 512)
-
-
-@program("attention_train_b8_s512_e1024",
-         "SGD step of a multi-head attention block (8 heads of 64, q/k/v/output projections, "
-         "softmax, MSE loss), batch 8, sequence 512, width 1024")
-def _attention_train(name, rng):
-    B, S, E, H = 8, 512, 1024, 8
+def attention_train(name, B, S, E, H):
+    """SGD step of a multi-head attention block with q/k/v/output projections, MSE loss."""
+    rng = je.rng_for(name)
     D = E // H
 
     def loss_fn(params, x, y):
@@ -131,6 +107,21 @@ def _attention_train(name, rng):
     hand = [P("data", None, None), P("data", None, None), col, col, col, row]
     return SuggestProgram(name, None, je.named(f, name), args, je.M_DM(), hand,
                           "heads on model (wq, wk, wv by columns, wo by rows) + batch on data")
+
+
+# (name, description, builder(name)) of every program.
+PROGRAMS = [
+    ("mlp4_train_b4096_h2048",
+     "SGD step of a 4-layer tanh MLP, batch 4096, hidden 2048 (hidden large relative to batch)",
+     lambda name: mlp4_train(name, 4096, 2048)),
+    ("mlp4_train_b16384_h512",
+     "SGD step of a 4-layer tanh MLP, batch 16384, hidden 512 (batch large relative to hidden)",
+     lambda name: mlp4_train(name, 16384, 512)),
+    ("attention_train_b8_s512_e1024",
+     "SGD step of a multi-head attention block (8 heads of 64, q/k/v/output projections, "
+     "softmax, MSE loss), batch 8, sequence 512, width 1024",
+     lambda name: attention_train(name, 8, 512, 1024, 8)),
+]
 
 
 def export(prog, out_dir):
@@ -201,7 +192,7 @@ def main(argv=None):
     for name, desc, builder in PROGRAMS:
         if args.only and name not in args.only:
             continue
-        prog = builder(name, je.rng_for(name))
+        prog = builder(name)
         prog.description = desc
         try:
             coll = export(prog, args.out)
