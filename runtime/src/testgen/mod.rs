@@ -1,0 +1,52 @@
+//! Random sharded programs for differential tests: the generator of
+//! `tests/differential.rs`, here so that other test suites (the MPI
+//! backend's) run the same programs.
+//!
+//! [`program`] writes a random program as the MLIR text JAX prints: chains
+//! of element-wise ops, `dot_general` (with batching and contracting dims),
+//! `reshape`, `transpose`, `broadcast_in_dim` and `reduce` (add, max, min),
+//! on random shapes that include non-divisible sizes (7, 13, 1), with
+//! random shardings (some open, some by constraints) on a random mesh of
+//! 1-3 axes of sizes 1-4, sometimes with a custom `device_ids` order and a
+//! second mesh over the same devices in another order. Values stay in
+//! ranges where f32 rounding cannot be amplified past a 1e-5 tolerance.
+//!
+//! Layout: `rng` (random choices), `text` (meshes, values, MLIR type
+//! text), `gen` (the program being written: arguments, shardings, the op
+//! mix), one file per family of op generators (`basic`: the ops above).
+//! A new family adds its file with `impl Gen` methods and its line in
+//! `Gen::op`.
+
+mod basic;
+mod gen;
+mod rng;
+mod text;
+
+use meshrun_compiler::ir::OpKind;
+use meshrun_compiler::partition::global::GStepKind;
+use meshrun_compiler::partition::PartitionedProgram;
+use meshrun_compiler::sharding::layout::TensorLayout;
+
+use gen::Gen;
+
+/// The random program of `seed`. With `size_one_axes`, shardings may name
+/// mesh axes of size 1 (propagation once mishandled them; see
+/// `tests/executor_known_bugs.rs`).
+pub fn program(seed: u64, size_one_axes: bool) -> String {
+    Gen::program(seed, size_one_axes)
+}
+
+/// Whether the partitioned program reshapes a block that has padding.
+pub fn has_padded_reshape(program: &PartitionedProgram) -> bool {
+    let g = &program.global;
+    let padded = |v: usize| {
+        let val = &g.values[v];
+        g.mesh_of(&val.sharding)
+            .and_then(|m| TensorLayout::new(m, &val.sharding, &val.ty.shape).ok())
+            .is_some_and(|l| l.is_padded())
+    };
+    g.steps.iter().any(|s| {
+        matches!(s.kind, GStepKind::Compute(OpKind::Reshape))
+            && s.operands.iter().chain(&s.results).any(|&v| padded(v))
+    })
+}
