@@ -11,3 +11,6 @@ mod propagation_support;
 
 #[path = "propagation_shardy/op_priority.rs"]
 mod op_priority;
+
+#[path = "propagation_shardy/blocked.rs"]
+mod blocked;

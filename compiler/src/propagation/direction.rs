@@ -107,7 +107,12 @@ pub const OP_PRIORITY_SCHEDULES: u8 = 5;
 
 impl Policy {
     /// The direction for `factor` of an op of class `class` with `rule`.
+    /// A blocked factor (Shardy's `blocked_propagation`) never moves
+    /// between tensors, whatever the policy.
     pub fn direction(self, class: OpClass, rule: &OpShardingRule, factor: usize) -> Direction {
+        if rule.is_blocked(factor) {
+            return Direction::None;
+        }
         match self {
             Policy::Any => Direction::Both,
             Policy::OpPriority(p) => (0..=p.min(OP_PRIORITY_SCHEDULES - 1))
@@ -184,5 +189,26 @@ mod tests {
         );
         assert!(p(1).blocks_everything(OpClass::Broadcast, &rule));
         assert!(!Policy::Any.blocks_everything(OpClass::Other, &rule));
+    }
+
+    #[test]
+    fn blocked_factors_never_move() {
+        let mut rule = OpShardingRule::identity(&[4, 4], 1, 1);
+        rule.blocked_propagation[1] = true;
+        assert_eq!(
+            Policy::Any.direction(OpClass::Other, &rule, 0),
+            Direction::Both
+        );
+        assert_eq!(
+            Policy::Any.direction(OpClass::Other, &rule, 1),
+            Direction::None
+        );
+        assert_eq!(
+            Policy::OpPriority(4).direction(OpClass::Other, &rule, 1),
+            Direction::None
+        );
+        assert!(!Policy::Any.blocks_everything(OpClass::Other, &rule));
+        rule.blocked_propagation[0] = true;
+        assert!(Policy::Any.blocks_everything(OpClass::Other, &rule));
     }
 }

@@ -16,7 +16,7 @@ use crate::rules::axis_algebra::overlaps;
 use crate::rules::{OpShardingRule, ShardingProjection, TensorId, UpdatedTensors};
 use crate::sharding::{Mesh, MeshRef, TensorSharding};
 
-use super::direction::{Direction, OpClass, Policy};
+use super::direction::{OpClass, Policy};
 use super::factor_aggressive::propagate_aggressive;
 use super::factor_basic::propagate_basic;
 use super::graph::FuncGraph;
@@ -320,10 +320,7 @@ impl<'a> Run<'a> {
             false,
         )
         .map_err(|e| at(&e))?;
-        let direction = |f: usize| match edge.policy {
-            Policy::Any => Direction::Both,
-            p => p.direction(edge.class, edge.rule, f),
-        };
+        let direction = |f: usize| edge.policy.direction(edge.class, edge.rule, f);
         let updated = match self.strategy {
             FactorStrategy::Basic => {
                 propagate_basic(&mut projection, &direction, &edge.rule.factor_sizes, mesh)
