@@ -213,3 +213,24 @@ fn keep_given_keeps_the_hand_shardings() {
         assert!(s.args[i].fixed);
     }
 }
+
+#[test]
+fn a_deep_program_is_searched_by_groups_and_gets_megatron_in_every_layer() {
+    let name = "mlp16_train_b4096_h2048";
+    let s = run(name, None);
+    assert!(s.args.len() > meshrun::suggest::search::LARGE);
+    let p = specs(&s);
+    assert_eq!(p[0], r#"P("data", None)"#, "{p:?}");
+    assert_eq!(p[1], r#"P("data", None)"#, "{p:?}");
+    for layer in 0..16 {
+        let want = if layer % 2 == 0 {
+            r#"P(None, "model")"#
+        } else {
+            r#"P("model", None)"#
+        };
+        assert_eq!(p[2 + 2 * layer], want, "layer {layer}: {p:?}");
+    }
+    check_common(name, &s);
+    // Moving the weights in groups keeps the search small.
+    assert!(s.evaluated < 400, "{} assignments", s.evaluated);
+}

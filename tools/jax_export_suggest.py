@@ -54,31 +54,31 @@ class SuggestProgram:
         self.rtol, self.atol = rtol, atol
 
 
-def mlp4_train(name, B, H):
-    """SGD step of a 4-layer tanh MLP with biases, MSE loss; returns (loss, new params)."""
+def mlp_train(name, B, H, layers=4):
+    """SGD step of a tanh MLP with biases, MSE loss; returns (loss, new params)."""
     rng = je.rng_for(name)
 
     def loss_fn(params, x, y):
         h = x
-        for i in range(4):
+        for i in range(layers):
             h = h @ params[2 * i] + params[2 * i + 1]
-            if i < 3:
+            if i < layers - 1:
                 h = jnp.tanh(h)
         return jnp.mean((h - y) ** 2)
 
-    def f(x, y, w1, b1, w2, b2, w3, b3, w4, b4):
-        params = (w1, b1, w2, b2, w3, b3, w4, b4)
+    def f(x, y, *params):
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         return loss, tuple(p - 0.01 * g for p, g in zip(params, grads))
 
     args = [je.randn(rng, B, H), je.randn(rng, B, H)]
-    for _ in range(4):
+    for _ in range(layers):
         args += [je.randn(rng, H, H, scale=1.0 / math.sqrt(H)), je.randn(rng, H, scale=0.1)]
-    col, row = P(None, "model"), P("model", None)
-    hand = [P("data", None), P("data", None),
-            col, P("model"), row, P(None), col, P("model"), row, P(None)]
+    hand = [P("data", None), P("data", None)]
+    for i in range(layers):
+        hand += [P(None, "model"), P("model")] if i % 2 == 0 else [P("model", None), P(None)]
     return SuggestProgram(name, None, je.named(f, name), args, je.M_DM(), hand,
-                          "Megatron (w1, w3 by columns, w2, w4 by rows on model) + batch on data")
+                          "Megatron (odd layers' weights by columns, even layers' by rows, "
+                          "on model) + batch on data")
 
 
 def attention_train(name, B, S, E, H):
@@ -113,14 +113,18 @@ def attention_train(name, B, S, E, H):
 PROGRAMS = [
     ("mlp4_train_b4096_h2048",
      "SGD step of a 4-layer tanh MLP, batch 4096, hidden 2048 (hidden large relative to batch)",
-     lambda name: mlp4_train(name, 4096, 2048)),
+     lambda name: mlp_train(name, 4096, 2048)),
     ("mlp4_train_b16384_h512",
      "SGD step of a 4-layer tanh MLP, batch 16384, hidden 512 (batch large relative to hidden)",
-     lambda name: mlp4_train(name, 16384, 512)),
+     lambda name: mlp_train(name, 16384, 512)),
     ("attention_train_b8_s512_e1024",
      "SGD step of a multi-head attention block (8 heads of 64, q/k/v/output projections, "
      "softmax, MSE loss), batch 8, sequence 512, width 1024",
      lambda name: attention_train(name, 8, 512, 1024, 8)),
+    ("mlp16_train_b4096_h2048",
+     "SGD step of a 16-layer tanh MLP, batch 4096, hidden 2048: 34 arguments, more than "
+     "suggest moves one at a time",
+     lambda name: mlp_train(name, 4096, 2048, layers=16)),
 ]
 
 

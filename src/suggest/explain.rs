@@ -5,13 +5,15 @@
 //! per device and the memory — e.g. "rather than P(None, None): +3.1 µs;
 //! that needs all-reduce of 1.00 MiB at stablehlo.dot_general at 16:11".
 
+use std::collections::HashMap;
+
 use meshrun_compiler::sharding::TensorSharding;
 
 use crate::cost::render::{human_bytes, human_flops, human_time};
 use crate::cost::report::CollectiveCost;
 use crate::suggest::output::partition_spec;
 use crate::suggest::scoring::{Assignment, Evaluation, Evaluator, Score};
-use crate::suggest::search::SearchSpace;
+use crate::suggest::search::{Decision, SearchSpace};
 use crate::suggest::ArgInfo;
 
 /// The reason for one argument's sharding.
@@ -169,6 +171,38 @@ fn drops_axes_only(c: &TensorSharding, mine: &TensorSharding) -> bool {
         .all(|(x, y)| x.axes.iter().all(|a| y.axes.contains(a)))
 }
 
+/// The alternatives an argument's reason is drawn from: every sharding
+/// one move away with the rest as chosen; for a large program, where
+/// arguments of one type moved together, the moves of the subsets of its
+/// group that contain it (or of itself, when it has no group).
+fn alternatives(
+    space: &SearchSpace,
+    decisions: &[Decision],
+    chosen: &Assignment,
+    i: usize,
+) -> Vec<Assignment> {
+    let grouped = space.is_large()
+        && decisions
+            .iter()
+            .any(|d| d.members.len() > 1 && d.members.contains(&i));
+    if grouped {
+        return decisions
+            .iter()
+            .filter(|d| d.members.contains(&i))
+            .filter_map(|d| space.apply(chosen, d))
+            .collect();
+    }
+    space
+        .neighbours(i, &chosen[i])
+        .into_iter()
+        .map(|c| {
+            let mut a = chosen.clone();
+            a[i] = c;
+            a
+        })
+        .collect()
+}
+
 /// One reason per argument of `chosen`.
 pub fn explain_choice(
     ev: &mut Evaluator,
@@ -177,6 +211,9 @@ pub fn explain_choice(
     args: &[ArgInfo],
 ) -> Vec<ArgReason> {
     let cap = ev.memory_cap();
+    let decisions = space.decisions();
+    // Full evaluations of runners-up, shared by the arguments of a group.
+    let mut evaluated: HashMap<Assignment, Result<Evaluation, String>> = HashMap::new();
     args.iter()
         .map(|a| {
             let i = a.index;
@@ -189,30 +226,22 @@ pub fn explain_choice(
                     text: "kept as given (--keep-given)".into(),
                 };
             }
-            // The best other sharding of this argument alone: one that
-            // places it differently if there is one (a sharding that only
-            // drops axes of the chosen one splits the same way, locally).
+            // The best alternative: one that places this argument
+            // differently if there is one (a sharding that only drops axes
+            // of the chosen one splits the same way, locally).
             let mine = &chosen.assignment[i];
-            let others = space.neighbours(i, mine);
-            let tries: Vec<Assignment> = others
-                .iter()
-                .map(|c| {
-                    let mut a2 = chosen.assignment.clone();
-                    a2[i] = c.clone();
-                    a2
-                })
-                .collect();
-            let mut best_other: Option<(TensorSharding, Score)> = None;
-            let mut best_sub: Option<(TensorSharding, Score)> = None;
-            for (c, s) in others.iter().zip(ev.score_all(&tries)) {
+            let tries = alternatives(space, &decisions, &chosen.assignment, i);
+            let mut best_other: Option<(Assignment, Score)> = None;
+            let mut best_sub: Option<(Assignment, Score)> = None;
+            for (alt, s) in tries.iter().zip(ev.score_all(&tries)) {
                 let Some(s) = s else { continue };
-                let slot = if drops_axes_only(c, mine) {
+                let slot = if drops_axes_only(&alt[i], mine) {
                     &mut best_sub
                 } else {
                     &mut best_other
                 };
                 if slot.as_ref().is_none_or(|(_, b)| s.order(b).is_lt()) {
-                    *slot = Some((c.clone(), s));
+                    *slot = Some((alt.clone(), s));
                 }
             }
             // "P(None, None) is as fast but needs 16 MiB more per device."
@@ -223,20 +252,20 @@ pub fn explain_choice(
                     if s.same_time(&chosen.score) {
                         format!(
                             "; {} is as fast but needs {} more per device{over}",
-                            spec(c),
+                            spec(&c[i]),
                             human_bytes(more)
                         )
                     } else {
                         format!(
                             "; {} takes {} and {} more per device{over}",
-                            spec(c),
+                            spec(&c[i]),
                             human_time(s.step_s),
                             human_bytes(more)
                         )
                     }
                 })
             });
-            let Some((runner_up, _)) = best_other.or(best_sub) else {
+            let Some((alt, _)) = best_other.or(best_sub) else {
                 return ArgReason {
                     index: i,
                     runner_up: None,
@@ -245,16 +274,34 @@ pub fn explain_choice(
                     text: "the only sharding that divides its shape on this mesh".into(),
                 };
             };
-            let mut a2 = chosen.assignment.clone();
-            a2[i] = runner_up.clone();
-            match ev.evaluate(&a2) {
-                Ok(alt) => ArgReason {
-                    index: i,
-                    extra_step_s: alt.score.step_s - chosen.score.step_s,
-                    extra_memory_bytes: alt.score.memory_bytes - chosen.score.memory_bytes,
-                    text: compare(chosen, &alt, &runner_up, cap) + &coarser.unwrap_or_default(),
-                    runner_up: Some(runner_up),
-                },
+            let runner_up = alt[i].clone();
+            let others = alt
+                .iter()
+                .zip(&chosen.assignment)
+                .enumerate()
+                .filter(|(j, (x, y))| *j != i && x != y)
+                .count();
+            let full = evaluated
+                .entry(alt.clone())
+                .or_insert_with(|| ev.evaluate(&alt).map_err(|e| e.to_string()));
+            match full {
+                Ok(alt) => {
+                    let mut text = compare(chosen, alt, &runner_up, cap);
+                    if others > 0 {
+                        text = text.replacen(
+                            &spec(&runner_up),
+                            &format!("{} (with {others} more of its type)", spec(&runner_up)),
+                            1,
+                        );
+                    }
+                    ArgReason {
+                        index: i,
+                        extra_step_s: alt.score.step_s - chosen.score.step_s,
+                        extra_memory_bytes: alt.score.memory_bytes - chosen.score.memory_bytes,
+                        text: text + &coarser.unwrap_or_default(),
+                        runner_up: Some(runner_up),
+                    }
+                }
                 Err(e) => ArgReason {
                     index: i,
                     runner_up: Some(runner_up),

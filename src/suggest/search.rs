@@ -11,14 +11,20 @@
 //! of the assignment propagation completes it to. A *decision* adds to the
 //! set or changes it: one move (`candidates`: an axis onto a dimension, or
 //! off) of one argument, or of a *group* of arguments of one type at once
-//! (the layers' weights, their biases), so that one decision can shard
-//! every weight for memory. The root is the user's kept annotations
-//! alone; each round expands the best `beam` nodes not yet expanded by
-//! every decision and scores the children; it stops when the beam no
-//! longer changes, or after `max_rounds`.
+//! (the layers' weights, their biases) or of a periodic subset of it
+//! (every other weight: Megatron's columns and rows), so that one decision
+//! can shard every weight for memory. The root is the user's kept
+//! annotations alone; each round expands the best `beam` nodes not yet
+//! expanded by every decision and scores the children; it stops when the
+//! beam no longer changes, or after `max_rounds`.
+//!
+//! **Large programs.** With more than [`LARGE`] free arguments (a
+//! transformer's ~150), arguments that have a group move only with it (in
+//! its periodic subsets): the decisions number a few per group instead of
+//! a few per argument, and the polish below uses the same decisions.
 //!
 //! **Polish.** From the best completed assignment, every single-argument
-//! move with the rest as they are; the best improvement is taken until
+//! move (every decision, for a large program) with the rest as they are; the best improvement is taken until
 //! none improves (at most `max_rounds` times). This settles what
 //! propagation leaves replicated for want of a reason (a bias that could
 //! be sharded for memory at no cost).
@@ -84,6 +90,82 @@ impl SearchSpace {
     fn root(&self) -> Partial {
         self.fixed.clone()
     }
+
+    /// Too many free arguments to move one at a time.
+    pub fn is_large(&self) -> bool {
+        (0..self.types.len()).filter(|&i| self.is_free(i)).count() > LARGE
+    }
+
+    /// Every decision: a move of each free argument alone (of those in no
+    /// group, for a large program) and of each group subset.
+    pub fn decisions(&self) -> Vec<Decision> {
+        let n = self.types.len();
+        let free: Vec<bool> = (0..n).map(|i| self.is_free(i)).collect();
+        let groups = groups(&self.types, &free);
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for g in &groups {
+            if g.len() == 1 || !self.is_large() {
+                members.extend(g.iter().map(|&i| vec![i]));
+            }
+            if g.len() > 1 {
+                members.extend(periodic_subsets(g));
+            }
+        }
+        let mut out = Vec::new();
+        for m in members {
+            for mv in moves(self.types[m[0]].rank(), &self.mesh) {
+                out.push(Decision {
+                    members: m.clone(),
+                    mv,
+                });
+            }
+        }
+        out
+    }
+
+    /// `a` after `d` (moved from each member's sharding in `a`); `None`
+    /// when nothing changes.
+    pub fn apply(&self, a: &Assignment, d: &Decision) -> Option<Assignment> {
+        let p: Partial = a.iter().cloned().map(Some).collect();
+        let moved = self.decide(&p, &d.members, &d.mv)?;
+        moved.into_iter().collect()
+    }
+}
+
+/// More free arguments than this and the search moves arguments of one
+/// type only together (in the periodic subsets of their group), not one
+/// at a time: a 12-layer transformer has ~150 arguments but a dozen
+/// groups.
+pub const LARGE: usize = 16;
+
+/// One move of a set of arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub members: Vec<usize>,
+    pub mv: AxisMove,
+}
+
+/// The subsets of a group taken with a period: all of it, every other
+/// member (from the first or the second), every third, every fourth, for
+/// the periods that divide the group and leave at least two members. The
+/// layers of a model repeat, so the members of one type come in a
+/// repeating order of parts: Megatron's alternating column and row
+/// weights are the two halves of period 2, the four projections of an
+/// attention layer the quarters of period 4.
+fn periodic_subsets(group: &[usize]) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![group.to_vec()];
+    for period in 2..=4 {
+        if !group.len().is_multiple_of(period) || group.len() / period < 2 {
+            continue;
+        }
+        for first in 0..period {
+            let sub: Vec<usize> = group.iter().copied().skip(first).step_by(period).collect();
+            if !out.contains(&sub) {
+                out.push(sub);
+            }
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -195,20 +277,7 @@ pub fn search(
     }
     let n = space.types.len();
     let free: Vec<bool> = (0..n).map(|i| space.is_free(i)).collect();
-    let mut decisions: Vec<(Vec<usize>, AxisMove)> = Vec::new();
-    for i in (0..n).filter(|&i| free[i]) {
-        for mv in moves(space.types[i].rank(), &space.mesh) {
-            decisions.push((vec![i], mv));
-        }
-    }
-    for g in groups(&space.types, &free)
-        .into_iter()
-        .filter(|g| g.len() > 1)
-    {
-        for mv in moves(space.types[g[0]].rank(), &space.mesh) {
-            decisions.push((g.clone(), mv));
-        }
-    }
+    let decisions = space.decisions();
 
     let root = space.root();
     for (a, s) in ev
@@ -232,8 +301,8 @@ pub fn search(
         rounds += 1;
         let mut children: Vec<Partial> = Vec::new();
         for set in todo {
-            for (members, mv) in &decisions {
-                if let Some(child) = space.decide(&set, members, mv) {
+            for d in &decisions {
+                if let Some(child) = space.decide(&set, &d.members, &d.mv) {
                     if !children.contains(&child) {
                         children.push(child);
                     }
@@ -254,11 +323,19 @@ pub fn search(
         let Some(best) = pool.best() else { break };
         polish_rounds += 1;
         let mut next = Vec::new();
-        for i in (0..n).filter(|&i| free[i]) {
-            for s in space.neighbours(i, &best.assignment[i]) {
-                let mut a = best.assignment.clone();
-                a[i] = s;
-                next.push(a);
+        if space.is_large() {
+            next.extend(
+                decisions
+                    .iter()
+                    .filter_map(|d| space.apply(&best.assignment, d)),
+            );
+        } else {
+            for i in (0..n).filter(|&i| free[i]) {
+                for s in space.neighbours(i, &best.assignment[i]) {
+                    let mut a = best.assignment.clone();
+                    a[i] = s;
+                    next.push(a);
+                }
             }
         }
         for (a, s) in next.iter().zip(ev.score_all(&next)) {
