@@ -215,3 +215,357 @@ fn sort_errors() {
         error(&no_region)
     );
 }
+
+/// `func.func @f(ARGS) -> RESULT` around one gather.
+fn gather_module(operand: &str, indices: &str, dims: &str, sizes: &str, result: &str) -> String {
+    module(
+        &format!("%x: {operand}, %i: {indices}"),
+        &format!(
+            "  %r = \"stablehlo.gather\"(%x, %i) <{{dimension_numbers = #stablehlo.gather<{dims}>, indices_are_sorted = false, slice_sizes = array<i64: {sizes}>}}> : ({operand}, {indices}) -> {result}"
+        ),
+        result,
+    )
+}
+
+#[test]
+fn gather_as_jax_prints_it_round_trips() {
+    // `jnp.take(table, ids, axis=0)` as JAX 0.10.2 lowers it.
+    let src = gather_module(
+        "tensor<16x8xf32>",
+        "tensor<5x1xi32>",
+        "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1",
+        "1, 8",
+        "tensor<5x8xf32>",
+    );
+    let m = roundtrip(&src);
+    let printed = print_module(&m);
+    assert!(
+        printed.contains("\"stablehlo.gather\"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 8>}> : (tensor<16x8xf32>, tensor<5x1xi32>) -> tensor<5x8xf32>"),
+        "{printed}"
+    );
+    // The collapsed (vocabulary) dim is a reduction factor: a table
+    // sharded on it gathers zeros for other rows, summed afterwards.
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([k, j], [i, l])->([i, j]) {i=5, j=8, k=16, l=1} reduction={k} need_replication={l}>"
+    );
+    // Shardy's own `{...}` attribute spelling and a default
+    // index_vector_dim parse to the same op.
+    let shardy = module(
+        "%x: tensor<16x8xf32>, %i: tensor<5xi32>",
+        "  %r = \"stablehlo.gather\"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 8>} : (tensor<16x8xf32>, tensor<5xi32>) -> tensor<5x8xf32>",
+        "tensor<5x8xf32>",
+    );
+    roundtrip(&shardy);
+}
+
+#[test]
+fn gather_rules_match_shardy() {
+    // The cases of Shardy's op_sharding_rule_registry.mlir.
+    let cases = [
+        (
+            "tensor<3x4x2x5xf32>",
+            "tensor<2x3x3xi64>",
+            "offset_dims = [2, 3, 4], collapsed_slice_dims = [0], start_index_map = [1, 0, 3], index_vector_dim = 2",
+            "1, 2, 2, 1",
+            "tensor<2x3x2x2x1xf32>",
+            "#sdy.op_sharding_rule<([o, k, l, m], [i, j, p])->([i, j, k, l, n]) {i=2, j=3, k=4, l=2, m=5, n=1, o=3, p=3} reduction={m, o} need_replication={k, n, p} blocked_propagation={k}>",
+        ),
+        (
+            "tensor<3x1x2xf32>",
+            "tensor<2x3x2xi64>",
+            "offset_dims = [3], collapsed_slice_dims = [0, 1], start_index_map = [1], index_vector_dim = 3",
+            "1, 1, 2",
+            "tensor<2x3x2x2xf32>",
+            "#sdy.op_sharding_rule<([m, n, l], [i, j, k])->([i, j, k, l]) {i=2, j=3, k=2, l=2, m=3, n=1} reduction={m} need_replication={n}>",
+        ),
+        (
+            "tensor<5x3x7x4xf32>",
+            "tensor<7x5x3x2xi64>",
+            "offset_dims = [3], collapsed_slice_dims = [1], operand_batching_dims = [0, 2], start_indices_batching_dims = [1, 0], start_index_map = [1, 3], index_vector_dim = 3",
+            "1, 1, 1, 2",
+            "tensor<7x5x3x2xf32>",
+            "#sdy.op_sharding_rule<([j, m, i, l], [i, j, k, n])->([i, j, k, l]) {i=7, j=5, k=3, l=4, m=3, n=2} reduction={m} need_replication={l, n} blocked_propagation={l}>",
+        ),
+        (
+            "tensor<5x3x7x4xf32>",
+            "tensor<7x2x5x3xi64>",
+            "offset_dims = [3], collapsed_slice_dims = [1], operand_batching_dims = [0, 2], start_indices_batching_dims = [2, 0], start_index_map = [1, 3], index_vector_dim = 1",
+            "1, 1, 1, 2",
+            "tensor<7x5x3x2xf32>",
+            "#sdy.op_sharding_rule<([j, m, i, l], [i, n, j, k])->([i, j, k, l]) {i=7, j=5, k=3, l=4, m=3, n=2} reduction={m} need_replication={l, n} blocked_propagation={l}>",
+        ),
+    ];
+    for (operand, indices, dims, sizes, result, rule) in cases {
+        let m = roundtrip(&gather_module(operand, indices, dims, sizes, result));
+        assert_eq!(last_rule(&m), rule, "{dims}");
+    }
+}
+
+#[test]
+fn gather_errors_name_op_and_position() {
+    let cases = [
+        // The result shape disagrees with the dims.
+        (
+            "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1",
+            "1, 8",
+            "tensor<5x4xf32>",
+            "result types must be (tensor<5x8xf32>)",
+        ),
+        // Offset + collapsed dims do not cover the operand.
+        (
+            "offset_dims = [1], start_index_map = [0], index_vector_dim = 1",
+            "1, 8",
+            "tensor<5x8xf32>",
+            "must be the operand rank 2",
+        ),
+        (
+            "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0, 1], index_vector_dim = 1",
+            "1, 8",
+            "tensor<5x8xf32>",
+            "start_index_map has 2 dimension(s) but the index vector has 1",
+        ),
+        (
+            "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1",
+            "2, 8",
+            "tensor<5x8xf32>",
+            "slice size is 2, not at most 1",
+        ),
+        (
+            "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1",
+            "1, 9",
+            "tensor<5x9xf32>",
+            "slice size 9 of dimension 1 is outside [0, 8]",
+        ),
+        (
+            "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [3], index_vector_dim = 1",
+            "1, 8",
+            "tensor<5x8xf32>",
+            "start_index_map has 3, outside [0, 2)",
+        ),
+    ];
+    for (dims, sizes, result, want) in cases {
+        let src = gather_module("tensor<16x8xf32>", "tensor<5x1xi32>", dims, sizes, result);
+        let e = error(&src);
+        assert!(
+            e.starts_with("2:8:") && e.contains("stablehlo.gather") && e.contains(want),
+            "{dims}: {e}"
+        );
+    }
+    let unknown = gather_module(
+        "tensor<16x8xf32>",
+        "tensor<5x1xi32>",
+        "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1, bogus = [1]",
+        "1, 8",
+        "tensor<5x8xf32>",
+    );
+    assert!(error(&unknown).contains("unknown parameter 'bogus'"));
+    let float_indices = gather_module(
+        "tensor<16x8xf32>",
+        "tensor<5x1xf32>",
+        "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1",
+        "1, 8",
+        "tensor<5x8xf32>",
+    );
+    assert!(error(&float_indices).contains("start_indices must be integers"));
+}
+
+/// One scatter with the given region body lines over `(%a, %b)`.
+fn scatter_module(dims: &str, body: &str, elem: &str) -> String {
+    module(
+        &format!("%x: tensor<16x8x{elem}>, %i: tensor<5x1xi32>, %u: tensor<5x8x{elem}>"),
+        &format!(
+            "  %r = \"stablehlo.scatter\"(%x, %i, %u) <{{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<{dims}>, unique_indices = false}}> ({{\n  ^bb0(%a: tensor<{elem}>, %b: tensor<{elem}>):\n{body}\n  }}) : (tensor<16x8x{elem}>, tensor<5x1xi32>, tensor<5x8x{elem}>) -> tensor<16x8x{elem}>"
+        ),
+        &format!("tensor<16x8x{elem}>"),
+    )
+}
+
+const EMBED_GRAD: &str = "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1";
+
+#[test]
+fn scatter_update_regions_are_recognized() {
+    use meshrun_compiler::ir::ReduceKind;
+    use meshrun_compiler::ops::scatter::ScatterUpdate;
+    let kind_of = |body: &str, elem: &str| match last_kind(&roundtrip(&scatter_module(
+        EMBED_GRAD, body, elem,
+    ))) {
+        OpKind::Scatter(s) => s.update_kind().unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let binary = |op: &str, x: &str, y: &str, elem: &str| {
+        format!("    %s = stablehlo.{op} {x}, {y} : tensor<{elem}>\n    stablehlo.return %s : tensor<{elem}>")
+    };
+    assert_eq!(
+        kind_of(&binary("add", "%a", "%b", "f32"), "f32"),
+        ScatterUpdate::Combine(ReduceKind::Add)
+    );
+    // Either operand order.
+    assert_eq!(
+        kind_of(&binary("multiply", "%b", "%a", "f32"), "f32"),
+        ScatterUpdate::Combine(ReduceKind::Multiply)
+    );
+    assert_eq!(
+        kind_of(&binary("maximum", "%a", "%b", "f32"), "f32"),
+        ScatterUpdate::Combine(ReduceKind::Maximum)
+    );
+    assert_eq!(
+        kind_of(&binary("minimum", "%a", "%b", "i32"), "i32"),
+        ScatterUpdate::Combine(ReduceKind::Minimum)
+    );
+    assert_eq!(
+        kind_of("    stablehlo.return %b : tensor<f32>", "f32"),
+        ScatterUpdate::Replace
+    );
+    assert_eq!(
+        kind_of(&binary("or", "%a", "%b", "i1"), "i1"),
+        ScatterUpdate::Combine(ReduceKind::Or)
+    );
+}
+
+#[test]
+fn scatter_rules_match_shardy() {
+    let add = "    %s = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %s : tensor<f32>";
+    // The embedding gradient: the table's rows are pass-through (each
+    // device applies the updates for its rows), the ids a reduction.
+    let m = roundtrip(&scatter_module(EMBED_GRAD, add, "f32"));
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([k, j], [i, l], [i, j])->([k, j]) {i=5, j=8, k=16, l=1} reduction={i} need_replication={l}>"
+    );
+    // `.at[].set`: no common reduction, so the ids need replication.
+    let m = roundtrip(&scatter_module(
+        EMBED_GRAD,
+        "    stablehlo.return %b : tensor<f32>",
+        "f32",
+    ));
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([k, j], [i, l], [i, j])->([k, j]) {i=5, j=8, k=16, l=1} need_replication={i, l}>"
+    );
+    // Shardy's registry cases.
+    let shardy = |operand: &str, indices: &str, updates: &str, dims: &str| {
+        module(
+            &format!("%x: {operand}, %i: {indices}, %u: {updates}"),
+            &format!(
+                "  %r = \"stablehlo.scatter\"(%x, %i, %u) ({{\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %s = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %s : tensor<f32>\n  }}) {{scatter_dimension_numbers = #stablehlo.scatter<{dims}>, indices_are_sorted = false, unique_indices = false}} : ({operand}, {indices}, {updates}) -> {operand}"
+            ),
+            operand,
+        )
+    };
+    let cases = [
+        (
+            shardy("tensor<3x4x2xf32>", "tensor<2x3x2xi64>", "tensor<2x3x2x2xf32>", "update_window_dims = [2, 3], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2"),
+            "#sdy.op_sharding_rule<([n, k, m], [i, j, o], [i, j, l, m])->([n, k, m]) {i=2, j=3, k=4, l=2, m=2, n=3, o=2} reduction={i, j} need_replication={k, l, o}>",
+        ),
+        (
+            shardy("tensor<3x4x2xf32>", "tensor<2x3xi64>", "tensor<2x3x2x2xf32>", "update_window_dims = [2, 3], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 2"),
+            "#sdy.op_sharding_rule<([n, k, m], [i, j], [i, j, l, m])->([n, k, m]) {i=2, j=3, k=4, l=2, m=2, n=3} reduction={i, j} need_replication={k, l}>",
+        ),
+        (
+            shardy("tensor<4x2x3xf32>", "tensor<2x3x2xi64>", "tensor<2x3x2x2xf32>", "update_window_dims = [2, 3], inserted_window_dims = [2], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2"),
+            "#sdy.op_sharding_rule<([k, m, n], [i, j, o], [i, j, l, m])->([k, m, n]) {i=2, j=3, k=4, l=2, m=2, n=3, o=2} reduction={i, j} need_replication={k, l, o}>",
+        ),
+        (
+            shardy("tensor<5x3x7x4xf32>", "tensor<7x5x3x2xi64>", "tensor<7x5x3x2xf32>", "update_window_dims = [3], inserted_window_dims = [1], input_batching_dims = [0, 2], scatter_indices_batching_dims = [1, 0], scatter_dims_to_operand_dims = [1, 3], index_vector_dim = 3"),
+            "#sdy.op_sharding_rule<([j, n, i, l], [i, j, k, o], [i, j, k, m])->([j, n, i, l]) {i=7, j=5, k=3, l=4, m=2, n=3, o=2} reduction={k} need_replication={l, m, o}>",
+        ),
+    ];
+    for (src, rule) in cases {
+        assert_eq!(last_rule(&roundtrip(&src)), rule);
+    }
+}
+
+#[test]
+fn scatter_errors_name_op_and_position() {
+    // A region that is not one of the supported updates.
+    let sub =
+        "    %s = stablehlo.subtract %a, %b : tensor<f32>\n    stablehlo.return %s : tensor<f32>";
+    let e = error(&scatter_module(EMBED_GRAD, sub, "f32"));
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("stablehlo.scatter")
+            && e.contains("must return the update"),
+        "{e}"
+    );
+    let twice =
+        "    %s = stablehlo.add %a, %a : tensor<f32>\n    stablehlo.return %s : tensor<f32>";
+    assert!(error(&scatter_module(EMBED_GRAD, twice, "f32")).contains("must return the update"));
+    let and_float =
+        "    %s = stablehlo.and %a, %b : tensor<i32>\n    stablehlo.return %s : tensor<i32>";
+    assert!(error(&scatter_module(EMBED_GRAD, and_float, "i32")).contains("only supported on i1"));
+    let add = "    %s = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %s : tensor<f32>";
+    let bad_dims = EMBED_GRAD.replace(
+        "scatter_dims_to_operand_dims = [0]",
+        "scatter_dims_to_operand_dims = [2]",
+    );
+    let e = error(&scatter_module(&bad_dims, add, "f32"));
+    assert!(
+        e.contains("stablehlo.scatter")
+            && e.contains("scatter_dims_to_operand_dims has 2, outside [0, 2)"),
+        "{e}"
+    );
+    // Updates wider than the input's window dimension.
+    let wide = module(
+        "%x: tensor<16x8xf32>, %i: tensor<5x1xi32>, %u: tensor<5x9xf32>",
+        &format!("  %r = \"stablehlo.scatter\"(%x, %i, %u) <{{scatter_dimension_numbers = #stablehlo.scatter<{EMBED_GRAD}>}}> ({{\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n{add}\n  }}) : (tensor<16x8xf32>, tensor<5x1xi32>, tensor<5x9xf32>) -> tensor<16x8xf32>"),
+        "tensor<16x8xf32>",
+    );
+    assert!(error(&wide).contains("larger than input dimension 1 (8)"));
+}
+
+const DUS_ARGS: &str =
+    "%x: tensor<16x8xf32>, %u: tensor<2x8xf32>, %i: tensor<i32>, %j: tensor<i32>";
+
+#[test]
+fn dynamic_update_slice_pretty_and_generic_forms_are_one_op() {
+    let pretty = module(
+        DUS_ARGS,
+        "  %r = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<16x8xf32>, tensor<2x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x8xf32>",
+        "tensor<16x8xf32>",
+    );
+    let generic = module(
+        DUS_ARGS,
+        "  %r = \"stablehlo.dynamic_update_slice\"(%x, %u, %i, %j) : (tensor<16x8xf32>, tensor<2x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x8xf32>",
+        "tensor<16x8xf32>",
+    );
+    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
+    assert_eq!(last_kind(&a), last_kind(&b));
+    assert!(print_module(&b).contains("%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2, %arg3 : (tensor<16x8xf32>, tensor<2x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x8xf32>"));
+    assert_eq!(
+        last_rule(&a),
+        "#sdy.op_sharding_rule<([i, k], [j, k], [], [])->([i, k]) {i=16, j=2, k=8} need_replication={j}>"
+    );
+    // Constant start indices: the update's factor is pass-through (Shardy).
+    let constant = module(
+        "%x: tensor<16x8xf32>, %u: tensor<2x8xf32>",
+        "  %c = stablehlo.constant dense<0> : tensor<i32>\n  %r = stablehlo.dynamic_update_slice %x, %u, %c, %c : (tensor<16x8xf32>, tensor<2x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x8xf32>",
+        "tensor<16x8xf32>",
+    );
+    assert_eq!(
+        last_rule(&roundtrip(&constant)),
+        "#sdy.op_sharding_rule<([i, k], [j, k], [], [])->([i, k]) {i=16, j=2, k=8}>"
+    );
+}
+
+#[test]
+fn dynamic_update_slice_errors_name_op_and_position() {
+    let big = module(
+        "%x: tensor<16x8xf32>, %u: tensor<2x9xf32>, %i: tensor<i32>, %j: tensor<i32>",
+        "  %r = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<16x8xf32>, tensor<2x9xf32>, tensor<i32>, tensor<i32>) -> tensor<16x8xf32>",
+        "tensor<16x8xf32>",
+    );
+    let e = error(&big);
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("stablehlo.dynamic_update_slice")
+            && e.contains("larger than the operand's 8"),
+        "{e}"
+    );
+    let few = module(
+        "%x: tensor<16x8xf32>, %u: tensor<2x8xf32>, %i: tensor<i32>",
+        "  %r = stablehlo.dynamic_update_slice %x, %u, %i : (tensor<16x8xf32>, tensor<2x8xf32>, tensor<i32>) -> tensor<16x8xf32>",
+        "tensor<16x8xf32>",
+    );
+    assert!(error(&few).contains("has 1 start indices for an operand of rank 2"));
+}

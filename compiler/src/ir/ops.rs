@@ -203,6 +203,9 @@ macro_rules! op_kinds {
 op_kinds! {
     defined {
         DynamicSlice(crate::ops::dynamic_slice::DynamicSlice),
+        DynamicUpdateSlice(crate::ops::dynamic_update_slice::DynamicUpdateSlice),
+        Gather(crate::ops::gather::Gather),
+        Scatter(crate::ops::scatter::Scatter),
         Sort(crate::ops::sort::Sort),
     }
     hand_written {

@@ -23,6 +23,10 @@ pub mod decode;
 pub mod format;
 
 pub mod dynamic_slice;
+pub mod dynamic_update_slice;
+pub mod gather;
+pub mod index_dims;
+pub mod scatter;
 pub mod sort;
 
 use std::fmt;
@@ -92,6 +96,9 @@ impl OpSpec {
 pub struct RuleShapes<'a> {
     pub operands: &'a [&'a [i64]],
     pub results: &'a [&'a [i64]],
+    /// Whether each operand is defined by a constant op (Shardy's rule for
+    /// `dynamic_update_slice` depends on it); empty when unknown.
+    pub constant_operands: &'a [bool],
 }
 
 /// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.

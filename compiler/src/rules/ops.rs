@@ -47,6 +47,8 @@ pub fn rule_for_op_with(
 struct OpShapes<'f> {
     operands: Vec<&'f [i64]>,
     results: Vec<&'f [i64]>,
+    /// Whether each operand is defined by a constant op.
+    constant_operands: Vec<bool>,
 }
 
 impl<'f> OpShapes<'f> {
@@ -63,9 +65,17 @@ impl<'f> OpShapes<'f> {
                     )
                 })
         };
+        let constant = |v: &Value| match f.values.get(v.index()).map(|d| d.def) {
+            Some(crate::ir::ValueDef::Result { op, .. }) => f
+                .ops
+                .get(op.index())
+                .is_some_and(|o| matches!(o.kind, OpKind::Constant(_))),
+            _ => false,
+        };
         Ok(OpShapes {
             operands: op.operands.iter().map(shape).collect::<Result<_, _>>()?,
             results: op.results.iter().map(shape).collect::<Result<_, _>>()?,
+            constant_operands: op.operands.iter().map(constant).collect(),
         })
     }
 }
@@ -84,6 +94,7 @@ impl<'a> RuleMaker<'a> {
             let shapes = crate::ops::RuleShapes {
                 operands: &self.shapes.operands,
                 results: &self.shapes.results,
+                constant_operands: &self.shapes.constant_operands,
             };
             return def.rule(&shapes, self.options).map_err(|e| self.error(e));
         }
