@@ -568,4 +568,159 @@ fn dynamic_update_slice_errors_name_op_and_position() {
         "tensor<16x8xf32>",
     );
     assert!(error(&few).contains("has 1 start indices for an operand of rank 2"));
+
+/// JAX 0.10.2's lowering of `lax.cond` and `lax.fori_loop`
+/// (compiler/tests/data/jax_cond_fori.mlir, from `jax.jit(f).lower(...)`):
+/// a `case` whose branches use the function's arguments, `while` loops in
+/// the pretty form with calls in their bodies.
+#[test]
+fn jax_control_flow_round_trips() {
+    let src = include_str!("data/jax_cond_fori.mlir");
+    let m = roundtrip(src);
+    let f = m.func("main").expect("@main");
+    let kinds: Vec<String> = f.ops_in_order().map(|(_, op)| op.kind.name()).collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "stablehlo.while").count(), 1);
+    assert_eq!(kinds.iter().filter(|k| *k == "stablehlo.case").count(), 1);
+    let (_, case) = f
+        .ops_in_order()
+        .find(|(_, op)| matches!(op.kind, OpKind::Case(_)))
+        .expect("case");
+    assert_eq!(case.regions.len(), 2);
+    // The branches use %arg1/%arg2 of @main directly.
+    let uses_arg = case.regions[0]
+        .body
+        .iter()
+        .any(|&id| f.op(id).operands.contains(&f.args[1]));
+    assert!(uses_arg);
+    let printed = print_module(&m);
+    assert!(
+        printed.contains("stablehlo.while(%arg3 = %arg2, %arg4 = %5, "),
+        "{printed}"
+    );
+    assert!(printed.contains("\n    cond {\n"), "{printed}");
+    assert!(printed.contains("    } do {\n"), "{printed}");
+    assert!(
+        printed.contains("%3 = \"stablehlo.case\"(%2) ({\n      %9 = "),
+        "{printed}"
+    );
+}
+
+const WHILE: &str = r#"func.func @f(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%a = %x, %i = %c) : tensor<4xf32>, tensor<i32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    %b = stablehlo.tanh %a : tensor<4xf32>
+    stablehlo.return %b, %j : tensor<4xf32>, tensor<i32>
+  }
+  return %r#0 : tensor<4xf32>
+}
+"#;
+
+#[test]
+fn while_pretty_and_generic_forms_are_one_program() {
+    let m = roundtrip(WHILE);
+    let generic = r#"func.func @f(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = "stablehlo.while"(%x, %c) ({
+  ^bb0(%a: tensor<4xf32>, %i: tensor<i32>):
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<4xf32>, %i: tensor<i32>):
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    %b = stablehlo.tanh %a : tensor<4xf32>
+    stablehlo.return %b, %j : tensor<4xf32>, tensor<i32>
+  }) : (tensor<4xf32>, tensor<i32>) -> (tensor<4xf32>, tensor<i32>)
+  return %r#0 : tensor<4xf32>
+}
+"#;
+    let g = roundtrip(generic);
+    assert_eq!(print_module(&m), print_module(&g));
+    let f = m.func("f").expect("@f");
+    assert_eq!(
+        f.all_ops().len(),
+        6,
+        "a constant, the while, 1 cond op, 3 body ops"
+    );
+}
+
+#[test]
+fn region_errors_name_op_and_position() {
+    // The body returns the wrong types.
+    let bad_body = WHILE.replace(
+        "stablehlo.return %b, %j : tensor<4xf32>, tensor<i32>",
+        "stablehlo.return %j, %j : tensor<i32>, tensor<i32>",
+    );
+    let e = error(&bad_body);
+    assert!(
+        e.starts_with("3:10:")
+            && e.contains("stablehlo.while")
+            && e.contains("body region returns"),
+        "{e}"
+    );
+    // A value defined in a region is not visible after it.
+    let escaped = WHILE.replace("return %r#0 : tensor<4xf32>", "return %b : tensor<4xf32>");
+    assert!(
+        error(&escaped).contains("undefined value '%b'"),
+        "{}",
+        error(&escaped)
+    );
+    // Sibling regions do not see each other's values.
+    let sibling = WHILE.replace("%j = stablehlo.add %i, %one", "%j = stablehlo.add %i, %p");
+    assert!(
+        error(&sibling).contains("undefined value '%p'"),
+        "{}",
+        error(&sibling)
+    );
+    // A case branch that returns the wrong type.
+    let case = r#"func.func @f(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.case"(%i) ({
+    stablehlo.return %x : tensor<4xf32>
+  }, {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    stablehlo.return %c : tensor<i32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"#;
+    let e = error(case);
+    assert!(
+        e.starts_with("2:8:") && e.contains("branch 1 returns (tensor<i32>)"),
+        "{e}"
+    );
+    let no_branch = case.replace(
+        "({\n    stablehlo.return %x : tensor<4xf32>\n  }, {\n    %c = stablehlo.constant dense<0> : tensor<i32>\n    stablehlo.return %c : tensor<i32>\n  })",
+        "",
+    );
+    assert!(
+        error(&no_branch).contains("at least 1 region"),
+        "{}",
+        error(&no_branch)
+    );
+}
+
+/// Calls inside regions are inlined like calls in the body (the while's
+/// body calls `@closed_call`); the inlined module still verifies.
+#[test]
+fn calls_in_regions_are_inlined() {
+    let mut m = roundtrip(include_str!("data/jax_cond_fori.mlir"));
+    meshrun_compiler::ir::inline::inline_calls(&mut m).expect("inline");
+    verify_module(&m).expect("verify after inlining");
+    assert_eq!(m.funcs.len(), 1, "the private callee is dropped");
+    let f = &m.funcs[0];
+    let calls = f
+        .all_ops()
+        .into_iter()
+        .filter(|&id| matches!(f.op(id).kind, OpKind::Call { .. }))
+        .count();
+    assert_eq!(calls, 0);
+    let printed = print_module(&m);
+    assert!(printed.contains("stablehlo.tanh"), "{printed}");
+    roundtrip(&printed);
 }

@@ -50,11 +50,11 @@ fn missing_closing_brace() {
 #[test]
 fn unknown_ops_pretty_and_generic() {
     expect_error(
-        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.while %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.fft %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
         DiagKind::UnknownOp,
         2,
         8,
-        &["unknown op 'stablehlo.while'"],
+        &["unknown op 'stablehlo.fft'"],
     );
     expect_error(
         "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.fft\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",

@@ -329,6 +329,20 @@ impl HostTensor {
         T::array(self)
     }
 
+    /// The value of a rank-0 `i1` tensor (a loop condition).
+    pub fn scalar_bool(&self) -> Option<bool> {
+        let a = self.array::<bool>()?;
+        (a.ndim() == 0).then(|| a.iter().next().copied()).flatten()
+    }
+
+    /// The value of a rank-0 integer tensor (a branch index), as i64.
+    pub fn scalar_i64(&self) -> Option<i64> {
+        if !self.elem_type().is_integer() || !self.shape().is_empty() {
+            return None;
+        }
+        self.to_f64_vec().first().map(|&x| x as i64)
+    }
+
     /// Every element as f64, in row-major order (for comparisons and tests).
     pub fn to_f64_vec(&self) -> Vec<f64> {
         with_array!(self, a: T => a.iter().map(|x| x.to_f64()).collect())

@@ -5,12 +5,12 @@
 //!
 //! Sharding ops (`sdy.sharding_constraint`, `sdy.reshard`,
 //! `sdy.sharding_group`) do not change values and are the identity here;
-//! `func.call` runs the callee.
+//! `func.call` runs the callee; `while` and `case` run their regions.
 
 use std::ops::Deref;
 use std::rc::Rc;
 
-use meshrun_compiler::ir::{Function, Module, OpData, OpKind, TensorType, Value};
+use meshrun_compiler::ir::{Function, Module, OpData, OpId, OpKind, Region, TensorType, Value};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::error::RuntimeError;
@@ -103,13 +103,22 @@ struct Interpreter<'m> {
 
 /// Where each value of a function is used for the last time (its position
 /// in the body), so it can be freed right after; `None` for values that are
-/// returned or never used.
+/// returned or never used. A use inside an op's regions counts as a use by
+/// that op.
 fn last_uses(f: &Function) -> Vec<Option<usize>> {
     let mut last = vec![None; f.values.len()];
+    let mut mark = |v: Value, pos: usize| {
+        if let Some(slot) = last.get_mut(v.index()) {
+            *slot = Some(pos);
+        }
+    };
     for (pos, (_, op)) in f.ops_in_order().enumerate() {
-        for v in &op.operands {
-            if let Some(slot) = last.get_mut(v.index()) {
-                *slot = Some(pos);
+        for &v in &op.operands {
+            mark(v, pos);
+        }
+        for r in &op.regions {
+            for v in region_uses(f, r) {
+                mark(v, pos);
             }
         }
     }
@@ -120,6 +129,24 @@ fn last_uses(f: &Function) -> Vec<Option<usize>> {
     }
     last
 }
+
+/// Every value a region (and the regions nested in it) uses.
+fn region_uses(f: &Function, r: &Region) -> Vec<Value> {
+    let mut out = r.returns.clone();
+    let mut stack: Vec<&Region> = vec![r];
+    while let Some(r) = stack.pop() {
+        out.extend(&r.returns);
+        for &id in &r.body {
+            let op = f.op(id);
+            out.extend(&op.operands);
+            stack.extend(&op.regions);
+        }
+    }
+    out
+}
+
+/// The values of one function run so far.
+type Env<'a> = Vec<Option<Slot<'a>>>;
 
 impl<'m> Interpreter<'m> {
     fn run<'a>(
@@ -134,14 +161,30 @@ impl<'m> Interpreter<'m> {
                 limit: MAX_CALL_DEPTH,
             });
         }
-        let mut env: Vec<Option<Slot<'a>>> = vec![None; f.values.len()];
+        let mut env: Env<'a> = vec![None; f.values.len()];
         for (&arg, slot) in f.args.iter().zip(args) {
             if let Some(e) = env.get_mut(arg.index()) {
                 *e = Some(slot);
             }
         }
         let last = last_uses(f);
-        for (index, (_, op)) in f.ops_in_order().enumerate() {
+        self.run_block(f, &mut env, &f.body, Some(&last), depth)?;
+        self.values(f, &env, &f.returns, f.body.len(), f.return_pos, "return")
+    }
+
+    /// Run the ops `ids` (the body, or a region's ops) in `env`. With
+    /// `last`, values are freed after their last use (the body only:
+    /// region values live until the region runs again).
+    fn run_block<'a>(
+        &self,
+        f: &Function,
+        env: &mut Env<'a>,
+        ids: &[OpId],
+        last: Option<&[Option<usize>]>,
+        depth: usize,
+    ) -> Result<(), RuntimeError> {
+        for (index, &id) in ids.iter().enumerate() {
+            let op = f.op(id);
             let malformed = |message: String| RuntimeError::Malformed {
                 func: f.name.clone(),
                 op_index: index,
@@ -151,9 +194,13 @@ impl<'m> Interpreter<'m> {
             let operands = op
                 .operands
                 .iter()
-                .map(|&v| lookup(&env, v).ok_or_else(|| malformed(undefined(v, op))))
+                .map(|&v| lookup(env, v).ok_or_else(|| malformed(undefined(v, op))))
                 .collect::<Result<Vec<_>, _>>()?;
-            let results = self.eval(f, index, op, operands, depth)?;
+            let results = if op.regions.is_empty() {
+                self.eval(f, index, op, operands, depth)?
+            } else {
+                self.structured(f, env, index, op, operands, depth)?
+            };
             if results.len() != op.results.len() {
                 return Err(malformed(format!(
                     "{} produced {} results but declares {}",
@@ -167,23 +214,129 @@ impl<'m> Interpreter<'m> {
                     *e = Some(r);
                 }
             }
-            for &v in &op.operands {
-                if last.get(v.index()).copied().flatten() == Some(index) {
-                    env[v.index()] = None;
+            if let Some(last) = last {
+                for &v in &op.operands {
+                    if last.get(v.index()).copied().flatten() == Some(index) {
+                        env[v.index()] = None;
+                    }
+                }
+                for r in &op.regions {
+                    for v in region_uses(f, r) {
+                        if last.get(v.index()).copied().flatten() == Some(index) {
+                            env[v.index()] = None;
+                        }
+                    }
                 }
             }
         }
-        f.returns
-            .iter()
+        Ok(())
+    }
+
+    /// The values `vs` from `env` (a block's returns).
+    fn values<'a>(
+        &self,
+        f: &Function,
+        env: &Env<'a>,
+        vs: &[Value],
+        op_index: usize,
+        pos: meshrun_compiler::SrcPos,
+        what: &str,
+    ) -> Result<Vec<Slot<'a>>, RuntimeError> {
+        vs.iter()
             .map(|&v| {
-                lookup(&env, v).ok_or_else(|| RuntimeError::Malformed {
+                lookup(env, v).ok_or_else(|| RuntimeError::Malformed {
                     func: f.name.clone(),
-                    op_index: f.body.len(),
-                    pos: f.return_pos,
-                    message: format!("return uses value #{} before it is defined", v.0),
+                    op_index,
+                    pos,
+                    message: format!("{what} uses value #{} before it is defined", v.0),
                 })
             })
             .collect()
+    }
+
+    /// Run region `r` of `op` with its block arguments bound to `args`;
+    /// what it returns.
+    fn run_region<'a>(
+        &self,
+        f: &Function,
+        env: &mut Env<'a>,
+        r: &Region,
+        args: Vec<Slot<'a>>,
+        depth: usize,
+    ) -> Result<Vec<Slot<'a>>, RuntimeError> {
+        for (&a, slot) in r.args.iter().zip(args) {
+            if let Some(e) = env.get_mut(a.index()) {
+                *e = Some(slot);
+            }
+        }
+        self.run_block(f, env, &r.body, None, depth)?;
+        self.values(
+            f,
+            env,
+            &r.returns,
+            r.body.len(),
+            r.return_pos,
+            "region return",
+        )
+    }
+
+    /// `while` and `case`: ops that run their regions.
+    fn structured<'a>(
+        &self,
+        f: &Function,
+        env: &mut Env<'a>,
+        index: usize,
+        op: &OpData,
+        operands: Vec<Slot<'a>>,
+        depth: usize,
+    ) -> Result<Vec<Slot<'a>>, RuntimeError> {
+        let malformed = |message: String| RuntimeError::Malformed {
+            func: f.name.clone(),
+            op_index: index,
+            pos: op.pos,
+            message,
+        };
+        match (&op.kind, op.regions.as_slice()) {
+            (OpKind::While(_), [cond, body]) => {
+                let mut carried = operands;
+                loop {
+                    let p = self.run_region(f, env, cond, carried.clone(), depth)?;
+                    let go = match p.first().map(|t| t.scalar_bool()) {
+                        Some(Some(b)) => b,
+                        _ => {
+                            return Err(malformed(
+                                "the cond region must return an i1 scalar".into(),
+                            ))
+                        }
+                    };
+                    if !go {
+                        return Ok(carried);
+                    }
+                    carried = self.run_region(f, env, body, carried, depth)?;
+                }
+            }
+            (OpKind::Case(_), branches) => {
+                let index = operands
+                    .first()
+                    .and_then(|t| t.scalar_i64())
+                    .ok_or_else(|| {
+                        malformed("the branch index must be an integer scalar".into())
+                    })?;
+                // An index out of range runs the last branch (StableHLO).
+                let n = branches.len() as i64;
+                let k = if (0..n).contains(&index) {
+                    index
+                } else {
+                    n - 1
+                };
+                self.run_region(f, env, &branches[k as usize], Vec::new(), depth)
+            }
+            _ => Err(malformed(format!(
+                "{} with {} region(s) cannot be interpreted",
+                op.kind.name(),
+                op.regions.len()
+            ))),
+        }
     }
 
     /// Evaluate one op on its operands.

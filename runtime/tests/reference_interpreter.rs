@@ -273,3 +273,70 @@ fn undefined_values_are_malformed_programs() {
     assert!(matches!(err, RuntimeError::Malformed { .. }), "{err}");
     assert!(err.to_string().contains("before it is defined"), "{err}");
 }
+
+fn parse(src: &str) -> Module {
+    let m = meshrun_compiler::text::parse_module(src).unwrap_or_else(|e| panic!("{e}"));
+    meshrun_compiler::ir::verify_module(&m).unwrap_or_else(|e| panic!("{e}"));
+    m
+}
+
+/// `while i < n: a = a * 2; i += 1` runs `n` times; the body reads `%n`
+/// from outside the loop through the cond region.
+#[test]
+fn while_runs_its_body_until_cond_is_false() {
+    let m = parse(
+        r#"func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%a = %x, %i = %c) : tensor<4xf32>, tensor<i32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    %b = stablehlo.add %a, %a : tensor<4xf32>
+    stablehlo.return %b, %j : tensor<4xf32>, tensor<i32>
+  }
+  return %r#0 : tensor<4xf32>
+}"#,
+    );
+    let x = tensor(&[4], vec![1.0, 2.0, 3.0, -0.5]);
+    for n in [0i32, 1, 5] {
+        let count = HostTensor::from_vec(&[], vec![n]).unwrap();
+        let out = run_function(&m, "main", &[x.clone(), count], Parallelism::None).unwrap();
+        let scale = 2f64.powi(n);
+        let want: Vec<f64> = [1.0, 2.0, 3.0, -0.5].iter().map(|v| v * scale).collect();
+        assert_eq!(out[0].to_f64_vec(), want, "n = {n}");
+    }
+}
+
+/// `case` runs the selected branch; an index out of range runs the last.
+#[test]
+fn case_runs_the_selected_branch() {
+    let m = parse(
+        r#"func.func @main(%k: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.case"(%k) ({
+    %a = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %a : tensor<2xf32>
+  }, {
+    %b = stablehlo.add %x, %x : tensor<2xf32>
+    stablehlo.return %b : tensor<2xf32>
+  }, {
+    stablehlo.return %x : tensor<2xf32>
+  }) : (tensor<i32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}"#,
+    );
+    let x = tensor(&[2], vec![1.5, -2.0]);
+    for (k, want) in [
+        (0i32, [-1.5, 2.0]),
+        (1, [3.0, -4.0]),
+        (2, [1.5, -2.0]),
+        (9, [1.5, -2.0]),
+        (-1, [1.5, -2.0]),
+    ] {
+        let index = HostTensor::from_vec(&[], vec![k]).unwrap();
+        let out = run_function(&m, "main", &[index, x.clone()], Parallelism::None).unwrap();
+        assert_eq!(out[0].to_f64_vec(), want.to_vec(), "index {k}");
+    }
+}

@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic};
-use crate::ir::{Function, Module, OpKind, Value, Visibility};
+use crate::ir::copy::OpCopier;
+use crate::ir::{Function, Module, OpId, OpKind, Visibility};
 
 /// Inline every call of `module`, callees first; drop private functions.
 pub fn inline_calls(module: &mut Module) -> Result<(), Diagnostic> {
@@ -52,8 +53,9 @@ fn callees_first(module: &Module) -> Result<Vec<usize>, Diagnostic> {
         while let Some(&mut (fi, ref mut pos)) = stack.last_mut() {
             let f = &module.funcs[fi];
             let mut next = None;
-            while *pos < f.body.len() {
-                let op = f.op(f.body[*pos]);
+            let ops = f.all_ops();
+            while *pos < ops.len() {
+                let op = f.op(ops[*pos]);
                 *pos += 1;
                 if let OpKind::Call { callee } = &op.kind {
                     let Some(&ci) = index.get(callee.as_str()) else {
@@ -98,13 +100,29 @@ fn callees_first(module: &Module) -> Result<Vec<usize>, Diagnostic> {
     Ok(order)
 }
 
-/// Inline the calls of `f`, whose callees in `done` have no calls left.
+/// Inline the calls of `f`, whose callees in `done` have no calls left:
+/// those in its body and, recursively, in the regions of its ops.
 fn inline_in(f: &mut Function, done: &HashMap<String, Function>) -> Result<(), Diagnostic> {
     let body = std::mem::take(&mut f.body);
-    let mut new_body = Vec::with_capacity(body.len());
-    for id in body {
+    f.body = inline_block(f, body, done)?;
+    Ok(())
+}
+
+/// The ops of one block with every call replaced by the callee's body.
+fn inline_block(
+    f: &mut Function,
+    ids: Vec<OpId>,
+    done: &HashMap<String, Function>,
+) -> Result<Vec<OpId>, Diagnostic> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        for r in 0..f.op(id).regions.len() {
+            let inner = std::mem::take(&mut f.op_mut(id).regions[r].body);
+            let inlined = inline_block(f, inner, done)?;
+            f.op_mut(id).regions[r].body = inlined;
+        }
         let OpKind::Call { callee } = &f.op(id).kind else {
-            new_body.push(id);
+            out.push(id);
             continue;
         };
         let callee = callee.clone();
@@ -129,47 +147,27 @@ fn inline_in(f: &mut Function, done: &HashMap<String, Function>) -> Result<(), D
                 ),
             ));
         }
-        let mut map: Vec<Option<Value>> = vec![None; g.values.len()];
+        let mut copier = OpCopier::new(g);
         for (&a, &operand) in g.args.iter().zip(&call.operands) {
-            map[a.index()] = Some(operand);
+            copier.map[a.index()] = Some(operand);
         }
-        let lookup = |map: &[Option<Value>], v: Value| {
-            map.get(v.index()).copied().flatten().ok_or_else(|| {
-                Diagnostic::new(
-                    DiagKind::UndefinedName,
-                    call.pos,
-                    format!("@{callee} uses a value before defining it"),
-                )
-            })
+        let undefined = |_| {
+            Diagnostic::new(
+                DiagKind::UndefinedName,
+                call.pos,
+                format!("@{callee} uses a value before defining it"),
+            )
         };
         for &gid in &g.body {
-            let gop = g.op(gid);
-            let operands = gop
-                .operands
-                .iter()
-                .map(|&v| lookup(&map, v))
-                .collect::<Result<Vec<_>, _>>()?;
-            let types = gop.results.iter().map(|&r| g.ty(r).clone()).collect();
-            let nid = f.create_op(gop.kind.clone(), operands, types);
-            let new_op = f.op_mut(nid);
-            new_op.attrs = gop.attrs.clone();
-            new_op.shardings = gop.shardings.clone();
-            new_op.pos = gop.pos;
-            for (&old, &new) in gop.results.iter().zip(&f.op(nid).results.clone()) {
-                map[old.index()] = Some(new);
-            }
-            new_body.push(nid);
+            out.push(copier.copy_op(f, gid).map_err(undefined)?);
         }
         let mut replace = vec![None; f.values.len()];
         for (&r, &g_ret) in call.results.iter().zip(&g.returns) {
-            replace[r.index()] = Some(lookup(&map, g_ret)?);
+            replace[r.index()] = Some(copier.lookup(g_ret).map_err(undefined)?);
         }
-        // Later ops refer to the call's results: point them at the
-        // inlined values (ops already in `new_body` come first).
-        f.body = new_body;
+        // Later ops (and region returns) refer to the call's results:
+        // point them at the inlined values.
         f.replace_uses(&replace);
-        new_body = std::mem::take(&mut f.body);
     }
-    f.body = new_body;
-    Ok(())
+    Ok(out)
 }

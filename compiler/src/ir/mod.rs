@@ -1,6 +1,7 @@
 //! The IR: modules of functions whose bodies are SSA ops over tensors.
 
 pub mod attr;
+pub mod copy;
 pub mod infer;
 pub mod inline;
 pub mod literal;
@@ -12,7 +13,7 @@ pub mod verify;
 pub use infer::{check_result_types, infer_result_types};
 pub use literal::{DenseLiteral, Scalar};
 pub use module::{
-    find_attr, Computation, Function, Module, NamedAttr, OpData, OpId, ParamAttrs, Value,
+    find_attr, Computation, Function, Module, NamedAttr, OpData, OpId, ParamAttrs, Region, Value,
     ValueData, ValueDef, Visibility,
 };
 pub use ops::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, ReduceKind, UnaryOp};

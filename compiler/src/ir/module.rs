@@ -36,6 +36,9 @@ pub enum ValueDef {
     Arg(u32),
     /// Result number `index` of `op`.
     Result { op: OpId, index: u32 },
+    /// Block argument `index` of region `region` of `op` (a `while`'s
+    /// loop-carried value, a manual computation's local operand).
+    RegionArg { op: OpId, region: u32, index: u32 },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -68,11 +71,32 @@ pub fn find_attr<'a>(attrs: &'a [NamedAttr], name: &str) -> Option<&'a NamedAttr
     attrs.iter().find(|a| a.name == name)
 }
 
+/// A region of a structured op (a `while`'s cond and body, a `case`
+/// branch, a manual computation's body): one block. Its arguments, ops and
+/// returned values live in the enclosing function's arenas, so ops inside
+/// may use values defined before the op outside it (JAX's `case` branches
+/// do), and every pass sees one value space per function, as in MLIR.
+/// Region ops are not in [`Function::body`]; they run when the op runs
+/// them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Region {
+    /// Block arguments (`ValueDef::RegionArg`).
+    pub args: Vec<Value>,
+    /// The region's ops in program order.
+    pub body: Vec<OpId>,
+    /// Operands of the terminator (`stablehlo.return`, `sdy.return`).
+    pub returns: Vec<Value>,
+    pub return_pos: SrcPos,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpData {
     pub kind: OpKind,
     pub operands: Vec<Value>,
     pub results: Vec<Value>,
+    /// Structural regions (empty for most ops); scalar bodies are
+    /// [`Computation`]s in the op kind instead.
+    pub regions: Vec<Region>,
     /// `sdy.sharding = #sdy.sharding_per_value<[...]>`: one per result.
     pub shardings: Option<Vec<TensorSharding>>,
     /// Other attributes, kept verbatim.
@@ -154,6 +178,50 @@ impl Function {
         f
     }
 
+    /// A new block argument of region `region` of `op` (which may be
+    /// created after its regions, as the parser does: fix the `op` with
+    /// [`Function::set_region_owner`]).
+    pub fn new_region_arg(&mut self, ty: TensorType, op: OpId, region: u32, index: u32) -> Value {
+        self.new_value(ty, ValueDef::RegionArg { op, region, index })
+    }
+
+    /// Attach `regions` to `op`, pointing their arguments at it.
+    pub fn set_regions(&mut self, op: OpId, regions: Vec<Region>) {
+        for (r, region) in regions.iter().enumerate() {
+            for (i, a) in region.args.iter().enumerate() {
+                self.values[a.index()].def = ValueDef::RegionArg {
+                    op,
+                    region: r as u32,
+                    index: i as u32,
+                };
+            }
+        }
+        self.ops[op.index()].regions = regions;
+    }
+
+    /// Every op of the function in program order, including the ops of
+    /// regions (each after the op that owns the region, regions in order).
+    pub fn all_ops(&self) -> Vec<OpId> {
+        let mut out = Vec::with_capacity(self.ops.len());
+        let mut stack: Vec<std::slice::Iter<'_, OpId>> = vec![self.body.iter()];
+        while let Some(top) = stack.last_mut() {
+            match top.next() {
+                None => {
+                    stack.pop();
+                }
+                Some(&id) => {
+                    out.push(id);
+                    if let Some(op) = self.ops.get(id.index()) {
+                        for r in op.regions.iter().rev() {
+                            stack.push(r.body.iter());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
     fn new_value(&mut self, ty: TensorType, def: ValueDef) -> Value {
         self.values.push(ValueData { ty, def });
         Value(self.values.len() as u32 - 1)
@@ -196,6 +264,7 @@ impl Function {
             kind,
             operands,
             results,
+            regions: Vec::new(),
             shardings: None,
             attrs: Vec::new(),
             pos: SrcPos::UNKNOWN,
@@ -241,6 +310,9 @@ impl Function {
         };
         for op in &mut self.ops {
             op.operands.iter_mut().for_each(sub);
+            for r in &mut op.regions {
+                r.returns.iter_mut().for_each(sub);
+            }
         }
         self.returns.iter_mut().for_each(sub);
     }
@@ -268,6 +340,7 @@ impl Function {
                     _ => None,
                 })
             }
+            ValueDef::RegionArg { .. } => None,
         }
     }
 }

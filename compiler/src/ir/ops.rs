@@ -6,7 +6,7 @@
 //! format and in diagnostics.
 
 use crate::ir::literal::DenseLiteral;
-use crate::ops::{DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
+use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
 use crate::sharding::TensorSharding;
 
 macro_rules! name_enum {
@@ -182,6 +182,8 @@ macro_rules! op_kinds {
         /// A defined op kind, found by name.
         pub struct DefinedOp {
             pub spec: &'static OpSpec,
+            /// How many structural regions it has.
+            pub regions: Arity,
             pub decode: fn(&mut Decoder) -> Result<OpKind, DecodeError>,
         }
 
@@ -191,6 +193,7 @@ macro_rules! op_kinds {
                 if <$dty as DecodeOp>::SPEC.is_named(name) {
                     return Some(DefinedOp {
                         spec: &<$dty as DecodeOp>::SPEC,
+                        regions: <$dty as DecodeOp>::REGIONS,
                         decode: |d| <$dty as DecodeOp>::decode(d).map(OpKind::$dvar),
                     });
                 }
@@ -202,11 +205,13 @@ macro_rules! op_kinds {
 
 op_kinds! {
     defined {
+        Case(crate::ops::case::Case),
         DynamicSlice(crate::ops::dynamic_slice::DynamicSlice),
         DynamicUpdateSlice(crate::ops::dynamic_update_slice::DynamicUpdateSlice),
         Gather(crate::ops::gather::Gather),
         Scatter(crate::ops::scatter::Scatter),
         Sort(crate::ops::sort::Sort),
+        While(crate::ops::while_loop::While),
     }
     hand_written {
     Unary(UnaryOp),

@@ -16,6 +16,7 @@ use crate::ir::infer::{check_call, check_result_types};
 use crate::ir::module::{Function, Module, OpData, OpId, Value, ValueDef};
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
+use crate::ops::RegionTypes;
 use crate::sharding::TensorSharding;
 
 mod call_graph;
@@ -74,8 +75,13 @@ struct FunctionChecker<'a> {
     f: &'a Function,
     errors: Vec<Diagnostic>,
     /// `defined[v]`: value `v` is an argument or a result of an op already
-    /// walked.
+    /// walked, in a scope that is still open.
     defined: Vec<bool>,
+    /// Values defined so far, in order: leaving a region undefines what
+    /// was defined inside it.
+    defined_log: Vec<Value>,
+    /// Ops already walked (an op listed twice is an error).
+    seen: Vec<bool>,
     /// Index in `body` of each op (first occurrence), `None` if not there.
     body_index: Vec<Option<usize>>,
 }
@@ -93,6 +99,8 @@ impl<'a> FunctionChecker<'a> {
             f,
             errors: Vec::new(),
             defined: vec![false; f.values.len()],
+            defined_log: Vec::new(),
+            seen: vec![false; f.ops.len()],
             body_index,
         }
     }
@@ -142,7 +150,7 @@ impl<'a> FunctionChecker<'a> {
         for (i, &v) in f.args.iter().enumerate() {
             match f.values.get(v.index()) {
                 Some(data) if data.def == ValueDef::Arg(i as u32) => {
-                    self.defined[v.index()] = true;
+                    self.define(v);
                     if let Some(msg) = negative_dim(&data.ty) {
                         self.func_error(format!("argument {i} {msg}"));
                     }
@@ -183,12 +191,18 @@ impl<'a> FunctionChecker<'a> {
     /// Every op in program order.
     fn check_body(&mut self) {
         let f = self.f;
-        for (pos_in_body, &id) in f.body.iter().enumerate() {
+        self.check_block(&f.body);
+    }
+
+    /// The ops of one block (the body or a region) in order.
+    fn check_block(&mut self, ids: &'a [OpId]) {
+        let f = self.f;
+        for &id in ids {
             let Some(op) = f.ops.get(id.index()) else {
                 self.func_error(format!("the body lists op #{}, which does not exist", id.0));
                 continue;
             };
-            if self.body_index[id.index()] != Some(pos_in_body) {
+            if std::mem::replace(&mut self.seen[id.index()], true) {
                 self.op_error(op, DiagKind::Type, "op appears twice in the body".into());
                 continue;
             }
@@ -196,13 +210,29 @@ impl<'a> FunctionChecker<'a> {
         }
     }
 
+    fn define(&mut self, v: Value) {
+        if let Some(d) = self.defined.get_mut(v.index()) {
+            *d = true;
+            self.defined_log.push(v);
+        }
+    }
+
     fn check_op(&mut self, id: OpId, op: &'a OpData) {
         let operand_types = self.check_operands(id, op);
+        let region_types = self.check_regions(id, op);
         let result_types = self.check_result_values(id, op);
-        if let (Some(operands), Some(results)) = (operand_types, result_types) {
-            let checked = match &op.kind {
-                OpKind::Call { callee } => self.check_call_op(callee, &operands, &results),
-                kind => check_result_types(kind, &operands, &results)
+        if let (Some(operands), Some(results), Some(regions)) =
+            (operand_types, result_types, region_types)
+        {
+            let checked = match (&op.kind, op.kind.def()) {
+                (OpKind::Call { callee }, _) => self.check_call_op(callee, &operands, &results),
+                (_, Some(def)) if !regions.is_empty() || def.takes_regions() => def
+                    .check_with_regions(&operands, &results, &regions)
+                    .map_err(|msg| (DiagKind::Type, msg)),
+                (_, None) if !regions.is_empty() => {
+                    Err((DiagKind::Type, "cannot have regions".to_string()))
+                }
+                (kind, _) => check_result_types(kind, &operands, &results)
                     .map_err(|msg| (DiagKind::Type, msg)),
             };
             if let Err((kind, msg)) = checked {
@@ -211,10 +241,65 @@ impl<'a> FunctionChecker<'a> {
             self.check_op_shardings(op, &results);
         }
         for &r in &op.results {
-            if let Some(d) = self.defined.get_mut(r.index()) {
-                *d = true;
+            self.define(r);
+        }
+    }
+
+    /// Each region: its arguments point back at it, its ops check in a
+    /// scope of their own (values defined before the op are visible), its
+    /// returned values are defined. Returns the regions' argument and
+    /// return types (`None` if a value is missing).
+    fn check_regions(&mut self, id: OpId, op: &'a OpData) -> Option<Vec<RegionTypes>> {
+        let mut out = Some(Vec::with_capacity(op.regions.len()));
+        for (r, region) in op.regions.iter().enumerate() {
+            let mark = self.defined_log.len();
+            let mut args = Vec::with_capacity(region.args.len());
+            for (i, &a) in region.args.iter().enumerate() {
+                let expected = ValueDef::RegionArg {
+                    op: id,
+                    region: r as u32,
+                    index: i as u32,
+                };
+                match self.f.values.get(a.index()) {
+                    Some(data) if data.def == expected => args.push(data.ty.clone()),
+                    _ => {
+                        self.op_error(
+                            op,
+                            DiagKind::Type,
+                            format!("argument {i} of region {r} is not recorded as one"),
+                        );
+                        out = None;
+                        continue;
+                    }
+                }
+                self.define(a);
+            }
+            self.check_block(&region.body);
+            let mut returns = Vec::with_capacity(region.returns.len());
+            for (i, &v) in region.returns.iter().enumerate() {
+                match self.f.values.get(v.index()) {
+                    Some(data) if self.defined[v.index()] => returns.push(data.ty.clone()),
+                    _ => {
+                        self.error(
+                            DiagKind::UndefinedName,
+                            region.return_pos,
+                            format!(
+                                "{}: region {r} returns a value ({i}) that is not defined there",
+                                op.kind.name()
+                            ),
+                        );
+                        out = None;
+                    }
+                }
+            }
+            for v in self.defined_log.drain(mark..) {
+                self.defined[v.index()] = false;
+            }
+            if let Some(o) = out.as_mut() {
+                o.push(RegionTypes { args, returns });
             }
         }
+        out
     }
 
     /// Operands exist and are defined earlier; their types if all exist.
@@ -267,9 +352,19 @@ impl<'a> FunctionChecker<'a> {
                         )
                     }
                     Some(_) => format!("it comes from a {name} later in the body"),
-                    None => format!("its defining {name} is not in the function body"),
+                    None => format!(
+                        "its defining {name} is not in the function body or an enclosing region"
+                    ),
                 }
             }
+            ValueDef::RegionArg { op, region, .. } => match self.f.ops.get(op.index()) {
+                Some(data) => format!(
+                    "it is an argument of region {region} of the {} at {}, used outside that region",
+                    data.kind.name(),
+                    data.pos
+                ),
+                None => "its region's op does not exist".into(),
+            },
         }
     }
 

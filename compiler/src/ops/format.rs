@@ -26,6 +26,16 @@ pub enum Fmt {
     AttrDict,
     /// `:` and the signature.
     Sig(SigForm),
+    /// `(%iterArg = %operand, ...)`: the operands, each named as the block
+    /// argument every region gets for it (`stablehlo.while`).
+    IterArgs,
+    /// The optional dictionary with its keyword: `attributes {...}`.
+    KeywordAttrDict,
+    /// A line break in the printed form (nothing to read).
+    Newline,
+    /// `keyword { ops }`: the next structural region, its block arguments
+    /// named by `IterArgs` (typed as the operands) and not written again.
+    Region(&'static str),
 }
 
 /// How the types after `:` are written. The parser accepts every form
@@ -37,7 +47,8 @@ pub enum SigForm {
     /// `t` when every operand and the one result have type `t`, else
     /// functional (MLIR's `SameOperandsAndResultType`).
     SameType,
-    /// `t1, t2`: the operand types, which are also the result types.
+    /// `t1, t2`: the operand types, which are also the result types
+    /// (nothing at all, `:` included, when there are no operands).
     TypeList,
     /// `t1 -> t2` / `t1 -> (t2, t3)` for one operand (CHLO's ops).
     BareFunctional,

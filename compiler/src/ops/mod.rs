@@ -22,12 +22,14 @@
 pub mod decode;
 pub mod format;
 
+pub mod case;
 pub mod dynamic_slice;
 pub mod dynamic_update_slice;
 pub mod gather;
 pub mod index_dims;
 pub mod scatter;
 pub mod sort;
+pub mod while_loop;
 
 use std::fmt;
 
@@ -92,6 +94,14 @@ impl OpSpec {
     }
 }
 
+/// The types of a structural region's block arguments and of what it
+/// returns, for the verifier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionTypes {
+    pub args: Vec<TensorType>,
+    pub returns: Vec<TensorType>,
+}
+
 /// Shapes of an op's operands and results, for its sharding rule.
 pub struct RuleShapes<'a> {
     pub operands: &'a [&'a [i64]],
@@ -146,6 +156,31 @@ pub trait OpDef: fmt::Debug {
         ))
     }
 
+    /// The terminator of the op's structural regions.
+    fn terminator(&self) -> &'static str {
+        "stablehlo.return"
+    }
+
+    /// Whether the op has structural regions (`while`, `case`): then the
+    /// verifier calls [`OpDef::check_with_regions`].
+    fn takes_regions(&self) -> bool {
+        false
+    }
+
+    /// The verifier's check of an op with structural regions: operand,
+    /// result and region types together. Ops without regions refuse any.
+    fn check_with_regions(
+        &self,
+        operands: &[TensorType],
+        results: &[TensorType],
+        regions: &[RegionTypes],
+    ) -> Result<(), String> {
+        if !regions.is_empty() {
+            return Err("cannot have regions".into());
+        }
+        self.check(operands, results)
+    }
+
     /// Shardy's sharding rule for the op (`None`: the op has none and
     /// propagation does not pass through it).
     fn rule(
@@ -159,6 +194,10 @@ pub trait OpDef: fmt::Debug {
 /// this; `ir::ops::OpKind`'s registry calls it by name.
 pub trait DecodeOp: OpDef + Sized {
     const SPEC: OpSpec;
+
+    /// How many structural regions the op has (`while`: 2, `case`: at
+    /// least 1); they are parsed into [`crate::ir::Region`]s on the op.
+    const REGIONS: Arity = Arity::Exactly(0);
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError>;
 }

@@ -4,6 +4,7 @@
 //! not carry them.
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::copy::OpCopier;
 use crate::ir::{Function, Value};
 
 /// Whether `f`'s arenas hold exactly its body, in order (then `compact`
@@ -11,6 +12,7 @@ use crate::ir::{Function, Value};
 pub fn is_compact(f: &Function) -> bool {
     let results: usize = f.ops.iter().map(|o| o.results.len()).sum();
     f.body.len() == f.ops.len()
+        && f.ops.iter().all(|o| o.regions.is_empty())
         && f.body.iter().enumerate().all(|(i, id)| id.index() == i)
         && f.values.len() == f.args.len() + results
         && f.args.iter().enumerate().all(|(i, v)| v.index() == i)
@@ -27,39 +29,27 @@ pub fn compact(f: &Function) -> Result<(Function, Vec<Option<Value>>), Diagnosti
     g.attrs = f.attrs.clone();
     g.pos = f.pos;
     g.return_pos = f.return_pos;
-    let mut map: Vec<Option<Value>> = vec![None; f.values.len()];
+    let mut copier = OpCopier::new(f);
     for (&old, &new) in f.args.iter().zip(&g.args) {
-        map[old.index()] = Some(new);
+        copier.map[old.index()] = Some(new);
     }
-    let lookup = |map: &[Option<Value>], v: Value, pos| {
-        map.get(v.index()).copied().flatten().ok_or_else(|| {
-            Diagnostic::new(
-                DiagKind::UndefinedName,
-                pos,
-                format!("@{} uses value #{} before it is defined", f.name, v.0),
-            )
-        })
+    let undefined = |v: Value, pos| {
+        Diagnostic::new(
+            DiagKind::UndefinedName,
+            pos,
+            format!("@{} uses value #{} before it is defined", f.name, v.0),
+        )
     };
-    for (_, op) in f.ops_in_order() {
-        let operands = op
-            .operands
-            .iter()
-            .map(|&v| lookup(&map, v, op.pos))
-            .collect::<Result<Vec<_>, _>>()?;
-        let types = op.results.iter().map(|&r| f.ty(r).clone()).collect();
-        let id = g.push_op(op.kind.clone(), operands, types);
-        let new = g.op_mut(id);
-        new.shardings = op.shardings.clone();
-        new.attrs = op.attrs.clone();
-        new.pos = op.pos;
-        for (&old, &new) in op.results.iter().zip(&g.op(id).results) {
-            map[old.index()] = Some(new);
-        }
+    for (id, op) in f.ops_in_order() {
+        let new = copier
+            .copy_op(&mut g, id)
+            .map_err(|v| undefined(v, op.pos))?;
+        g.body.push(new);
     }
     g.returns = f
         .returns
         .iter()
-        .map(|&v| lookup(&map, v, f.return_pos))
+        .map(|&v| copier.lookup(v).map_err(|v| undefined(v, f.return_pos)))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((g, map))
+    Ok((g, copier.map))
 }

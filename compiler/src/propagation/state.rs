@@ -226,6 +226,6 @@ impl FuncState {
 pub fn defining_op(f: &Function, v: Value) -> Option<crate::ir::OpId> {
     match f.values.get(v.index())?.def {
         ValueDef::Result { op, .. } => Some(op),
-        ValueDef::Arg(_) => None,
+        ValueDef::Arg(_) | ValueDef::RegionArg { .. } => None,
     }
 }

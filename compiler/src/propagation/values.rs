@@ -19,6 +19,9 @@ pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
                 _ => data.shardings.as_ref()?.get(index as usize),
             }
         }
+        // Block arguments take their sharding from the op's data-flow
+        // edges, not from an annotation of their own.
+        ValueDef::RegionArg { .. } => None,
     }
 }
 
@@ -34,6 +37,7 @@ pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
                 attrs.sharding = Some(sharding);
             }
         }
+        ValueDef::RegionArg { .. } => {}
         ValueDef::Result { op, index } => {
             let ranks: Vec<usize> = f
                 .ops
@@ -108,6 +112,14 @@ pub fn describe_value(f: &Function, v: Value) -> String {
                 format!("result {index} of {} at {}", data.kind.name(), data.pos)
             }
             Some(data) => format!("the result of {} at {}", data.kind.name(), data.pos),
+            None => format!("value #{}", v.0),
+        },
+        Some(ValueDef::RegionArg { op, region, index }) => match f.ops.get(op.index()) {
+            Some(data) => format!(
+                "argument {index} of region {region} of {} at {}",
+                data.kind.name(),
+                data.pos
+            ),
             None => format!("value #{}", v.0),
         },
         None => format!("value #{}", v.0),

@@ -9,7 +9,7 @@
 //! it and says so).
 
 use crate::diag::{DiagKind, SrcPos};
-use crate::ir::{Computation, Function};
+use crate::ir::{Computation, Function, OpId, Region};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parser::FuncBuilder;
@@ -18,7 +18,7 @@ use crate::text::parser::FuncBuilder;
 /// recursion on hostile input.
 pub(crate) const MAX_REGION_DEPTH: usize = 16;
 
-const TERMINATORS: &[&str] = &["stablehlo.return", "sdy.return"];
+pub(crate) const TERMINATORS: &[&str] = &["stablehlo.return", "sdy.return"];
 
 impl<'s> Cursor<'s> {
     /// `({...}, {...})`: exactly `count` bodies.
@@ -90,5 +90,94 @@ impl<'s> Cursor<'s> {
         b.func.return_pos = return_pos;
         outer.calls.append(&mut b.calls);
         Ok(Computation::new(b.func))
+    }
+}
+
+impl<'s> Cursor<'s> {
+    /// `({...}, {...})` of structural regions: as many as `count` allows.
+    pub(crate) fn parse_region_list(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        op: &str,
+        count: crate::ops::Arity,
+        pos: SrcPos,
+    ) -> PResult<Vec<Region>> {
+        let mut out = Vec::new();
+        if self.eat(Tok::LParen) {
+            loop {
+                out.push(self.parse_region(b, out.len())?);
+                if self.eat(Tok::RParen) {
+                    break;
+                }
+                self.expect(Tok::Comma, "region list")?;
+            }
+        }
+        if !count.allows(out.len()) {
+            return Err(crate::diag::Diagnostic::new(
+                DiagKind::Syntax,
+                pos,
+                format!("'{op}' has {count} region(s), found {}", out.len()),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// `{ [^bb0(%a: t, ...):] ops stablehlo.return ... }`: a structural
+    /// region (number `index` of its op) whose ops join the function and
+    /// may use the names visible around the op.
+    pub(crate) fn parse_region(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        index: usize,
+    ) -> PResult<Region> {
+        self.expect(Tok::LBrace, "region")?;
+        let mut header = Vec::new();
+        if self.at(Tok::Caret) {
+            self.bump();
+            self.expect(Tok::LParen, "block header")?;
+            header = self.parse_block_arg_list()?;
+            self.expect(Tok::Colon, "block header")?;
+        }
+        self.parse_region_body(b, index, header, TERMINATORS)
+    }
+
+    /// A region's ops after its `{` (and header): `args` are its block
+    /// arguments as named in the text; reads through the closing `}`.
+    pub(crate) fn parse_region_body(
+        &mut self,
+        b: &mut FuncBuilder<'s>,
+        index: usize,
+        args: Vec<(&'s str, SrcPos, crate::ir::TensorType)>,
+        terminators: &[&str],
+    ) -> PResult<Region> {
+        if self.region_depth >= MAX_REGION_DEPTH {
+            return Err(self.err(DiagKind::Unsupported, "regions nested too deeply"));
+        }
+        b.open_region();
+        let mut values = Vec::with_capacity(args.len());
+        let mut result = Ok(());
+        for (i, (name, arg_pos, ty)) in args.into_iter().enumerate() {
+            // The owning op does not exist yet: `Function::set_regions`
+            // points the arguments at it once it is created.
+            let v = b
+                .func
+                .new_region_arg(ty, OpId(u32::MAX), index as u32, i as u32);
+            values.push(v);
+            if result.is_ok() {
+                result = b.define(name, v, 1, arg_pos);
+            }
+        }
+        self.region_depth += 1;
+        let body = result.and_then(|()| self.parse_block_ops(b, terminators));
+        self.region_depth -= 1;
+        let ops = b.close_region();
+        let (returns, return_pos) = body?;
+        self.expect(Tok::RBrace, "region")?;
+        Ok(Region {
+            args: values,
+            body: ops,
+            returns: returns.iter().map(|o| o.value).collect(),
+            return_pos,
+        })
     }
 }

@@ -6,10 +6,11 @@ use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::attr::Attr;
 use crate::ir::ops::DefinedOp;
 use crate::ir::{Computation, TensorType};
-use crate::ops::{Decoder, Fmt, SigForm};
+use crate::ops::{Arity, Decoder, Fmt, SigForm};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::RawAttr;
+use crate::text::parse_computation::TERMINATORS;
 use crate::text::parse_ops::{sig_types, OpParts};
 use crate::text::parser::{FuncBuilder, Operand};
 
@@ -48,18 +49,27 @@ impl<'s> Cursor<'s> {
             raws = self.parse_attr_dict()?;
             self.expect(Tok::Greater, "op properties")?;
         }
-        if self.at(Tok::LParen) && def.spec.computations == 0 {
+        let structural = def.regions != Arity::Exactly(0);
+        if self.at(Tok::LParen) && def.spec.computations == 0 && !structural {
             return Err(self.err(
                 DiagKind::Unsupported,
                 format!("'{name}' cannot have regions"),
             ));
         }
-        let computations = self.parse_computation_list(b, name, def.spec.computations, pos)?;
+        let (computations, regions) = if structural {
+            (
+                Vec::new(),
+                self.parse_region_list(b, name, def.regions, pos)?,
+            )
+        } else {
+            let c = self.parse_computation_list(b, name, def.spec.computations, pos)?;
+            (c, Vec::new())
+        };
         raws.extend(self.parse_opt_attr_dict()?);
         self.expect(Tok::Colon, name)?;
         let (operand_types, result_types) = self.parse_function_type()?;
         let given = self.given_from_raw(raws);
-        self.decode_defined(
+        let mut parts = self.decode_defined(
             def,
             pos,
             given,
@@ -67,7 +77,9 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             computations,
-        )
+        )?;
+        parts.regions = regions;
+        Ok(parts)
     }
 
     /// The pretty form: the definition's directives after the op name (the
@@ -83,9 +95,55 @@ impl<'s> Cursor<'s> {
         self.bump();
         let mut operands: Vec<Operand> = Vec::new();
         let mut given = Vec::new();
-        let mut types = None;
+        let mut types: Option<(Vec<TensorType>, Vec<TensorType>)> = None;
+        // `IterArgs`: the block argument names of every region.
+        let mut iter_names: Vec<(&'s str, SrcPos)> = Vec::new();
+        let mut regions = Vec::new();
         for directive in format {
             match *directive {
+                Fmt::IterArgs => {
+                    self.expect(Tok::LParen, name)?;
+                    while !self.eat(Tok::RParen) {
+                        if !iter_names.is_empty() {
+                            self.expect(Tok::Comma, name)?;
+                        }
+                        if !self.at(Tok::Percent) {
+                            return Err(self.expected_in("an iteration argument (%...)", name));
+                        }
+                        iter_names.push((self.text(), self.pos()));
+                        self.bump();
+                        self.expect(Tok::Equal, name)?;
+                        operands.push(self.parse_operand(b)?);
+                    }
+                }
+                Fmt::KeywordAttrDict => {
+                    if self.eat_ident("attributes") {
+                        let raws = self.parse_attr_dict()?;
+                        given.extend(self.given_from_raw(raws));
+                    }
+                }
+                Fmt::Newline => {}
+                Fmt::Region(keyword) => {
+                    self.expect_ident(keyword, name)?;
+                    self.expect(Tok::LBrace, name)?;
+                    let tys = match &types {
+                        Some((ins, _)) => ins.clone(),
+                        None => operands
+                            .iter()
+                            .map(|o| b.func.ty(o.value).clone())
+                            .collect(),
+                    };
+                    let args = iter_names
+                        .iter()
+                        .zip(tys)
+                        .map(|(&(n, p), t)| (n, p, t))
+                        .collect();
+                    let index = regions.len();
+                    regions.push(self.parse_region_body(b, index, args, TERMINATORS)?);
+                }
+                Fmt::Sig(SigForm::TypeList) if operands.is_empty() && !self.at(Tok::Colon) => {
+                    types = Some((Vec::new(), Vec::new()));
+                }
                 Fmt::Operands => {
                     if self.at(Tok::Percent) {
                         operands = self.parse_operand_list(b)?;
@@ -124,7 +182,7 @@ impl<'s> Cursor<'s> {
             )
         })?;
         let computations = Vec::new();
-        self.decode_defined(
+        let mut parts = self.decode_defined(
             def,
             pos,
             given,
@@ -132,7 +190,9 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             computations,
-        )
+        )?;
+        parts.regions = regions;
+        Ok(parts)
     }
 
     /// The types after `:` in `form`, for an op with `n` operands.
@@ -240,6 +300,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             attrs,
+            regions: Vec::new(),
         })
     }
 }

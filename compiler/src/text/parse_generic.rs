@@ -113,6 +113,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             attrs,
+            regions: Vec::new(),
         })
     }
 

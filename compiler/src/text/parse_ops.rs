@@ -5,7 +5,9 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::ops::defined_op;
-use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, TensorType, UnaryOp};
+use crate::ir::{
+    BinaryOp, CompareDirection, CompareType, DotDims, OpKind, Region, TensorType, UnaryOp,
+};
 use crate::ops::Arity;
 use crate::text::cursor::{Cursor, PResult, TokRange};
 use crate::text::lexer::Tok;
@@ -26,6 +28,8 @@ pub(crate) struct OpParts {
     pub operand_types: Vec<TensorType>,
     pub result_types: Vec<TensorType>,
     pub attrs: Vec<RawAttr>,
+    /// Structural regions (their ops already created in the function).
+    pub regions: Vec<Region>,
 }
 
 /// How many operands an op kind takes: exactly `min` when `max == min`.
@@ -166,6 +170,7 @@ impl<'s> Cursor<'s> {
                     operand_types: Vec::new(),
                     result_types: vec![ty],
                     attrs,
+                    regions: Vec::new(),
                 })
             }
             "stablehlo.iota" => {
@@ -180,6 +185,7 @@ impl<'s> Cursor<'s> {
                     operand_types: Vec::new(),
                     result_types: vec![ty],
                     attrs,
+                    regions: Vec::new(),
                 })
             }
             "stablehlo.broadcast_in_dim" | "stablehlo.transpose" => {
@@ -247,6 +253,7 @@ impl<'s> Cursor<'s> {
                     operand_types,
                     result_types,
                     attrs,
+                    regions: Vec::new(),
                 })
             }
             "sdy.sharding_constraint" | "sdy.reshard" => {
@@ -275,6 +282,7 @@ impl<'s> Cursor<'s> {
                     operand_types,
                     result_types,
                     attrs,
+                    regions: Vec::new(),
                 })
             }
             _ => Err(Diagnostic::new(
@@ -310,6 +318,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             attrs,
+            regions: Vec::new(),
         })
     }
 
@@ -357,6 +366,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             attrs,
+            regions: Vec::new(),
         })
     }
 
@@ -608,7 +618,11 @@ impl<'s> Cursor<'s> {
             }
         }
         let operands = parts.operands.iter().map(|o| o.value).collect();
-        let id = b.func.push_op(parts.kind, operands, parts.result_types);
+        let id = b.func.create_op(parts.kind, operands, parts.result_types);
+        b.place(id);
+        if !parts.regions.is_empty() {
+            b.func.set_regions(id, parts.regions);
+        }
         let op = b.func.op_mut(id);
         op.shardings = shardings;
         op.attrs = attrs;

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::{Function, Module, ParamAttrs, TensorType, Value, Visibility};
+use crate::ir::{Function, Module, OpId, ParamAttrs, TensorType, Value, Visibility};
 use crate::sharding::MeshDef;
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
@@ -122,6 +122,9 @@ pub(crate) struct FuncBuilder<'s> {
     names: HashMap<&'s str, (u32, u32), BuildHasherDefault<NameHasher>>,
     /// Callees and where they were named, checked once the module is read.
     pub calls: Vec<(String, SrcPos)>,
+    /// The regions being read, innermost last: their ops so far, and the
+    /// names defined in them (forgotten when the region ends).
+    regions: Vec<(Vec<OpId>, Vec<&'s str>)>,
 }
 
 impl<'s> FuncBuilder<'s> {
@@ -130,7 +133,31 @@ impl<'s> FuncBuilder<'s> {
             func,
             names: HashMap::default(),
             calls: Vec::new(),
+            regions: Vec::new(),
         }
+    }
+
+    /// Append a created op to the block being read (the innermost open
+    /// region, else the function body).
+    pub fn place(&mut self, id: OpId) {
+        match self.regions.last_mut() {
+            Some((ops, _)) => ops.push(id),
+            None => self.func.body.push(id),
+        }
+    }
+
+    /// Start reading a region: later ops and names belong to it.
+    pub fn open_region(&mut self) {
+        self.regions.push((Vec::new(), Vec::new()));
+    }
+
+    /// Finish the innermost region: its ops; its names go out of scope.
+    pub fn close_region(&mut self) -> Vec<OpId> {
+        let (ops, names) = self.regions.pop().unwrap_or_default();
+        for n in names {
+            self.names.remove(n);
+        }
+        ops
     }
 
     /// Bind `name` (including `%`) to `count` consecutive values.
@@ -141,6 +168,9 @@ impl<'s> FuncBuilder<'s> {
                 pos,
                 format!("redefinition of value '{name}'"),
             ));
+        }
+        if let Some((_, names)) = self.regions.last_mut() {
+            names.push(name);
         }
         Ok(())
     }

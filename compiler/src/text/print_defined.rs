@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::ir::attr::Attr;
-use crate::ir::{Computation, OpData};
+use crate::ir::{Computation, OpData, Value};
 use crate::ops::{Fmt, OpDef, SigForm};
 use crate::text::printer::{write_attr_dict, FuncPrinter};
 
@@ -18,6 +18,17 @@ fn pretty_value(a: &Attr) -> String {
         Attr::Enum { value, .. } => value.clone(),
         other => other.to_string(),
     }
+}
+
+/// Whether the pretty form can show the op's regions: one `Region`
+/// directive per region, and with `IterArgs` every region's arguments
+/// typed as the operands.
+fn regions_fit(format: &[Fmt], op: &OpData) -> bool {
+    let slots = format
+        .iter()
+        .filter(|d| matches!(d, Fmt::Region(_)))
+        .count();
+    slots == op.regions.len()
 }
 
 /// Whether the directives mention every attribute the op has.
@@ -36,11 +47,20 @@ impl FuncPrinter<'_> {
         let attrs = def.attrs();
         let computations = def.computations();
         match spec.pretty {
-            Some(format) if computations.is_empty() && covers(format, &attrs) => {
+            Some(format)
+                if computations.is_empty() && covers(format, &attrs) && regions_fit(format, op) =>
+            {
                 self.out.push_str(spec.name);
                 self.pretty(op, format, &attrs, sharding);
             }
-            _ => self.generic(op, spec.name, &attrs, &computations, sharding),
+            _ => self.generic(
+                op,
+                spec.name,
+                &attrs,
+                &computations,
+                def.terminator(),
+                sharding,
+            ),
         }
     }
 
@@ -54,8 +74,52 @@ impl FuncPrinter<'_> {
         // Tokens are separated by one space, except around `(` and
         // before `,` and `)`.
         let mut space = true;
+        let mut regions = op.regions.iter();
         for directive in format {
             match *directive {
+                Fmt::IterArgs => {
+                    // Every region names its arguments alike (siblings
+                    // restart the numbering), so the first one's names
+                    // stand for all.
+                    let names: Vec<Value> =
+                        op.regions.first().map_or(Vec::new(), |r| r.args.clone());
+                    self.out.push('(');
+                    for (i, &o) in op.operands.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        match names.get(i) {
+                            Some(&a) => self.value(a),
+                            None => self.out.push_str("%iterArg"),
+                        }
+                        self.out.push_str(" = ");
+                        self.value(o);
+                    }
+                    self.out.push(')');
+                    space = true;
+                }
+                Fmt::KeywordAttrDict => {
+                    if sharding.is_some() || !op.attrs.is_empty() {
+                        self.out.push_str(" attributes");
+                        write_attr_dict(self.out, sharding, &op.attrs);
+                    }
+                }
+                Fmt::Newline => {
+                    self.out.push('\n');
+                    self.pad(0);
+                    space = false;
+                }
+                Fmt::Region(keyword) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let _ = write!(self.out, "{keyword} ");
+                    if let Some(r) = regions.next() {
+                        self.region_without_header(r, "stablehlo.return");
+                    }
+                    space = true;
+                }
+                Fmt::Sig(SigForm::TypeList) if op.operands.is_empty() => {}
                 Fmt::Operands => {
                     if op.operands.is_empty() {
                         continue;
@@ -117,6 +181,7 @@ impl FuncPrinter<'_> {
         name: &str,
         attrs: &[(&'static str, Attr)],
         computations: &[&Computation],
+        terminator: &str,
         sharding: Option<&str>,
     ) {
         let _ = write!(self.out, "\"{name}\"(");
@@ -139,6 +204,16 @@ impl FuncPrinter<'_> {
                     self.out.push_str(", ");
                 }
                 self.computation(c);
+            }
+            self.out.push(')');
+        }
+        if !op.regions.is_empty() {
+            self.out.push_str(" (");
+            for (i, r) in op.regions.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.region(r, terminator);
             }
             self.out.push(')');
         }

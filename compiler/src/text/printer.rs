@@ -10,7 +10,8 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    Function, Module, NamedAttr, OpData, OpKind, ParamAttrs, TensorType, UnaryOp, Value,
+    Function, Module, NamedAttr, OpData, OpId, OpKind, ParamAttrs, Region, TensorType, UnaryOp,
+    Value,
 };
 use crate::sharding::TensorSharding;
 use crate::text::lexer::quote;
@@ -133,18 +134,42 @@ pub fn value_names(f: &Function) -> Vec<Option<String>> {
 }
 
 /// [`value_names`] with argument and result numbering starting at
-/// `arg_base` and `value_base`: a region's values continue the numbers of
-/// the scope around it (as MLIR prints them), so no name shadows one that
-/// is visible there.
+/// `arg_base` and `value_base`, as MLIR numbers nested regions: a region's
+/// values continue after every value of the block around it (siblings
+/// reuse the same numbers), so no name shadows one visible there.
 fn value_names_from(f: &Function, arg_base: usize, value_base: usize) -> Vec<Option<String>> {
     let mut names = vec![None; f.values.len()];
-    for (i, v) in f.args.iter().enumerate() {
+    name_block(f, &mut names, &f.args, &f.body, arg_base, value_base, 0);
+    names
+}
+
+/// Ops with results in `body` (each gets one number).
+fn numbered_ops(f: &Function, body: &[OpId]) -> usize {
+    body.iter()
+        .filter(|id| {
+            f.ops
+                .get(id.index())
+                .is_some_and(|op| !op.results.is_empty())
+        })
+        .count()
+}
+
+fn name_block(
+    f: &Function,
+    names: &mut [Option<String>],
+    args: &[Value],
+    body: &[OpId],
+    arg_base: usize,
+    value_base: usize,
+    depth: usize,
+) {
+    for (i, v) in args.iter().enumerate() {
         if let Some(slot) = names.get_mut(v.index()) {
             *slot = Some(format!("%arg{}", arg_base + i));
         }
     }
     let mut next = value_base;
-    for id in &f.body {
+    for id in body {
         let Some(op) = f.ops.get(id.index()) else {
             continue;
         };
@@ -165,7 +190,20 @@ fn value_names_from(f: &Function, arg_base: usize, value_base: usize) -> Vec<Opt
         }
         next += 1;
     }
-    names
+    // The verifier bounds nesting for parsed programs; a built one that
+    // nests absurdly deep just stays unnamed past this depth.
+    if depth >= 64 {
+        return;
+    }
+    for id in body {
+        let Some(op) = f.ops.get(id.index()) else {
+            continue;
+        };
+        for r in &op.regions {
+            let base = arg_base + args.len();
+            name_block(f, names, &r.args, &r.body, base, next, depth + 1);
+        }
+    }
 }
 
 /// Prints one function (or one region's body); owns the value → name
@@ -177,10 +215,11 @@ pub(crate) struct FuncPrinter<'a> {
     names: Vec<Option<String>>,
     /// Indentation of the ops of this body.
     indent: usize,
-    /// Arguments visible here (this body's and the enclosing ones'), and
-    /// the next result number: where a nested region's numbering starts.
+    /// Arguments visible in the block being printed (its own and the
+    /// enclosing ones'), and the number after its last value: where a
+    /// nested region's numbering starts (as in [`value_names_from`]).
     args_in_scope: usize,
-    next_value: usize,
+    block_end: usize,
 }
 
 impl<'a> FuncPrinter<'a> {
@@ -192,7 +231,7 @@ impl<'a> FuncPrinter<'a> {
             names,
             indent: 4,
             args_in_scope: f.args.len(),
-            next_value: 0,
+            block_end: numbered_ops(f, &f.body),
         }
     }
 
@@ -201,12 +240,62 @@ impl<'a> FuncPrinter<'a> {
         let arg_base = self.args_in_scope;
         FuncPrinter {
             f: body,
-            names: value_names_from(body, arg_base, self.next_value),
+            names: value_names_from(body, arg_base, self.block_end),
             indent: self.indent + 2,
             args_in_scope: arg_base + body.args.len(),
-            next_value: self.next_value,
+            block_end: self.block_end + numbered_ops(body, &body.body),
             out: self.out,
         }
+    }
+
+    /// A structural region of an op of this function:
+    /// `{\n [^bb0(args):\n] ops\n terminator ...\n }`.
+    pub(crate) fn region(&mut self, r: &Region, terminator: &str) {
+        self.region_body(r, terminator, true);
+    }
+
+    /// A region whose block arguments the op's pretty form already named
+    /// (`stablehlo.while`'s `cond { ... }`).
+    pub(crate) fn region_without_header(&mut self, r: &Region, terminator: &str) {
+        self.region_body(r, terminator, false);
+    }
+
+    fn region_body(&mut self, r: &Region, terminator: &str, header: bool) {
+        let saved = (self.indent, self.args_in_scope, self.block_end);
+        self.out.push_str("{\n");
+        if header && !r.args.is_empty() {
+            self.pad(0);
+            self.out.push_str("^bb0(");
+            for (i, a) in r.args.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.value(*a);
+                self.out.push_str(": ");
+                self.write_ty(self.ty(*a));
+            }
+            self.out.push_str("):\n");
+        }
+        self.indent += 2;
+        self.args_in_scope += r.args.len();
+        self.block_end += numbered_ops(self.f, &r.body);
+        for id in &r.body {
+            if let Some(op) = self.f.ops.get(id.index()) {
+                self.op(op);
+            }
+        }
+        self.pad(0);
+        self.out.push_str(terminator);
+        if !r.returns.is_empty() {
+            self.out.push(' ');
+            self.values(&r.returns);
+            self.out.push_str(" : ");
+            self.type_list(&r.returns);
+        }
+        self.out.push('\n');
+        (self.indent, self.args_in_scope, self.block_end) = saved;
+        self.pad(0);
+        self.out.push('}');
     }
 
     pub(crate) fn pad(&mut self, extra: isize) {
@@ -369,9 +458,6 @@ impl<'a> FuncPrinter<'a> {
                     .unwrap_or_else(|| format!("%undefined{}", v.0));
                 let _ = write!(self.out, "{base}:{} = ", op.results.len());
             }
-        }
-        if !op.results.is_empty() {
-            self.next_value += 1;
         }
         let sharding = op.shardings.as_deref().map(per_value_text);
         if let Some(def) = op.kind.def() {

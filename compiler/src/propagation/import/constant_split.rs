@@ -69,7 +69,7 @@ impl Splitter<'_> {
     fn def_op(&self, v: Value) -> Option<OpId> {
         match self.f.values.get(v.index())?.def {
             ValueDef::Result { op, .. } => Some(op),
-            ValueDef::Arg(_) => None,
+            ValueDef::Arg(_) | ValueDef::RegionArg { .. } => None,
         }
     }
 
