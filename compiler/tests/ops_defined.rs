@@ -568,6 +568,7 @@ fn dynamic_update_slice_errors_name_op_and_position() {
         "tensor<16x8xf32>",
     );
     assert!(error(&few).contains("has 1 start indices for an operand of rank 2"));
+}
 
 /// JAX 0.10.2's lowering of `lax.cond` and `lax.fori_loop`
 /// (compiler/tests/data/jax_cond_fori.mlir, from `jax.jit(f).lower(...)`):
