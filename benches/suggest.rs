@@ -1,7 +1,9 @@
-//! How long `meshrun suggest` takes: the three unannotated training steps
-//! of `fixtures/jax_suggest/` on a `data`=4 × `model`=2 mesh for
-//! `h100-nvlink-8` (the target: under 1 s for the MLP), and how
-//! many assignments each search scores (printed once per program).
+//! How long `meshrun suggest` takes: the unannotated training steps of
+//! `fixtures/jax_suggest/` on a `data`=4 × `model`=2 mesh for
+//! `h100-nvlink-8` (the targets: under 1 s for the MLP, under 30 s
+//! for a GPT-2 training step: here a 2-layer GPT-2-style decoder, 915 ops,
+//! and a 16-layer MLP, 34 arguments), and how many assignments each search
+//! scores (printed once per program).
 //!
 //! `cargo bench --bench suggest`
 
@@ -14,10 +16,12 @@ use meshrun::load::load_file;
 use meshrun::suggest::search::SearchOptions;
 use meshrun::suggest::{suggest, SuggestOptions};
 
-const PROGRAMS: [&str; 3] = [
+const PROGRAMS: [&str; 5] = [
     "mlp4_train_b4096_h2048",
     "mlp4_train_b16384_h512",
     "attention_train_b8_s512_e1024",
+    "transformer_train_l2_e768",
+    "mlp16_train_b4096_h2048",
 ];
 
 fn bench_suggest(c: &mut Criterion) {

@@ -36,11 +36,17 @@ use meshrun::suggest::search::SearchOptions;
 use meshrun::suggest::{suggest, SuggestOptions, Suggestion};
 use meshrun_kernels::{HostTensor, Parallelism};
 
-const PROGRAMS: [&str; 3] = [
+const PROGRAMS: [&str; 5] = [
     "mlp4_train_b4096_h2048",
     "mlp4_train_b16384_h512",
     "attention_train_b8_s512_e1024",
+    "transformer_train_l2_e768",
+    "mlp16_train_b4096_h2048",
 ];
+
+/// The programs run on the CPU devices (the 16-layer MLP, 1.6 TFLOP a
+/// step, is left out).
+const RUN: usize = 4;
 const TOPOLOGIES: [&str; 2] = ["h100-nvlink-8", "pcie4-8"];
 
 fn fixture(name: &str) -> PathBuf {
@@ -185,7 +191,7 @@ fn main() -> Result<()> {
     if run {
         println!("\n| program | measured on 8 CPU devices | cpu_sim predicts | predicted / measured | max rel. diff vs 1 device |");
         println!("|---|---|---|---|---|");
-        for (name, s) in &suggestions {
+        for (name, s) in suggestions.iter().take(RUN) {
             cpu_check(name, s, 5)?;
         }
     }

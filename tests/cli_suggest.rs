@@ -46,7 +46,7 @@ fn suggestions_for_jax_fixtures_run_and_match_the_unsharded_program() {
 }
 
 /// The training steps `suggest` is tested on, sized for an 8-GPU node.
-/// Their losses average 4-8 M f32 values, which the unsharded reference
+/// The MLPs' losses average 4-8 M f32 values, which the unsharded reference
 /// sums in f32 in another order than the devices do: measured against JAX
 /// in f64 the sharded loss is within 7e-5 and the reference within 5e-4,
 /// hence `--rtol 1e-3`.
@@ -56,6 +56,7 @@ fn suggestions_for_unannotated_training_steps_run_and_match() {
         ("attention_train_b8_s512_e1024", None),
         ("mlp4_train_b16384_h512", None),
         ("mlp4_train_b4096_h2048", Some("80M")),
+        ("transformer_train_l2_e768", None),
     ] {
         let file = root()
             .join("fixtures/jax_suggest")

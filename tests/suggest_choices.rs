@@ -234,3 +234,12 @@ fn a_deep_program_is_searched_by_groups_and_gets_megatron_in_every_layer() {
     // Moving the weights in groups keeps the search small.
     assert!(s.evaluated < 400, "{} assignments", s.evaluated);
 }
+
+/// A GPT-2-style decoder (2 layers of width 768, one-hot embedding: no
+/// gather yet): no slower than Megatron + DP written by hand.
+#[test]
+fn a_transformer_step_is_no_slower_than_hand_megatron() {
+    let name = "transformer_train_l2_e768";
+    let s = run(name, None);
+    check_common(name, &s);
+}

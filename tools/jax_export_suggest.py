@@ -109,6 +109,64 @@ def attention_train(name, B, S, E, H):
                           "heads on model (wq, wk, wv by columns, wo by rows) + batch on data")
 
 
+def transformer_train(name, layers, B, S, E, H, V):
+    """SGD step of a GPT-2-style decoder: token and position embeddings, `layers` pre-norm
+    blocks (layernorm, causal multi-head attention with a fused qkv projection, tanh-GELU
+    MLP of width 4E, residuals), final layernorm, tied output projection, cross-entropy.
+    Tokens are embedded by a one-hot matmul and the loss picks targets by a one-hot mask:
+    meshrun has no gather yet (issue 12)."""
+    rng = je.rng_for(name)
+    D = E // H
+
+    def layernorm(x, g, b):
+        m = jnp.mean(x, axis=-1, keepdims=True)
+        v = jnp.mean((x - m) ** 2, axis=-1, keepdims=True)
+        return (x - m) * jax.lax.rsqrt(v + 1e-5) * g + b
+
+    def gelu(x):
+        return 0.5 * x * (1 + jnp.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+    def block(p, x):
+        ln1g, ln1b, wqkv, bqkv, wo, bo, ln2g, ln2b, wfc, bfc, wproj, bproj = p
+        h = layernorm(x, ln1g, ln1b)
+        q, k, v = jnp.split(h @ wqkv + bqkv, 3, axis=-1)
+        q, k, v = (t.reshape(B, S, H, D) for t in (q, k, v))
+        s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(D)
+        s = jnp.where(jnp.arange(S)[:, None] >= jnp.arange(S)[None, :], s, -1e9)
+        o = jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, axis=-1), v).reshape(B, S, E)
+        x = x + o @ wo + bo
+        return x + gelu(layernorm(x, ln2g, ln2b) @ wfc + bfc) @ wproj + bproj
+
+    def loss_fn(params, tokens, targets):
+        wte, wpe, lnfg, lnfb = params[:4]
+        x = (tokens[..., None] == jnp.arange(V)).astype(jnp.float32) @ wte + wpe
+        for i in range(layers):
+            x = block(params[4 + 12 * i: 16 + 12 * i], x)
+        logp = jax.nn.log_softmax(layernorm(x, lnfg, lnfb) @ wte.T, axis=-1)
+        picked = (targets[..., None] == jnp.arange(V)).astype(jnp.float32)
+        return -jnp.mean(jnp.sum(logp * picked, axis=-1))
+
+    def f(tokens, targets, *params):
+        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets)
+        return loss, tuple(p - 0.01 * g for p, g in zip(params, grads))
+
+    ones, zeros = np.ones(E, np.float32), np.zeros(E, np.float32)
+    args = [rng.randint(0, V, (B, S)).astype(np.int32), rng.randint(0, V, (B, S)).astype(np.int32),
+            je.randn(rng, V, E, scale=0.02), je.randn(rng, S, E, scale=0.01), ones, zeros]
+    col, row, rep, vec = P(None, "model"), P("model", None), P(None), P("model")
+    hand = [P("data", None), P("data", None), row, P(None, None), rep, rep]
+    for _ in range(layers):
+        args += [ones, zeros, je.randn(rng, E, 3 * E, scale=0.02), np.zeros(3 * E, np.float32),
+                 je.randn(rng, E, E, scale=0.02), zeros, ones, zeros,
+                 je.randn(rng, E, 4 * E, scale=0.02), np.zeros(4 * E, np.float32),
+                 je.randn(rng, 4 * E, E, scale=0.02), zeros]
+        hand += [rep, rep, col, vec, row, rep, rep, rep, col, vec, row, rep]
+    return SuggestProgram(name, None, je.named(f, name), args, je.M_DM(), hand,
+                          "Megatron (qkv and MLP-in by columns, attention-out and MLP-out by rows, "
+                          "the embedding by vocabulary rows, on model) + batch on data",
+                          rtol=2e-4, atol=2e-4)
+
+
 # (name, description, builder(name)) of every program.
 PROGRAMS = [
     ("mlp4_train_b4096_h2048",
@@ -125,6 +183,10 @@ PROGRAMS = [
      "SGD step of a 16-layer tanh MLP, batch 4096, hidden 2048: 34 arguments, more than "
      "suggest moves one at a time",
      lambda name: mlp_train(name, 4096, 2048, layers=16)),
+    ("transformer_train_l2_e768",
+     "SGD step of a 2-layer GPT-2-style decoder (width 768, 12 heads, sequence 256, batch 8, "
+     "vocabulary 8192; one-hot embedding and loss: no gather yet)",
+     lambda name: transformer_train(name, 2, 8, 256, 768, 12, 8192)),
 ]
 
 
