@@ -9,6 +9,7 @@
 
 use crate::ir::literal::DenseLiteral;
 use crate::ir::types::TensorType;
+use crate::sharding::TensorSharding;
 
 /// One attribute value.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +44,11 @@ pub enum Attr {
         keyword: String,
         value: String,
     },
+    /// `#sdy.sharding_per_value<[<@mesh, [...]>, ...]>` (pretty forms write
+    /// the bare list `[<@mesh, [...]>, ...]`).
+    Shardings(Vec<TensorSharding>),
+    /// `#sdy<manual_axes{"x", "y"}>` (pretty forms write `{"x", "y"}`).
+    ManualAxes(Vec<String>),
     /// A bare identifier (`DEFAULT`, as pretty forms write enum values).
     Ident(String),
     /// A unit attribute (a dictionary entry without `= value`).
@@ -91,6 +97,8 @@ impl Attr {
             Attr::Dict(_) => "a dictionary",
             Attr::Params { .. } => "a #dialect.attr<...>",
             Attr::Enum { .. } => "a #dialect<enum>",
+            Attr::Shardings(_) => "a #sdy.sharding_per_value<...>",
+            Attr::ManualAxes(_) => "a #sdy<manual_axes{...}>",
             Attr::Ident(_) => "a keyword",
             Attr::Unit => "a unit attribute",
             Attr::Opaque(_) => "an unrecognized attribute",

@@ -205,10 +205,17 @@ macro_rules! op_kinds {
 
 op_kinds! {
     defined {
+        AllGather(crate::ops::collectives::AllGather),
+        AllReduce(crate::ops::collectives::AllReduce),
+        AllToAll(crate::ops::collectives::AllToAll),
         Case(crate::ops::case::Case),
+        CollectivePermute(crate::ops::collectives::CollectivePermute),
         DynamicSlice(crate::ops::dynamic_slice::DynamicSlice),
         DynamicUpdateSlice(crate::ops::dynamic_update_slice::DynamicUpdateSlice),
         Gather(crate::ops::gather::Gather),
+        ManualComputation(crate::ops::manual_computation::ManualComputation),
+        PartitionId(crate::ops::collectives::PartitionId),
+        ReduceScatter(crate::ops::collectives::ReduceScatter),
         Scatter(crate::ops::scatter::Scatter),
         Sort(crate::ops::sort::Sort),
         While(crate::ops::while_loop::While),

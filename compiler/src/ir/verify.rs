@@ -20,6 +20,7 @@ use crate::ops::RegionTypes;
 use crate::sharding::TensorSharding;
 
 mod call_graph;
+mod manual;
 
 /// Check a whole module; `Err` is its first problem.
 pub fn verify_module(m: &Module) -> Result<(), Diagnostic> {
@@ -58,7 +59,9 @@ pub fn function_errors(m: &Module, f: &Function) -> Vec<Diagnostic> {
     checker.check_signature();
     checker.check_body();
     checker.check_returns();
-    checker.errors
+    let mut errors = checker.errors;
+    errors.extend(manual::placement_errors(m, f));
+    errors
 }
 
 fn first_error(errors: Vec<Diagnostic>) -> Result<(), Diagnostic> {
@@ -235,6 +238,12 @@ impl<'a> FunctionChecker<'a> {
                 (kind, _) => check_result_types(kind, &operands, &results)
                     .map_err(|msg| (DiagKind::Type, msg)),
             };
+            let checked = checked.and_then(|()| match op.kind.def() {
+                Some(def) => def
+                    .check_in_module(&self.module.meshes, &operands, &results, &regions)
+                    .map_err(|msg| (DiagKind::Sharding, msg)),
+                None => Ok(()),
+            });
             if let Err((kind, msg)) = checked {
                 self.op_error(op, kind, msg);
             }

@@ -36,6 +36,24 @@ pub enum Fmt {
     /// `keyword { ops }`: the next structural region, its block arguments
     /// named by `IterArgs` (typed as the operands) and not written again.
     Region(&'static str),
+    /// `key=[<@mesh, [...]>, ...]`: the attribute `attr`, a list of
+    /// shardings (`sdy.manual_computation`'s `in_shardings`).
+    Shardings(&'static str, &'static str),
+    /// `key={"x", "y"}`: the attribute `attr`, a set of mesh axis names.
+    AxisNames(&'static str, &'static str),
+    /// `(%a: t, ...) { ops }`: the next structural region with its block
+    /// arguments written before it (`sdy.manual_computation`'s body).
+    ArgsRegion,
+}
+
+impl Fmt {
+    /// The attribute this directive reads and writes, if any.
+    pub fn attr(&self) -> Option<&'static str> {
+        match *self {
+            Fmt::Keyed(_, a) | Fmt::Shardings(_, a) | Fmt::AxisNames(_, a) => Some(a),
+            _ => None,
+        }
+    }
 }
 
 /// How the types after `:` are written. The parser accepts every form
@@ -52,4 +70,7 @@ pub enum SigForm {
     TypeList,
     /// `t1 -> t2` / `t1 -> (t2, t3)` for one operand (CHLO's ops).
     BareFunctional,
+    /// `t1, t2`: the result types of an op without operands
+    /// (`stablehlo.partition_id : tensor<ui32>`).
+    Results,
 }

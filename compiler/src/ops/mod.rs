@@ -23,10 +23,12 @@ pub mod decode;
 pub mod format;
 
 pub mod case;
+pub mod collectives;
 pub mod dynamic_slice;
 pub mod dynamic_update_slice;
 pub mod gather;
 pub mod index_dims;
+pub mod manual_computation;
 pub mod scatter;
 pub mod sort;
 pub mod while_loop;
@@ -179,6 +181,18 @@ pub trait OpDef: fmt::Debug {
             return Err("cannot have regions".into());
         }
         self.check(operands, results)
+    }
+
+    /// The checks that need the module's meshes (a collective's device
+    /// groups, a manual computation's local types).
+    fn check_in_module(
+        &self,
+        _meshes: &[crate::sharding::MeshDef],
+        _operands: &[TensorType],
+        _results: &[TensorType],
+        _regions: &[RegionTypes],
+    ) -> Result<(), String> {
+        Ok(())
     }
 
     /// Shardy's sharding rule for the op (`None`: the op has none and

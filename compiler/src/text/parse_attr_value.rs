@@ -93,6 +93,21 @@ impl<'s> Cursor<'s> {
                 self.bump();
                 Ok(Attr::Ident(s))
             }
+            Tok::Hash if self.text() == "#sdy.sharding_per_value" => {
+                Ok(Attr::Shardings(self.parse_sharding_per_value()?))
+            }
+            Tok::Hash
+                if self.text() == "#sdy"
+                    && self.peek_kind(1) == Tok::Less
+                    && self.peek_kind(2) == Tok::Ident =>
+            {
+                self.bump();
+                self.bump();
+                self.expect_ident("manual_axes", "#sdy<...> attribute")?;
+                let axes = self.parse_axis_name_set("manual_axes")?;
+                self.expect(Tok::Greater, "#sdy<manual_axes...>")?;
+                Ok(Attr::ManualAxes(axes))
+            }
             Tok::Hash if self.peek_kind(1) == Tok::Less => {
                 let start = self.idx;
                 match self.dialect_attr(depth) {
@@ -104,6 +119,45 @@ impl<'s> Cursor<'s> {
                 }
             }
             _ => self.opaque(),
+        }
+    }
+
+    /// `{"x", "y"}`: a set of mesh axis names (`manual_axes`).
+    pub(crate) fn parse_axis_name_set(&mut self, context: &str) -> PResult<Vec<String>> {
+        self.expect(Tok::LBrace, context)?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RBrace) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.parse_string(context)?);
+            if self.eat(Tok::RBrace) {
+                return Ok(out);
+            }
+            if !self.eat(Tok::Comma) {
+                return Err(self.expected_in("',' or '}'", context));
+            }
+        }
+    }
+
+    /// `[<@mesh, [...]>, ...]`: the shardings of a pretty form.
+    pub(crate) fn parse_sharding_list(
+        &mut self,
+        context: &str,
+    ) -> PResult<Vec<crate::sharding::TensorSharding>> {
+        self.expect(Tok::LBracket, context)?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RBracket) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.parse_sharding_body()?);
+            if self.eat(Tok::RBracket) {
+                return Ok(out);
+            }
+            if !self.eat(Tok::Comma) {
+                return Err(self.expected_in("',' or ']'", context));
+            }
         }
     }
 

@@ -141,6 +141,35 @@ impl<'s> Cursor<'s> {
                     let index = regions.len();
                     regions.push(self.parse_region_body(b, index, args, TERMINATORS)?);
                 }
+                Fmt::ArgsRegion => {
+                    self.expect(Tok::LParen, name)?;
+                    let args = self.parse_block_arg_list()?;
+                    self.expect(Tok::LBrace, name)?;
+                    let index = regions.len();
+                    regions.push(self.parse_region_body(b, index, args, TERMINATORS)?);
+                }
+                Fmt::Shardings(key, attr) => {
+                    self.expect_keyword_eq(key, name)?;
+                    let at = self.pos();
+                    let value = Attr::Shardings(self.parse_sharding_list(key)?);
+                    given.push(Given {
+                        name: attr.to_string(),
+                        value,
+                        pos: at,
+                        raw: None,
+                    });
+                }
+                Fmt::AxisNames(key, attr) => {
+                    self.expect_keyword_eq(key, name)?;
+                    let at = self.pos();
+                    let value = Attr::ManualAxes(self.parse_axis_name_set(key)?);
+                    given.push(Given {
+                        name: attr.to_string(),
+                        value,
+                        pos: at,
+                        raw: None,
+                    });
+                }
                 Fmt::Sig(SigForm::TypeList) if operands.is_empty() && !self.at(Tok::Colon) => {
                     types = Some((Vec::new(), Vec::new()));
                 }
@@ -212,6 +241,7 @@ impl<'s> Cursor<'s> {
                 };
                 Ok((tys.clone(), tys))
             }
+            SigForm::Results => Ok((Vec::new(), self.parse_type_list()?)),
             SigForm::Functional | SigForm::SameType | SigForm::BareFunctional => {
                 let sig = self.parse_signature()?;
                 sig_types(sig, n, name, pos)

@@ -20,6 +20,19 @@ fn write_entries(f: &mut fmt::Formatter<'_>, entries: &[(String, Attr)]) -> fmt:
     Ok(())
 }
 
+/// `[<@mesh, [...]>, ...]`: shardings as `sharding_per_value` and pretty
+/// forms list them.
+pub(crate) fn sharding_list(list: &[crate::sharding::TensorSharding]) -> String {
+    let items: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// `{"x", "y"}`: a set of mesh axis names.
+pub(crate) fn axis_name_set(axes: &[String]) -> String {
+    let items: Vec<String> = axes.iter().map(|a| quote(a)).collect();
+    format!("{{{}}}", items.join(", "))
+}
+
 impl fmt::Display for Attr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -75,6 +88,8 @@ impl fmt::Display for Attr {
                 keyword,
                 value,
             } => write!(f, "{dialect}<{keyword} {value}>"),
+            Attr::Shardings(list) => write!(f, "#sdy.sharding_per_value<{}>", sharding_list(list)),
+            Attr::ManualAxes(axes) => write!(f, "#sdy<manual_axes{}>", axis_name_set(axes)),
             Attr::Ident(s) | Attr::Opaque(s) => f.write_str(s),
             Attr::Unit => Ok(()),
         }

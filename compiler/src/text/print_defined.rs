@@ -7,6 +7,7 @@ use std::fmt::Write;
 use crate::ir::attr::Attr;
 use crate::ir::{Computation, OpData, Value};
 use crate::ops::{Fmt, OpDef, SigForm};
+use crate::text::print_attr::{axis_name_set, sharding_list};
 use crate::text::printer::{write_attr_dict, FuncPrinter};
 
 /// A value as a pretty form writes it: integer arrays as `[1, 2]`,
@@ -26,18 +27,16 @@ fn pretty_value(a: &Attr) -> String {
 fn regions_fit(format: &[Fmt], op: &OpData) -> bool {
     let slots = format
         .iter()
-        .filter(|d| matches!(d, Fmt::Region(_)))
+        .filter(|d| matches!(d, Fmt::Region(_) | Fmt::ArgsRegion))
         .count();
     slots == op.regions.len()
 }
 
 /// Whether the directives mention every attribute the op has.
 fn covers(format: &[Fmt], attrs: &[(&'static str, Attr)]) -> bool {
-    attrs.iter().all(|(name, _)| {
-        format
-            .iter()
-            .any(|d| matches!(d, Fmt::Keyed(_, a) if a == name))
-    })
+    attrs
+        .iter()
+        .all(|(name, _)| format.iter().any(|d| d.attr() == Some(*name)))
 }
 
 impl FuncPrinter<'_> {
@@ -51,7 +50,7 @@ impl FuncPrinter<'_> {
                 if computations.is_empty() && covers(format, &attrs) && regions_fit(format, op) =>
             {
                 self.out.push_str(spec.name);
-                self.pretty(op, format, &attrs, sharding);
+                self.pretty(op, format, &attrs, sharding, def.terminator());
             }
             _ => self.generic(
                 op,
@@ -70,6 +69,7 @@ impl FuncPrinter<'_> {
         format: &[Fmt],
         attrs: &[(&'static str, Attr)],
         sharding: Option<&str>,
+        terminator: &str,
     ) {
         // Tokens are separated by one space, except around `(` and
         // before `,` and `)`.
@@ -115,8 +115,37 @@ impl FuncPrinter<'_> {
                     }
                     let _ = write!(self.out, "{keyword} ");
                     if let Some(r) = regions.next() {
-                        self.region_without_header(r, "stablehlo.return");
+                        self.region_without_header(r, terminator);
                     }
+                    space = true;
+                }
+                Fmt::ArgsRegion => {
+                    if let Some(r) = regions.next() {
+                        self.out.push_str(" (");
+                        for (i, &a) in r.args.iter().enumerate() {
+                            if i > 0 {
+                                self.out.push_str(", ");
+                            }
+                            self.value(a);
+                            self.out.push_str(": ");
+                            self.write_ty(self.ty(a));
+                        }
+                        self.out.push_str(") ");
+                        self.region_without_header(r, terminator);
+                    }
+                    space = true;
+                }
+                Fmt::Shardings(key, name) | Fmt::AxisNames(key, name) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let value = match attrs.iter().find(|(n, _)| *n == name) {
+                        Some((_, Attr::Shardings(list))) => sharding_list(list),
+                        Some((_, Attr::ManualAxes(axes))) => axis_name_set(axes),
+                        Some((_, other)) => other.to_string(),
+                        None => String::new(),
+                    };
+                    let _ = write!(self.out, "{key}={value}");
                     space = true;
                 }
                 Fmt::Sig(SigForm::TypeList) if op.operands.is_empty() => {}
@@ -171,6 +200,7 @@ impl FuncPrinter<'_> {
                 }
             }
             SigForm::BareFunctional => self.functional(op),
+            SigForm::Results => self.type_list(&op.results),
         }
     }
 
@@ -193,7 +223,12 @@ impl FuncPrinter<'_> {
                 if i > 0 {
                     self.out.push_str(", ");
                 }
-                let _ = write!(self.out, "{k} = {v}");
+                match v {
+                    Attr::Unit => self.out.push_str(k),
+                    _ => {
+                        let _ = write!(self.out, "{k} = {v}");
+                    }
+                }
             }
             self.out.push_str("}>");
         }
