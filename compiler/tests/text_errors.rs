@@ -71,11 +71,11 @@ fn unknown_ops_pretty_and_generic() {
         &["'stablehlo.custom_call'"],
     );
     expect_error(
-        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = sdy.named_computation<\"g\">(%a) (%b: tensor<4xf32>) {\n    sdy.return %b : tensor<4xf32>\n  } : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = sdy.unknown_computation<\"g\">(%a) (%b: tensor<4xf32>) {\n    sdy.return %b : tensor<4xf32>\n  } : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
         DiagKind::UnknownOp,
         2,
         8,
-        &["'sdy.named_computation'"],
+        &["'sdy.unknown_computation'"],
     );
 }
 
