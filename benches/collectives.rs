@@ -1,9 +1,10 @@
 //! Collectives on the CPU backend: each of the five `bench-comm` ops on 8
-//! simulated devices at 1 MiB and 64 MiB (nccl-tests' size S), a
-//! single-thread memcpy of 64 MiB for scale, and at the end one line
-//! comparing all-gather's bus bandwidth at 64 MiB with the memcpy's
-//! bandwidth (interleaved best-of-5, measured side by side so both see the
-//! same machine state).
+//! simulated devices at 1 KiB, 1 MiB and 64 MiB (nccl-tests' size S), a
+//! single-thread memcpy of 64 MiB for scale, and at the end two lines: the
+//! latency of a 1 KiB all-reduce and all-gather (median of 2000, target
+//! ≤ 20 µs for the all-reduce), and all-gather's bus bandwidth at 64 MiB
+//! against the memcpy's bandwidth (interleaved best-of-5, measured side by
+//! side so both see the same machine state).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -15,7 +16,7 @@ use meshrun::runtime::comm_bench::{time_collective, BenchOp, CommBench, CommBenc
 use meshrun::runtime::CpuBackend;
 
 const DEVICES: i64 = 8;
-const SIZES: [(u64, &str); 2] = [(1 << 20, "1MiB"), (64 << 20, "64MiB")];
+const SIZES: [(u64, &str); 3] = [(1 << 10, "1KiB"), (1 << 20, "1MiB"), (64 << 20, "64MiB")];
 const MEMCPY_BYTES: usize = 64 << 20;
 
 fn measure(op: BenchOp, bytes: u64, warmup: usize, iters: usize) -> CommBenchResult {
@@ -84,6 +85,23 @@ fn memcpy(c: &mut Criterion) {
     group.finish();
 }
 
+/// The median time of a 1 KiB collective on 8 devices: fixed costs
+/// (rendezvous, wake-ups), not bytes.
+fn latency(_: &mut Criterion) {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    for op in [BenchOp::AllReduce, BenchOp::AllGather] {
+        let r = measure(op, 1 << 10, 100, 2000);
+        let mut t = r.times_s.clone();
+        t.sort_by(f64::total_cmp);
+        println!(
+            "{op} 1 KiB on {DEVICES} CPU devices: median {:.1} µs, p90 {:.1} µs (target <= 20 µs for all-reduce; load {})",
+            t[t.len() / 2] * 1e6,
+            t[t.len() * 9 / 10] * 1e6,
+            load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        );
+    }
+}
+
 /// all-gather busbw at 64 MiB against single-thread memcpy bandwidth.
 fn ratio(_: &mut Criterion) {
     let src = vec![1u8; MEMCPY_BYTES];
@@ -106,5 +124,5 @@ fn ratio(_: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, collectives, memcpy, ratio);
+criterion_group!(benches, collectives, memcpy, latency, ratio);
 criterion_main!(benches);

@@ -107,7 +107,7 @@ fn json_rows_have_the_fields_and_calibrate_reads_them() {
 }
 
 #[test]
-fn the_plot_is_an_svg_with_one_line_per_op() {
+fn the_plot_has_a_bandwidth_and_a_time_line_per_op() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("busbw.svg");
     let ops = "all-gather,all-reduce,all-to-all";
@@ -120,14 +120,15 @@ fn the_plot_is_an_svg_with_one_line_per_op() {
     let text = std::fs::read_to_string(&svg).expect("plot written");
     assert!(text.trim_start().starts_with("<svg"), "{}", &text[..80]);
     assert!(text.trim_end().ends_with("</svg>"));
-    // Series are the 2-pixel polylines (axes and ticks are 1 pixel), one
-    // per op, each in its own colour and through one point per size.
+    // Series are the 2-pixel polylines (axes and ticks are 1 pixel): per
+    // op one in the bandwidth panel and one in the time panel, each op in
+    // its own colour in both, through one point per size.
     let series: Vec<&str> = text
         .split("<polyline")
         .skip(1)
         .filter(|p| p.contains("stroke-width=\"2\""))
         .collect();
-    assert_eq!(series.len(), 3, "one line per op");
+    assert_eq!(series.len(), 6, "two lines per op");
     let colours: std::collections::BTreeSet<&str> = series
         .iter()
         .map(|p| {
@@ -158,6 +159,32 @@ fn the_plot_is_an_svg_with_one_line_per_op() {
         assert!(text.contains(op), "legend names {op}");
     }
     assert!(!text.contains("reduce-scatter"));
+}
+
+#[test]
+fn a_zero_copy_permute_is_left_out_of_the_bandwidth_panel_and_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("p.svg");
+    run_ok(&strs(&small(&[
+        "--ops",
+        "all-gather,collective-permute",
+        "--plot",
+        svg.to_str().unwrap(),
+    ])));
+    let text = std::fs::read_to_string(&svg).expect("plot written");
+    let series = text
+        .split("<polyline")
+        .skip(1)
+        .filter(|p| p.contains("stroke-width=\"2\""))
+        .count();
+    assert_eq!(
+        series, 3,
+        "all-gather twice, the permute in the time panel only"
+    );
+    assert!(
+        text.contains("collective-permute left out"),
+        "the bandwidth panel says what it leaves out"
+    );
 }
 
 fn fails_with(args: &[&str], needle: &str) {

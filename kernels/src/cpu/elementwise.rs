@@ -11,6 +11,7 @@ use num_traits::{CheckedRem, PrimInt, Signed, WrappingAdd, WrappingMul, Wrapping
 
 use crate::cpu::map::{map, zip_map};
 use crate::cpu::real::{HalfFloat, Real};
+use crate::cpu::vmath;
 use crate::error::{KernelError, Result};
 use crate::tensor::{HostElem, HostTensor};
 
@@ -75,9 +76,9 @@ pub fn unary(op: UnaryOp, x: &HostTensor) -> Result<HostTensor> {
     }
     Ok(match x {
         HostTensor::F64(a) => HostTensor::F64(unary_real(op, a)?),
-        HostTensor::F32(a) => HostTensor::F32(unary_real(op, a)?),
-        HostTensor::F16(a) => HostTensor::F16(via_f32(a, |w| unary_real(op, w))?),
-        HostTensor::BF16(a) => HostTensor::BF16(via_f32(a, |w| unary_real(op, w))?),
+        HostTensor::F32(a) => HostTensor::F32(unary_f32(op, a)?),
+        HostTensor::F16(a) => HostTensor::F16(via_f32(a, |w| unary_f32(op, w))?),
+        HostTensor::BF16(a) => HostTensor::BF16(via_f32(a, |w| unary_f32(op, w))?),
         HostTensor::I32(a) => HostTensor::I32(unary_int(op, a)?),
         HostTensor::I64(a) => HostTensor::I64(unary_int(op, a)?),
         HostTensor::Pred(a) => match op {
@@ -105,6 +106,14 @@ fn sign<F: Real>(x: F) -> F {
     }
 }
 
+/// f32 through the vectorized functions ([`vmath`]) where there is one.
+fn unary_f32(op: UnaryOp, a: &ArrayD<f32>) -> Result<ArrayD<f32>> {
+    match vmath::unary_array(op, a) {
+        Some(r) => Ok(r),
+        None => unary_real(op, a),
+    }
+}
+
 fn unary_real<F: Real>(op: UnaryOp, a: &ArrayD<F>) -> Result<ArrayD<F>> {
     use UnaryOp as U;
     let one = F::one();
@@ -114,7 +123,7 @@ fn unary_real<F: Real>(op: UnaryOp, a: &ArrayD<F>) -> Result<ArrayD<F>> {
         U::Expm1 => map(a, F::exp_m1),
         U::Log => map(a, F::ln),
         U::Log1p => map(a, F::ln_1p),
-        U::Tanh => map(a, F::tanh_kernel),
+        U::Tanh => map(a, F::tanh),
         U::Sine => map(a, F::sin),
         U::Cosine => map(a, F::cos),
         U::Tan => map(a, F::tan),
@@ -163,12 +172,12 @@ pub fn binary(op: BinaryOp, x: &HostTensor, y: &HostTensor) -> Result<HostTensor
     same_shape(&name, ["lhs", "rhs"], x.shape(), y.shape())?;
     Ok(match (x, y) {
         (HostTensor::F64(a), HostTensor::F64(b)) => HostTensor::F64(binary_real(op, a, b)?),
-        (HostTensor::F32(a), HostTensor::F32(b)) => HostTensor::F32(binary_real(op, a, b)?),
+        (HostTensor::F32(a), HostTensor::F32(b)) => HostTensor::F32(binary_f32(op, a, b)?),
         (HostTensor::F16(a), HostTensor::F16(b)) => {
-            HostTensor::F16(via_f32_2(a, b, |p, q| binary_real(op, p, q))?)
+            HostTensor::F16(via_f32_2(a, b, |p, q| binary_f32(op, p, q))?)
         }
         (HostTensor::BF16(a), HostTensor::BF16(b)) => {
-            HostTensor::BF16(via_f32_2(a, b, |p, q| binary_real(op, p, q))?)
+            HostTensor::BF16(via_f32_2(a, b, |p, q| binary_f32(op, p, q))?)
         }
         (HostTensor::I32(a), HostTensor::I32(b)) => HostTensor::I32(binary_int(op, a, b)?),
         (HostTensor::I64(a), HostTensor::I64(b)) => HostTensor::I64(binary_int(op, a, b)?),
@@ -194,6 +203,14 @@ pub(crate) fn min_nan<F: Real>(x: F, y: F) -> F {
         x
     } else {
         y
+    }
+}
+
+/// f32 `power` through [`vmath::pow`]; the rest as for any float.
+fn binary_f32(op: BinaryOp, a: &ArrayD<f32>, b: &ArrayD<f32>) -> Result<ArrayD<f32>> {
+    match op {
+        BinaryOp::Power => Ok(vmath::pow_array(a, b)),
+        _ => binary_real(op, a, b),
     }
 }
 

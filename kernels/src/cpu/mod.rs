@@ -8,6 +8,7 @@ mod map;
 mod real;
 pub mod reduce;
 pub mod shape_ops;
+pub mod vmath;
 
 use gemm::Parallelism;
 use meshrun_compiler::ir::{OpKind, TensorType};

@@ -93,6 +93,23 @@ impl CpuBackend {
     }
 }
 
+/// How long a device waiting in a collective yields before it sleeps
+/// (see `rendezvous`): a few device threads per core spin, so that a small
+/// collective completes without a wake-up per member; many more threads
+/// than cores sleep at once, so that simulating hundreds of devices stays
+/// cheap (each yield would hand the core to another waiter).
+const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+const SPIN_MAX_THREADS_PER_CORE: usize = 4;
+
+fn spin_time(devices: usize) -> std::time::Duration {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if devices <= SPIN_MAX_THREADS_PER_CORE * cores {
+        SPIN
+    } else {
+        std::time::Duration::ZERO
+    }
+}
+
 /// The message of a panic payload.
 fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -126,7 +143,8 @@ impl Backend for CpuBackend {
         body: &(dyn Fn(&mut CpuDevice) -> Result<R, RuntimeError> + Sync),
     ) -> Result<Vec<R>, RuntimeError> {
         let par = self.parallelism(devices.len());
-        let comm: Arc<Rendezvous<CpuBuffer>> = Arc::new(Rendezvous::new());
+        let comm: Arc<Rendezvous<CpuBuffer>> =
+            Arc::new(Rendezvous::with_spin(spin_time(devices.len())));
         let run_one = |id: i64| -> Result<R, RuntimeError> {
             let mut dev = CpuDevice::new(id, par, self.chunked_min, comm.clone());
             let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut dev)));
