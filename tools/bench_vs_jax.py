@@ -25,7 +25,9 @@ the median over all its timed runs. The cases:
 at B=64 H=1024 and B=256 H=2048. Also measured in the same run, as the
 roofline: one layer's matmul (256x2048 @ 2048x2048) on one thread, run
 by meshrun on 1 device with ``RAYON_NUM_THREADS=1``. The 2-core roofline
-of a case is its matmul FLOPs at twice that rate.
+of a case is its matmul FLOPs at twice that rate. meshrun's peak resident
+memory per case (the whole process: parse, inputs, run) is printed next to
+its input bytes.
 
 The GPT-2 training step is not a case yet: meshrun does not run it.
 """
@@ -154,16 +156,27 @@ def time_jax(jitted, placed, runs):
 
 
 def run_meshrun(meshrun, mlir, npys, runs, env=None):
+    """`meshrun run --json`'s report, with the process's peak resident
+    memory (`peak_mb`, from wait4's rusage)."""
     cmd = [meshrun, "run", mlir, "--repeat", str(runs), "--json", "--inputs", *npys]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stderr.strip()}")
-    return json.loads(r.stdout)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{err.read().strip()}")
+        report = json.loads(out.read())
+    report["peak_mb"] = usage.ru_maxrss / 1024  # KiB on Linux
+    return report
 
 
 def time_meshrun(meshrun, case, runs):
     out = run_meshrun(meshrun, case.mlir, case.npys, runs)
-    return out["times_ms"] if "times_ms" in out else [out["median_ms"]] * runs
+    case.peak_mb = max(getattr(case, "peak_mb", 0.0), out["peak_mb"])
+    # Each round's median stands for its runs.
+    return [out["median_ms"]] * runs
 
 
 def gemm_program(workdir, m=256, k=2048, n=2048):
@@ -261,12 +274,13 @@ def main():
     print(f"single-thread GEMM (256x2048 @ 2048x2048 through meshrun): {gflops:.1f} GFLOP/s; "
           f"2-core roofline = matmul FLOPs at {2 * gflops:.1f} GFLOP/s")
     print()
-    print("| program | B | H | devices | meshrun ms | XLA ms | XLA/meshrun | roofline ms | meshrun % of roofline |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| program | B | H | devices | meshrun ms | XLA ms | XLA/meshrun | roofline ms | meshrun % of roofline | meshrun peak MB (inputs MB) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for case, m, x in rows:
         roof = matmul_flops(case.kind, case.batch, case.hidden) / (2 * gflops * 1e9) * 1e3
         print(f"| {case.kind} | {case.batch} | {case.hidden} | {case.devices} | {m:.2f} | {x:.2f} | "
-              f"{x / m:.2f} | {roof:.2f} | {100 * roof / m:.0f}% |")
+              f"{x / m:.2f} | {roof:.2f} | {100 * roof / m:.0f}% | "
+              f"{case.peak_mb:.0f} ({case.input_bytes / 2**20:.0f}) |")
     if not args.keep:
         shutil.rmtree(workdir, ignore_errors=True)
 

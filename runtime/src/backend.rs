@@ -11,6 +11,7 @@
 use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
 use meshrun_compiler::partition::collective::Collective;
 use meshrun_compiler::partition::RemapEntry;
+use meshrun_kernels::cpu::fusion::Chain;
 use meshrun_kernels::{HostTensor, KernelError};
 
 use crate::error::RuntimeError;
@@ -144,6 +145,19 @@ pub trait Device {
         result_types: &[TensorType],
     ) -> Result<Vec<Self::Buffer>, DeviceError>;
 
+    /// A chain of element-wise ops the executor fused
+    /// ([`crate::fusion`]), computed in one pass, if this device can; with
+    /// `None` (the default) the executor runs the chain's ops one by one,
+    /// which gives bitwise the same result.
+    fn fused(
+        &mut self,
+        chain: &Chain,
+        operands: &[&Self::Buffer],
+    ) -> Option<Result<Self::Buffer, DeviceError>> {
+        let _ = (chain, operands);
+        None
+    }
+
     /// A tensor of type `ty` whose element `k` along `dim` is `offset + k`.
     fn iota(
         &mut self,
@@ -209,6 +223,14 @@ macro_rules! forward_local_ops {
             result_types: &[meshrun_compiler::ir::TensorType],
         ) -> Result<Vec<$buffer>, $crate::backend::DeviceError> {
             self.$($field).+.op(kind, operands, result_types)
+        }
+
+        fn fused(
+            &mut self,
+            chain: &meshrun_kernels::cpu::fusion::Chain,
+            operands: &[&$buffer],
+        ) -> Option<Result<$buffer, $crate::backend::DeviceError>> {
+            self.$($field).+.fused(chain, operands)
         }
 
         fn iota(

@@ -2,9 +2,10 @@
 //! concurrently, each one instruction after another.
 //!
 //! [`Executor::new`] checks the program once (value ids, per-device tables,
-//! collective groups) and works out, per collective, each device's group
-//! and rank, and per value the instruction that reads it last, so a device
-//! drops every value right after its last use. Then:
+//! collective groups), decides which element-wise chains run fused
+//! ([`crate::fusion`]), and works out, per collective, each device's group
+//! and rank, and per value the unit (instruction or fused group) that reads
+//! it last, so a device drops every value right after its last use. Then:
 //!
 //! 1. [`Executor::place`] splits global inputs into per-device blocks and
 //!    uploads them (once; many runs can use them, like device arrays);
@@ -23,6 +24,7 @@ use meshrun_kernels::HostTensor;
 
 use crate::backend::{Backend, Device, DeviceError, Participation};
 use crate::error::RuntimeError;
+use crate::fusion::{self, Group, Unit};
 use crate::shard_io;
 
 /// A test hook: make one device fail at one instruction, with an error or
@@ -73,8 +75,10 @@ pub struct DeviceOutputs<B> {
 /// A checked program, ready to run many times.
 pub struct Executor<'p> {
     program: &'p DeviceProgram,
-    /// Per value, the last instruction that reads it (`None`: never read,
-    /// or a program output, which is kept).
+    /// What runs, in order: instructions and fused groups.
+    units: Vec<Unit>,
+    /// Per value, the last unit that reads it (`None`: never read, or a
+    /// program output, which is kept).
     last_use: Vec<Option<usize>>,
     /// Per instruction, per device position, its place in the collective
     /// (empty for other instructions).
@@ -86,8 +90,17 @@ fn bad(msg: String) -> RuntimeError {
 }
 
 impl<'p> Executor<'p> {
-    /// Check `program` and plan its runs.
+    /// Check `program` and plan its runs, element-wise chains fused.
     pub fn new(program: &'p DeviceProgram) -> Result<Executor<'p>, RuntimeError> {
+        Executor::with_fusion(program, true)
+    }
+
+    /// [`Executor::new`], with or without fusion (benchmarks and tests
+    /// compare the two; the results are bitwise the same).
+    pub fn with_fusion(
+        program: &'p DeviceProgram,
+        fuse: bool,
+    ) -> Result<Executor<'p>, RuntimeError> {
         let n = program.num_devices();
         if n == 0 {
             return Err(bad(format!("@{} runs on no device", program.name)));
@@ -105,7 +118,6 @@ impl<'p> Executor<'p> {
             check_id(io.value, "an input")?;
             defined[io.value] = true;
         }
-        let mut last_use = vec![None; nv];
         let mut parts = Vec::with_capacity(program.instrs.len());
         for (i, instr) in program.instrs.iter().enumerate() {
             for v in instr.operands() {
@@ -115,7 +127,6 @@ impl<'p> Executor<'p> {
                         "instruction {i} reads value #{v} before it is defined"
                     )));
                 }
-                last_use[v] = Some(i);
             }
             for v in instr.results() {
                 check_id(v, &format!("instruction {i}"))?;
@@ -130,6 +141,17 @@ impl<'p> Executor<'p> {
                 _ => Vec::new(),
             });
         }
+        let units = if fuse {
+            fusion::plan(program)
+        } else {
+            fusion::unfused(program)
+        };
+        let mut last_use = vec![None; nv];
+        for (u, unit) in units.iter().enumerate() {
+            for v in unit.operands(program) {
+                last_use[v] = Some(u);
+            }
+        }
         for io in &program.outputs {
             check_id(io.value, "an output")?;
             if !defined[io.value] {
@@ -139,8 +161,17 @@ impl<'p> Executor<'p> {
         }
         Ok(Executor {
             program,
+            units,
             last_use,
             parts,
+        })
+    }
+
+    /// The fused groups of the plan.
+    pub fn groups(&self) -> impl Iterator<Item = &Group> {
+        self.units.iter().filter_map(|u| match u {
+            Unit::Group(g) => Some(g),
+            Unit::Instr(_) => None,
         })
     }
 
@@ -314,7 +345,9 @@ impl<'p> Executor<'p> {
         for (io, b) in p.inputs.iter().zip(inputs) {
             env[io.value] = Some(b.clone());
         }
-        for (i, instr) in p.instrs.iter().enumerate() {
+        for (u, unit) in self.units.iter().enumerate() {
+            let i = unit.instr();
+            let instr = &p.instrs[i];
             let what = instr_name(instr);
             let fail = |e: DeviceError| match e {
                 DeviceError::PeerFailed(failed) => RuntimeError::Aborted { device: id, failed },
@@ -326,14 +359,25 @@ impl<'p> Executor<'p> {
                     message: e.to_string(),
                 },
             };
-            if let Some(f) = opts.fault.filter(|f| f.device == id && f.instr == i) {
+            if let Some(f) = opts
+                .fault
+                .filter(|f| f.device == id && unit.covers(f.instr))
+            {
                 if f.panic {
-                    panic!("injected fault at instruction {i}");
+                    panic!("injected fault at instruction {}", f.instr);
                 }
                 return Err(fail(DeviceError::Invalid("injected fault".into())));
             }
-            let results = self.step(dev, pos, i, instr, &env).map_err(fail)?;
-            let ids = instr.results();
+            let (ids, results) = match unit {
+                Unit::Instr(_) => (
+                    instr.results(),
+                    self.step(dev, pos, i, instr, &env).map_err(fail)?,
+                ),
+                Unit::Group(g) => (
+                    vec![g.result],
+                    vec![self.fused(dev, pos, g, &mut env).map_err(fail)?],
+                ),
+            };
             if results.len() != ids.len() {
                 return Err(fail(DeviceError::Invalid(format!(
                     "{} results for {} values",
@@ -354,8 +398,8 @@ impl<'p> Executor<'p> {
                 }
                 env[v] = Some(b);
             }
-            for v in instr.operands() {
-                if self.last_use[v] == Some(i) {
+            for v in unit.operands(p) {
+                if self.last_use[v] == Some(u) {
                     if let Some(b) = env[v].take() {
                         dev.release(b);
                     }
@@ -370,6 +414,54 @@ impl<'p> Executor<'p> {
                     .ok_or_else(|| bad(format!("output value #{} was not computed", io.value)))
             })
             .collect()
+    }
+
+    /// Run a fused group: in one pass if the device can, else its members
+    /// one by one (their intermediate values live in `env` meanwhile and
+    /// are released after the root).
+    fn fused<D: Device>(
+        &self,
+        dev: &mut D,
+        pos: usize,
+        g: &Group,
+        env: &mut [Option<D::Buffer>],
+    ) -> Result<D::Buffer, DeviceError> {
+        {
+            let ops = g
+                .operands
+                .iter()
+                .map(|&v| {
+                    env[v]
+                        .as_ref()
+                        .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if let Some(r) = dev.fused(&g.chain, &ops) {
+                return r;
+            }
+        }
+        let p = self.program;
+        let mut root = None;
+        for &m in &g.members {
+            let instr = &p.instrs[m];
+            let mut results = self.step(dev, pos, m, instr, env)?;
+            let (Some(&v), Some(b)) = (instr.results().first(), results.pop()) else {
+                return Err(DeviceError::Invalid(format!(
+                    "instruction {m} made no result"
+                )));
+            };
+            if m == g.root {
+                root = Some(b);
+            } else {
+                env[v] = Some(b);
+            }
+        }
+        for &m in &g.members {
+            if let Some(b) = p.instrs[m].results().first().and_then(|&v| env[v].take()) {
+                dev.release(b);
+            }
+        }
+        root.ok_or_else(|| DeviceError::Invalid("a fused group without its root".into()))
     }
 
     /// Run one instruction; its results in `instr.results()` order.

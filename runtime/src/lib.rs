@@ -8,6 +8,8 @@
 //! - [`cuda`] — the CUDA backend (NVIDIA GPUs, NCCL) and its placement
 //!   and planning logic;
 //! - [`executor`] — runs a partitioned device program on any backend;
+//! - [`fusion`] — which element-wise chains of a device program run as
+//!   one pass;
 //! - [`shard_io`] — global inputs to per-device blocks and back;
 //! - [`pipeline`] — propagate + partition + run in one call;
 //! - [`compare`] — the tolerance rule for sharded vs reference outputs;
@@ -29,6 +31,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod error;
 pub mod executor;
+pub mod fusion;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod npy;

@@ -4,6 +4,7 @@
 pub mod convert;
 pub mod dot;
 pub mod elementwise;
+pub mod fusion;
 mod map;
 mod real;
 pub mod reduce;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
 use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
+use meshrun_kernels::cpu::fusion::{self, Chain};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use super::bands::threads_for;
@@ -208,6 +209,19 @@ impl Device for CpuDevice {
         let refs: Vec<&HostTensor> = operands.iter().map(|b| &***b).collect();
         let out = eval_op(kind, &refs, result_types, self.par)?;
         Ok(out.into_iter().map(Arc::new).collect())
+    }
+
+    fn fused(
+        &mut self,
+        chain: &Chain,
+        operands: &[&CpuBuffer],
+    ) -> Option<Result<CpuBuffer, DeviceError>> {
+        let refs: Vec<&HostTensor> = operands.iter().map(|b| &***b).collect();
+        Some(
+            fusion::eval(chain, &refs)
+                .map(Arc::new)
+                .map_err(DeviceError::from),
+        )
     }
 
     fn iota(&mut self, ty: &TensorType, dim: usize, offset: i64) -> Result<CpuBuffer, DeviceError> {

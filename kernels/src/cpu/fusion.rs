@@ -1,0 +1,431 @@
+//! A chain of element-wise f32 ops computed in one pass: block by block
+//! ([`BLOCK`] elements), every step of the chain runs on the block while
+//! it is in L1, so only the chain's operands are read from memory and only
+//! its result is written (unfused, every op reads and writes a whole
+//! tensor).
+//!
+//! Which ops form a chain is the runtime's decision (`runtime::fusion`);
+//! this module only says which ops it can compute ([`Chain::fusible_unary`],
+//! [`Chain::fusible_binary`]) and computes them with the same element
+//! functions as `elementwise` (the vectorized [`vmath`] functions, plain
+//! IEEE arithmetic, `max_nan`/`min_nan`), so a fused chain gives bitwise
+//! the results of its ops run one by one (a test checks every op).
+
+use meshrun_compiler::ir::{BinaryOp, UnaryOp};
+use ndarray::{ArrayD, IxDyn};
+
+use crate::cpu::elementwise::{max_nan, min_nan};
+use crate::cpu::vmath::{self, Func};
+use crate::error::{KernelError, Result};
+use crate::tensor::HostTensor;
+
+/// Elements per block: a few steps' buffers stay in L1.
+pub const BLOCK: usize = 1024;
+
+const OP: &str = "fused element-wise chain";
+
+/// Where a step reads an argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    /// Operand `k`, which has the chain's shape.
+    Operand(usize),
+    /// Operand `k` repeated along the chain's leading dimensions (a
+    /// `broadcast_in_dim` whose operand's shape is a suffix of the
+    /// chain's, or a scalar).
+    Repeated(usize),
+    /// The result of an earlier step.
+    Step(usize),
+}
+
+/// What a step computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepOp {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub op: StepOp,
+    /// One argument for a unary op, two for a binary one.
+    pub args: Vec<Arg>,
+}
+
+/// The steps of a chain in order; its result is the last step's, of
+/// `shape`, f32.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain {
+    pub steps: Vec<Step>,
+    pub shape: Vec<usize>,
+}
+
+impl Chain {
+    /// Unary ops a chain computes (on f32).
+    pub fn fusible_unary(op: UnaryOp) -> bool {
+        Func::of_unary(op).is_some()
+            || matches!(op, UnaryOp::Negate | UnaryOp::Abs | UnaryOp::Square)
+    }
+
+    /// Binary ops a chain computes (on f32).
+    pub fn fusible_binary(op: BinaryOp) -> bool {
+        use BinaryOp as B;
+        matches!(
+            op,
+            B::Add | B::Subtract | B::Multiply | B::Divide | B::Maximum | B::Minimum | B::Power
+        )
+    }
+}
+
+fn unary_block(op: UnaryOp, x: &[f32], out: &mut [f32]) -> Result<()> {
+    if let Some(func) = Func::of_unary(op) {
+        vmath::apply(func, x, out);
+        return Ok(());
+    }
+    let f: fn(f32) -> f32 = match op {
+        UnaryOp::Negate => |v| -v,
+        UnaryOp::Abs => f32::abs,
+        UnaryOp::Square => |v| v * v,
+        _ => {
+            return Err(KernelError::invalid(
+                OP,
+                format!("cannot fuse stablehlo.{}", op.name()),
+            ))
+        }
+    };
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = f(v);
+    }
+    Ok(())
+}
+
+fn binary_block(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> Result<()> {
+    let f: fn(f32, f32) -> f32 = match op {
+        BinaryOp::Add => |a, b| a + b,
+        BinaryOp::Subtract => |a, b| a - b,
+        BinaryOp::Multiply => |a, b| a * b,
+        BinaryOp::Divide => |a, b| a / b,
+        BinaryOp::Maximum => max_nan,
+        BinaryOp::Minimum => min_nan,
+        BinaryOp::Power => {
+            vmath::pow(x, y, out);
+            return Ok(());
+        }
+        _ => {
+            return Err(KernelError::invalid(
+                OP,
+                format!("cannot fuse stablehlo.{}", op.name()),
+            ))
+        }
+    };
+    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+        *o = f(a, b);
+    }
+    Ok(())
+}
+
+/// `data` (of `len` elements, `len` > 0) repeated from flat position
+/// `start` into `buf`.
+fn repeat_into(data: &[f32], start: usize, buf: &mut [f32]) {
+    let len = data.len();
+    let mut pos = start % len;
+    let mut filled = 0;
+    while filled < buf.len() {
+        let take = (len - pos).min(buf.len() - filled);
+        buf[filled..filled + take].copy_from_slice(&data[pos..pos + take]);
+        filled += take;
+        pos = 0;
+    }
+}
+
+/// Check the chain against its operands; each operand's elements in
+/// row-major order.
+fn operand_data<'a>(
+    chain: &Chain,
+    operands: &[&'a HostTensor],
+) -> Result<Vec<std::borrow::Cow<'a, [f32]>>> {
+    let n: usize = chain.shape.iter().product();
+    let mut data = Vec::with_capacity(operands.len());
+    for (k, t) in operands.iter().enumerate() {
+        let HostTensor::F32(a) = t else {
+            return Err(KernelError::invalid(
+                OP,
+                format!("operand {k} is {}, not f32", t.elem_type()),
+            ));
+        };
+        data.push(match a.as_slice() {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+        });
+    }
+    for (i, step) in chain.steps.iter().enumerate() {
+        let arity = match step.op {
+            StepOp::Unary(_) => 1,
+            StepOp::Binary(_) => 2,
+        };
+        if step.args.len() != arity {
+            return Err(KernelError::invalid(
+                OP,
+                format!("step {i} has {} arguments", step.args.len()),
+            ));
+        }
+        for &arg in &step.args {
+            match arg {
+                Arg::Step(j) if j >= i => {
+                    return Err(KernelError::invalid(OP, format!("step {i} reads step {j}")));
+                }
+                Arg::Operand(k) | Arg::Repeated(k) if k >= operands.len() => {
+                    return Err(KernelError::invalid(
+                        OP,
+                        format!("step {i} reads operand {k} of {}", operands.len()),
+                    ));
+                }
+                Arg::Operand(k) if operands[k].shape() != chain.shape.as_slice() => {
+                    return Err(KernelError::invalid(
+                        OP,
+                        format!(
+                            "operand {k} has shape {:?}, the chain {:?}",
+                            operands[k].shape(),
+                            chain.shape
+                        ),
+                    ));
+                }
+                Arg::Repeated(k) => {
+                    let s = operands[k].shape();
+                    if s.len() > chain.shape.len()
+                        || s != &chain.shape[chain.shape.len() - s.len()..]
+                        || (data[k].is_empty() && n > 0)
+                    {
+                        return Err(KernelError::invalid(
+                            OP,
+                            format!(
+                                "operand {k} of shape {s:?} does not repeat into {:?}",
+                                chain.shape
+                            ),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if chain.steps.is_empty() {
+        return Err(KernelError::invalid(OP, "a chain without steps"));
+    }
+    Ok(data)
+}
+
+/// Compute `chain` on `operands` (f32) in one pass.
+pub fn eval(chain: &Chain, operands: &[&HostTensor]) -> Result<HostTensor> {
+    let data = operand_data(chain, operands)?;
+    let n: usize = chain.shape.iter().product();
+    let mut out = vec![0.0f32; n];
+    let steps = chain.steps.len();
+    // One buffer per step but the last (which writes into `out`), and one
+    // per argument slot for repeated operands.
+    let mut scratch = vec![vec![0.0f32; BLOCK]; steps - 1];
+    let mut repeated = vec![0.0f32; 2 * BLOCK];
+    let mut start = 0;
+    while start < n {
+        let len = BLOCK.min(n - start);
+        for (i, step) in chain.steps.iter().enumerate() {
+            let (done, rest) = scratch.split_at_mut(i.min(steps - 1));
+            let dst: &mut [f32] = if i + 1 == steps {
+                &mut out[start..start + len]
+            } else {
+                &mut rest[0][..len]
+            };
+            let (r0, r1) = repeated.split_at_mut(BLOCK);
+            let mut slots = [r0, r1].into_iter();
+            let mut args: Vec<&[f32]> = Vec::with_capacity(2);
+            for &arg in &step.args {
+                let slot = slots
+                    .next()
+                    .ok_or_else(|| KernelError::invalid(OP, "more than two arguments"))?;
+                args.push(match arg {
+                    Arg::Operand(k) => &data[k][start..start + len],
+                    Arg::Step(j) => &done[j][..len],
+                    Arg::Repeated(k) => {
+                        let buf = &mut slot[..len];
+                        repeat_into(&data[k], start, buf);
+                        &*buf
+                    }
+                });
+            }
+            match step.op {
+                StepOp::Unary(op) => unary_block(op, args[0], dst)?,
+                StepOp::Binary(op) => binary_block(op, args[0], args[1], dst)?,
+            }
+        }
+        start += len;
+    }
+    ArrayD::from_shape_vec(IxDyn(&chain.shape), out)
+        .map(HostTensor::F32)
+        .map_err(|e| KernelError::invalid(OP, format!("result: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::elementwise::{binary, unary};
+
+    fn f32s(shape: &[usize], seed: u32) -> HostTensor {
+        let n: usize = shape.iter().product();
+        let mut s = seed.wrapping_mul(2_654_435_761) | 1;
+        let v: Vec<f32> = (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                (s >> 8) as f32 / (1u32 << 24) as f32 * 6.0 - 3.0
+            })
+            .collect();
+        HostTensor::from_vec(shape, v).unwrap()
+    }
+
+    fn bits(t: &HostTensor) -> Vec<u64> {
+        t.to_f64_vec().iter().map(|v| v.to_bits()).collect()
+    }
+
+    #[test]
+    fn every_fusible_op_gives_the_bits_of_the_unfused_op() {
+        let shape = [3, 1000];
+        let (x, y) = (f32s(&shape, 1), f32s(&shape, 2));
+        let unaries = [
+            UnaryOp::Exp,
+            UnaryOp::Log,
+            UnaryOp::Tanh,
+            UnaryOp::Logistic,
+            UnaryOp::Sine,
+            UnaryOp::Cosine,
+            UnaryOp::Sqrt,
+            UnaryOp::Rsqrt,
+            UnaryOp::Negate,
+            UnaryOp::Abs,
+            UnaryOp::Square,
+        ];
+        for op in unaries {
+            assert!(Chain::fusible_unary(op));
+            let chain = Chain {
+                steps: vec![Step {
+                    op: StepOp::Unary(op),
+                    args: vec![Arg::Operand(0)],
+                }],
+                shape: shape.to_vec(),
+            };
+            let got = eval(&chain, &[&x]).unwrap();
+            assert_eq!(bits(&got), bits(&unary(op, &x).unwrap()), "{op:?}");
+        }
+        use BinaryOp as B;
+        for op in [
+            B::Add,
+            B::Subtract,
+            B::Multiply,
+            B::Divide,
+            B::Maximum,
+            B::Minimum,
+            B::Power,
+        ] {
+            assert!(Chain::fusible_binary(op));
+            let chain = Chain {
+                steps: vec![Step {
+                    op: StepOp::Binary(op),
+                    args: vec![Arg::Operand(0), Arg::Operand(1)],
+                }],
+                shape: shape.to_vec(),
+            };
+            let got = eval(&chain, &[&x, &y]).unwrap();
+            assert_eq!(bits(&got), bits(&binary(op, &x, &y).unwrap()), "{op:?}");
+        }
+        assert!(!Chain::fusible_unary(UnaryOp::Floor));
+        assert!(!Chain::fusible_binary(B::Atan2));
+    }
+
+    #[test]
+    fn a_bias_tanh_chain_matches_its_ops_one_by_one() {
+        // tanh(d + broadcast(b)) * 2 - d, over several blocks and a partial one.
+        let shape = [5, 700];
+        let d = f32s(&shape, 3);
+        let b = f32s(&[700], 4);
+        let two = HostTensor::from_vec(&[], vec![2.0f32]).unwrap();
+        let chain = Chain {
+            steps: vec![
+                Step {
+                    op: StepOp::Binary(BinaryOp::Add),
+                    args: vec![Arg::Operand(0), Arg::Repeated(1)],
+                },
+                Step {
+                    op: StepOp::Unary(UnaryOp::Tanh),
+                    args: vec![Arg::Step(0)],
+                },
+                Step {
+                    op: StepOp::Binary(BinaryOp::Multiply),
+                    args: vec![Arg::Step(1), Arg::Repeated(2)],
+                },
+                Step {
+                    op: StepOp::Binary(BinaryOp::Subtract),
+                    args: vec![Arg::Step(2), Arg::Operand(0)],
+                },
+            ],
+            shape: shape.to_vec(),
+        };
+        let got = eval(&chain, &[&d, &b, &two]).unwrap();
+        let bb = HostTensor::F32(
+            b.array::<f32>()
+                .unwrap()
+                .broadcast(IxDyn(&shape))
+                .unwrap()
+                .to_owned(),
+        );
+        let tt = HostTensor::F32(
+            two.array::<f32>()
+                .unwrap()
+                .broadcast(IxDyn(&shape))
+                .unwrap()
+                .to_owned(),
+        );
+        let a = binary(BinaryOp::Add, &d, &bb).unwrap();
+        let t = unary(UnaryOp::Tanh, &a).unwrap();
+        let m = binary(BinaryOp::Multiply, &t, &tt).unwrap();
+        let want = binary(BinaryOp::Subtract, &m, &d).unwrap();
+        assert_eq!(bits(&got), bits(&want));
+    }
+
+    #[test]
+    fn malformed_chains_are_errors() {
+        let x = f32s(&[4], 1);
+        let bad_step = Chain {
+            steps: vec![Step {
+                op: StepOp::Unary(UnaryOp::Tanh),
+                args: vec![Arg::Step(0)],
+            }],
+            shape: vec![4],
+        };
+        assert!(eval(&bad_step, &[&x]).is_err());
+        let bad_shape = Chain {
+            steps: vec![Step {
+                op: StepOp::Unary(UnaryOp::Tanh),
+                args: vec![Arg::Operand(0)],
+            }],
+            shape: vec![5],
+        };
+        assert!(eval(&bad_shape, &[&x]).is_err());
+        let bad_repeat = Chain {
+            steps: vec![Step {
+                op: StepOp::Binary(BinaryOp::Add),
+                args: vec![Arg::Operand(0), Arg::Repeated(1)],
+            }],
+            shape: vec![4],
+        };
+        assert!(eval(&bad_repeat, &[&x, &f32s(&[3], 2)]).is_err());
+        let i = HostTensor::from_vec(&[4], vec![1i32; 4]).unwrap();
+        assert!(eval(&bad_shape, &[&i]).is_err());
+        let unfusible = Chain {
+            steps: vec![Step {
+                op: StepOp::Unary(UnaryOp::Floor),
+                args: vec![Arg::Operand(0)],
+            }],
+            shape: vec![4],
+        };
+        assert!(eval(&unfusible, &[&x]).is_err());
+    }
+}

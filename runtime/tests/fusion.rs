@@ -1,0 +1,156 @@
+//! Fusion of element-wise chains (`meshrun_runtime::fusion`): which
+//! instructions a plan groups, and that fused runs give bitwise the results
+//! of unfused ones (the JAX MLP fixture and random differential programs).
+
+use std::path::PathBuf;
+
+use meshrun_compiler::ir::{OpKind, UnaryOp};
+use meshrun_compiler::partition::Instr;
+use meshrun_compiler::text::parse_module;
+use meshrun_kernels::HostTensor;
+use meshrun_runtime::fusion::{plan, Unit};
+use meshrun_runtime::npy::read_npy;
+use meshrun_runtime::pipeline::compile;
+use meshrun_runtime::random_inputs::random_inputs;
+use meshrun_runtime::testgen::program;
+use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/jax")
+        .join(name)
+}
+
+fn bits(ts: &[HostTensor]) -> Vec<Vec<u64>> {
+    ts.iter()
+        .map(|t| t.to_f64_vec().iter().map(|v| v.to_bits()).collect())
+        .collect()
+}
+
+/// The outputs of `text` on `inputs`, fused or not (replicas checked).
+fn run(text: &str, inputs: Option<Vec<HostTensor>>, fuse: bool) -> Vec<HostTensor> {
+    let module = parse_module(text).expect("parses");
+    let inputs = inputs.unwrap_or_else(|| {
+        let f = module.func("main").expect("@main");
+        let types: Vec<_> = f.args.iter().map(|&a| f.ty(a).clone()).collect();
+        random_inputs(&types, 5).expect("inputs")
+    });
+    let program = compile(&module).expect("compiles");
+    let exec = Executor::with_fusion(&program.device, fuse).expect("executor");
+    let backend = CpuBackend::new();
+    let placed = exec.place(&backend, &inputs).expect("placed");
+    let outs = exec
+        .run(&backend, &placed, &ExecOptions::default())
+        .expect("runs");
+    exec.gather(&backend, outs, true).expect("gathered")
+}
+
+#[test]
+fn the_mlp_fuses_bias_and_tanh_and_gives_the_same_bits() {
+    let dir = fixture("mlp_forward");
+    let text = std::fs::read_to_string(dir.join("input.mlir")).unwrap();
+    let inputs: Vec<HostTensor> = (0..7)
+        .map(|k| read_npy(&dir.join(format!("in_{k}.npy"))).unwrap())
+        .collect();
+    let module = parse_module(&text).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    let groups: Vec<_> = units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::Group(g) => Some(g),
+            Unit::Instr(_) => None,
+        })
+        .collect();
+    // tanh(x @ w1 + b1), tanh(h @ w3 + b3): broadcast, add and tanh; the
+    // plain tanh(h @ w2) is one op, left alone.
+    let tanh_groups = groups
+        .iter()
+        .filter(|g| {
+            g.members.iter().any(|&m| {
+                matches!(
+                    &program.device.instrs[m],
+                    Instr::Op {
+                        kind: OpKind::Unary(UnaryOp::Tanh),
+                        ..
+                    }
+                )
+            })
+        })
+        .count();
+    assert!(tanh_groups >= 2, "{groups:#?}");
+    for g in &groups {
+        assert!(g.members.contains(&g.root) && g.members.len() >= 2);
+        // Intermediate values of a group are read by nothing else.
+        for &m in &g.members {
+            let v = program.device.instrs[m].results()[0];
+            if m != g.root {
+                assert!(!g.operands.contains(&v));
+                let readers = program
+                    .device
+                    .instrs
+                    .iter()
+                    .filter(|i| i.operands().contains(&v))
+                    .count();
+                assert_eq!(readers, 1, "value #{v}");
+            }
+        }
+    }
+    let fused = run(&text, Some(inputs.clone()), true);
+    let unfused = run(&text, Some(inputs), false);
+    assert_eq!(bits(&fused), bits(&unfused));
+}
+
+#[test]
+fn random_programs_give_the_same_bits_fused_and_unfused() {
+    let mut fused_some = 0;
+    for seed in 1..=150 {
+        let text = program(seed, true);
+        let module = parse_module(&text).unwrap();
+        let Ok(prog) = compile(&module) else {
+            continue;
+        };
+        if plan(&prog.device)
+            .iter()
+            .any(|u| matches!(u, Unit::Group(_)))
+        {
+            fused_some += 1;
+        }
+        let (a, b) = (run(&text, None, true), run(&text, None, false));
+        assert_eq!(bits(&a), bits(&b), "seed {seed}:\n{text}");
+    }
+    assert!(
+        fused_some > 10,
+        "only {fused_some} programs had a fused group"
+    );
+}
+
+#[test]
+fn outputs_and_values_read_twice_are_not_absorbed() {
+    // %0 is read twice, %1 is an output: neither may vanish into a group.
+    let text = r#"
+func.func public @main(%a: tensor<8x16xf32>, %b: tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %0 = stablehlo.exponential %a : tensor<8x16xf32>
+  %1 = stablehlo.multiply %0, %0 : tensor<8x16xf32>
+  %2 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
+  %3 = stablehlo.add %1, %2 : tensor<8x16xf32>
+  %4 = stablehlo.tanh %3 : tensor<8x16xf32>
+  return %4, %1 : tensor<8x16xf32>, tensor<8x16xf32>
+}
+"#;
+    let module = parse_module(text).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    let groups: Vec<_> = units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::Group(g) => Some(g),
+            Unit::Instr(_) => None,
+        })
+        .collect();
+    assert_eq!(groups.len(), 1, "{units:#?}");
+    // broadcast, add, tanh; exp and multiply stay.
+    assert_eq!(groups[0].members.len(), 3, "{:#?}", groups[0]);
+    assert_eq!(units.len(), 3);
+    assert_eq!(bits(&run(text, None, true)), bits(&run(text, None, false)));
+}
