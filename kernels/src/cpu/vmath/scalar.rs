@@ -185,7 +185,7 @@ pub(super) fn tanh(x: f32) -> f32 {
 
 #[inline(always)]
 pub(super) fn not_nan(x: f32) -> bool {
-    x == x
+    !x.is_nan()
 }
 
 /// NaN in, NaN out (the only input `tanh`, `erf` patch).
@@ -358,7 +358,7 @@ const ATANH_POLY: [f64; 10] = [
 /// ln2^k / k!: 2^f for |f| ≤ 1/2.
 const EXP2_POLY: [f64; 13] = [
     1.0,
-    0.693_147_180_559_945_3,
+    std::f64::consts::LN_2,
     0.240_226_506_959_100_7,
     0.055_504_108_664_821_576,
     0.009_618_129_107_628_477,
