@@ -13,7 +13,12 @@
 //! another instruction, not a program output). The group runs where its
 //! root stood; its members' other operands are defined before them, so
 //! before the root too. Only kinds listed in [`step_op`] fuse: every other
-//! op (and every op kind added later) runs on its own.
+//! op, every other instruction (collectives, masks, remaps, and any kind
+//! added later, loops and branches included) runs on its own. Like the
+//! executor's freeing after last use, the planner relies on
+//! `Instr::operands` naming every value an instruction reads (a body's
+//! captured values included), so that a value read elsewhere is never
+//! absorbed.
 //!
 //! Fused and unfused runs give bitwise the same results (the fused kernel
 //! uses the ops' own element functions), so replicas, backends and the

@@ -551,3 +551,30 @@ fn a_result_that_cannot_be_built_fails_every_member() {
         assert!(e.contains(wrong_shape) || e.starts_with("peer"), "{e}");
     }
 }
+
+/// Kernels never use rayon inside the device threads of a run of several
+/// devices (those threads are a rayon pool's workers: a kernel waiting on
+/// rayon jobs could run a peer device's job and deadlock), whatever the
+/// backend was asked; a one-device run, on the caller's thread, may.
+#[test]
+fn only_one_device_runs_use_threaded_kernels() {
+    use meshrun_kernels::Parallelism;
+    for backend in [
+        CpuBackend::new(),
+        CpuBackend::new().with_kernel_parallelism(Parallelism::Rayon(0)),
+    ] {
+        let pars = backend
+            .run_spmd(&[0, 1, 2, 3], &|dev: &mut CpuDevice| {
+                Ok(dev.kernel_parallelism())
+            })
+            .unwrap();
+        assert!(
+            pars.iter().all(|p| matches!(p, Parallelism::None)),
+            "{pars:?}"
+        );
+    }
+    let one = CpuBackend::new()
+        .run_spmd(&[0], &|dev: &mut CpuDevice| Ok(dev.kernel_parallelism()))
+        .unwrap();
+    assert!(matches!(one[..], [Parallelism::Rayon(0)]), "{one:?}");
+}

@@ -57,6 +57,12 @@ impl CpuDevice {
         }
     }
 
+    /// How this device's kernels use threads (`Parallelism::None` whenever
+    /// the run has several devices).
+    pub fn kernel_parallelism(&self) -> Parallelism {
+        self.par
+    }
+
     fn key(instance: u64, phase: u32, group: i64) -> SlotKey {
         SlotKey {
             instance,

@@ -46,9 +46,11 @@ use crate::backend::Backend;
 use crate::error::RuntimeError;
 
 /// The CPU backend. `Parallelism::None` inside each device when a run has
-/// several devices (they share the cores); all of rayon's threads for a
-/// one-device run, unless [`CpuBackend::with_kernel_parallelism`] says
-/// otherwise.
+/// several devices, always: they share the cores, and their threads are
+/// workers of a rayon pool, where a kernel waiting on rayon jobs would run
+/// a peer device's job meanwhile (a deadlock, see `comm_bench`). A
+/// one-device run runs on the caller's thread with all of rayon's threads,
+/// unless [`CpuBackend::with_kernel_parallelism`] says otherwise.
 #[derive(Debug, Clone, Copy)]
 pub struct CpuBackend {
     kernel_par: Option<Parallelism>,
@@ -69,8 +71,8 @@ impl CpuBackend {
         }
     }
 
-    /// Run every device's kernels with `par` regardless of the device
-    /// count.
+    /// Run a one-device run's kernels with `par` (runs of several devices
+    /// always run theirs single-threaded).
     pub fn with_kernel_parallelism(mut self, par: Parallelism) -> CpuBackend {
         self.kernel_par = Some(par);
         self
@@ -85,11 +87,11 @@ impl CpuBackend {
     }
 
     fn parallelism(&self, devices: usize) -> Parallelism {
-        self.kernel_par.unwrap_or(if devices == 1 {
-            Parallelism::Rayon(0)
+        if devices == 1 {
+            self.kernel_par.unwrap_or(Parallelism::Rayon(0))
         } else {
             Parallelism::None
-        })
+        }
     }
 }
 
