@@ -8,7 +8,7 @@ use meshrun_compiler::ir::{OpKind, UnaryOp};
 use meshrun_compiler::partition::Instr;
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::HostTensor;
-use meshrun_runtime::fusion::{plan, Unit};
+use meshrun_runtime::fusion::{plan, Group, Unit};
 use meshrun_runtime::npy::read_npy;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
@@ -45,6 +45,17 @@ fn run(text: &str, inputs: Option<Vec<HostTensor>>, fuse: bool) -> Vec<HostTenso
     exec.gather(&backend, outs, true).expect("gathered")
 }
 
+/// The fused groups among `units`.
+fn groups(units: &[Unit]) -> Vec<&Group> {
+    units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::Group(g) => Some(g),
+            Unit::Instr(_) => None,
+        })
+        .collect()
+}
+
 #[test]
 fn the_mlp_fuses_bias_and_tanh_and_gives_the_same_bits() {
     let dir = fixture("mlp_forward");
@@ -55,13 +66,7 @@ fn the_mlp_fuses_bias_and_tanh_and_gives_the_same_bits() {
     let module = parse_module(&text).unwrap();
     let program = compile(&module).unwrap();
     let units = plan(&program.device);
-    let groups: Vec<_> = units
-        .iter()
-        .filter_map(|u| match u {
-            Unit::Group(g) => Some(g),
-            Unit::Instr(_) => None,
-        })
-        .collect();
+    let groups = groups(&units);
     // tanh(x @ w1 + b1), tanh(h @ w3 + b3): broadcast, add and tanh; the
     // plain tanh(h @ w2) is one op, left alone.
     let tanh_groups = groups
@@ -141,13 +146,7 @@ func.func public @main(%a: tensor<8x16xf32>, %b: tensor<16xf32>) -> (tensor<8x16
     let module = parse_module(text).unwrap();
     let program = compile(&module).unwrap();
     let units = plan(&program.device);
-    let groups: Vec<_> = units
-        .iter()
-        .filter_map(|u| match u {
-            Unit::Group(g) => Some(g),
-            Unit::Instr(_) => None,
-        })
-        .collect();
+    let groups = groups(&units);
     assert_eq!(groups.len(), 1, "{units:#?}");
     // broadcast, add, tanh; exp and multiply stay.
     assert_eq!(groups[0].members.len(), 3, "{:#?}", groups[0]);
