@@ -6,6 +6,8 @@
 
 use meshrun_compiler::ir::{verify_module, OpKind, ReduceKind};
 use meshrun_compiler::ops::collectives::reduction_of;
+use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
+use meshrun_compiler::partition::{partition, CollectiveKind, Instr};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::Module;
 
@@ -321,4 +323,64 @@ fn manual_only_ops_outside_manual_computations_are_errors() {
             && e.contains("automatic here: \"b\""),
         "{e}"
     );
+}
+
+/// The partitioner inlines the body in local shapes: the user's
+/// collectives become collectives on their replica groups (partition ids
+/// = devices here) with the reason "written in shard_map", the
+/// replicated operand is only sliced to its `in_shardings` blocks, and
+/// `partition_id` is each device's mesh position.
+#[test]
+fn partitioned_body_runs_the_users_collectives() {
+    let m = roundtrip(include_str!("data/jax_shard_map_full.mlir"));
+    let p = partition(&m).unwrap_or_else(|e| panic!("{e}"));
+    let user: Vec<(CollectiveKind, Vec<Vec<i64>>)> = p
+        .device
+        .collectives()
+        .filter(|(c, cause)| c.communicates() || cause.reason == WRITTEN_IN_SHARD_MAP)
+        .map(|(c, cause)| {
+            assert_eq!(cause.reason, WRITTEN_IN_SHARD_MAP, "{c}");
+            (c.kind, c.groups.clone())
+        })
+        .collect();
+    let x_groups = vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]];
+    let y_groups = vec![vec![0, 1], vec![2, 3], vec![4, 5], vec![6, 7]];
+    let ring: Vec<Vec<i64>> = [
+        [0, 2],
+        [2, 4],
+        [4, 6],
+        [6, 0],
+        [1, 3],
+        [3, 5],
+        [5, 7],
+        [7, 1],
+    ]
+    .iter()
+    .map(|p| p.to_vec())
+    .collect();
+    assert_eq!(
+        user,
+        [
+            (CollectiveKind::AllReduce, x_groups.clone()),
+            (CollectiveKind::AllGather, y_groups.clone()),
+            (CollectiveKind::ReduceScatter, y_groups.clone()),
+            (CollectiveKind::CollectivePermute, ring),
+            (CollectiveKind::AllReduce, x_groups),
+            (CollectiveKind::AllToAll, y_groups),
+        ]
+    );
+    let offsets: Vec<Vec<i64>> = p
+        .device
+        .instrs
+        .iter()
+        .filter_map(|i| match i {
+            Instr::Iota { offset, .. } => Some(offset.0.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(offsets, [(0..8).collect::<Vec<i64>>()]);
+    // The body's values are the local blocks: the body's result 8x16 is
+    // relabelled as the 32x32 result's block.
+    let dev = &p.device;
+    assert_eq!(dev.values[dev.outputs[0].value].ty.shape, [8, 16]);
 }

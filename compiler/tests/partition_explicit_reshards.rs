@@ -180,6 +180,7 @@ fn unreduced_results_are_reduced_at_the_first_use_that_needs_them() {
             GStepKind::Compute(k) => k.name(),
             GStepKind::Reshard => "reshard".into(),
             GStepKind::AllReduce { .. } => "all_reduce".into(),
+            GStepKind::Relabel => "relabel".into(),
         })
         .collect();
     assert_eq!(

@@ -452,9 +452,10 @@ impl<'a> Builder<'a> {
         r
     }
 
-    fn op(&mut self, id: OpId, op: &OpData) -> Result<(), Diagnostic> {
+    pub(crate) fn op(&mut self, id: OpId, op: &OpData) -> Result<(), Diagnostic> {
         let label = op_label(op, id);
         match &op.kind {
+            OpKind::ManualComputation(mc) => self.manual_computation(id, op, mc),
             OpKind::ShardingGroup { .. } => Ok(()),
             OpKind::Call { callee } => Err(Diagnostic::new(
                 DiagKind::Unsupported,

@@ -42,6 +42,10 @@ pub enum GStepKind {
         axes: Vec<AxisRef>,
         reduction: ReduceKind,
     },
+    /// The same local blocks seen as another global value, with no data
+    /// movement: an `sdy.manual_computation` operand as the body's
+    /// argument, the body's result as the op's (see `partition::manual`).
+    Relabel,
 }
 
 /// Where a step comes from and, for data movement, why it is needed.

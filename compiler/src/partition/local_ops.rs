@@ -75,6 +75,13 @@ impl DeviceBuilder<'_> {
         let step = &self.prog.steps[i];
         match &step.kind {
             GStepKind::Compute(kind) => self.compute(i, kind),
+            GStepKind::Relabel => {
+                let input = self.local(step.operands[0])?;
+                let out_g = step.results[0];
+                self.check_type(input, out_g, step.cause.pos)?;
+                self.map[out_g] = Some(input);
+                Ok(())
+            }
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {
                 let input = self.local(step.operands[0])?;
                 let out_g = step.results[0];
@@ -162,6 +169,14 @@ impl DeviceBuilder<'_> {
                 self.sharded_constant(i, kind, results[0])
             }
             OpKind::Iota { dim } => self.iota(i, kind, *dim, results[0]),
+            OpKind::PartitionId(_) => self.partition_id(i, results[0]),
+            OpKind::AllReduce(_)
+            | OpKind::AllGather(_)
+            | OpKind::ReduceScatter(_)
+            | OpKind::AllToAll(_)
+            | OpKind::CollectivePermute(_) => {
+                self.user_collective(i, kind, operands[0], locals[0], results[0])
+            }
             OpKind::Reduce { dims, kind: rk } => {
                 let n = results.len();
                 for (k, l) in locals.iter_mut().enumerate().take(n) {

@@ -59,7 +59,7 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
     for step in &prog.steps {
         let at = |msg: String| Diagnostic::new(DiagKind::Sharding, step.cause.pos, msg);
         let collectives = match &step.kind {
-            GStepKind::Compute(_) => Vec::new(),
+            GStepKind::Compute(_) | GStepKind::Relabel => Vec::new(),
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {
                 let (&[input], &[output]) = (&step.operands[..], &step.results[..]) else {
                     return Err(at(format!(

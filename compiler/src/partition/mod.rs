@@ -30,6 +30,7 @@ pub mod explicit_reshards;
 pub mod global;
 pub mod hoist;
 pub mod inline;
+pub mod manual;
 mod op_reshards;
 // 2. Reshard lowering.
 pub mod collective;
@@ -43,6 +44,7 @@ pub mod reshard;
 // 3. Device program.
 mod device_builder;
 mod local_ops;
+mod manual_ops;
 pub mod padding;
 mod remap;
 // Outputs and checks.

@@ -103,6 +103,18 @@ pub fn print_global(prog: &GlobalProgram) -> String {
                     s.cause.reason
                 )
             }
+            GStepKind::Relabel => {
+                let (v, r) = (s.operands[0], s.results[0]);
+                format!(
+                    "  {} = {} : {} {}    // {}: {}",
+                    names[r],
+                    names[v],
+                    prog.value(r).ty,
+                    prog.value(r).sharding,
+                    s.cause.op,
+                    s.cause.reason
+                )
+            }
             GStepKind::AllReduce { axes, reduction } => {
                 let (v, r) = (s.operands[0], s.results[0]);
                 format!(

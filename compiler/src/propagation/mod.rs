@@ -26,6 +26,7 @@ pub mod factor_aggressive;
 pub mod factor_basic;
 pub mod graph;
 pub mod import;
+pub mod manual;
 pub mod provenance;
 pub mod state;
 pub mod user_priority;
@@ -146,6 +147,7 @@ pub fn propagate_with_provenance(
     crate::ir::verify_module(module)?;
     validate_module(module)?;
     let mut module = module.clone();
+    manual::seed_out_shardings(&mut module);
     let full = opts.strategy == Strategy::Full;
     // Where the import passes got shardings from, per function.
     let seeds = if full {

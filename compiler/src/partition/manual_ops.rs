@@ -1,0 +1,169 @@
+//! The user's collectives and `partition_id` (from `jax.shard_map`
+//! bodies, see `partition::manual`) in the device program: each
+//! collective becomes one [`Instr::Collective`] on the same collective
+//! machinery the partitioner's reshards use, with its device groups from
+//! the op's `replica_groups` / `source_target_pairs` (partition ids, i.e.
+//! mesh positions, mapped to device ids); `partition_id` becomes the
+//! device's mesh position (an `iota` with a per-device offset).
+
+use crate::diag::Diagnostic;
+use crate::ir::{ElemType, OpKind, TensorType};
+use crate::ops::collectives::{reduction_of, AllGather, AllToAll, ReduceScatter};
+use crate::partition::collective::{AllToAllDims, Collective, CollectiveKind};
+use crate::partition::device_builder::{internal, DeviceBuilder};
+use crate::partition::global::{Cause, GValueId};
+use crate::partition::manual::WRITTEN_IN_SHARD_MAP;
+use crate::partition::program::{Instr, LocalId, PerDevice};
+use crate::sharding::{AxisRef, Mesh};
+
+/// Device ids of partition ids (mesh positions).
+fn devices_of(mesh: &Mesh, ids: &[i64]) -> Vec<i64> {
+    ids.iter().map(|&p| mesh.device_at(p)).collect()
+}
+
+/// The mesh axes along which the members of `group` (partition ids)
+/// differ, in mesh order: what the group spans, for listings.
+fn spanned_axes(mesh: &Mesh, group: &[i64]) -> Vec<AxisRef> {
+    let coords: Vec<Vec<i64>> = group.iter().map(|&p| mesh.coords_of_linear(p)).collect();
+    mesh.axes
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| coords.iter().any(|c| c[*k] != coords[0][*k]))
+        .map(|(_, a)| AxisRef::full(a.name.clone()))
+        .collect()
+}
+
+impl DeviceBuilder<'_> {
+    /// One user collective: `operand` (global value, local block `local`)
+    /// to `result`.
+    pub(super) fn user_collective(
+        &mut self,
+        i: usize,
+        kind: &OpKind,
+        operand: GValueId,
+        local: LocalId,
+        result: GValueId,
+    ) -> Result<(), Diagnostic> {
+        let step = &self.prog.steps[i];
+        let pos = step.cause.pos;
+        let mesh = self.mesh_of(result)?.clone();
+        let in_ty = self.values[local].ty.clone();
+        let out_ty = self.local_type(result)?;
+        let rank = in_ty.rank();
+        let bad = |e: String| internal(pos, format!("{}: {e}", step.cause.op));
+        let mut dim_factors = vec![1i64; rank];
+        let mut all_to_all = None;
+        let mut reduction = None;
+        let (ckind, groups) = match kind {
+            OpKind::AllReduce(a) => {
+                reduction = reduction_of(&a.body);
+                (CollectiveKind::AllReduce, &a.attrs.replica_groups)
+            }
+            OpKind::AllGather(a @ AllGather { .. }) => {
+                let d = a.dim(rank).map_err(bad)?;
+                dim_factors[d] = a.attrs.replica_groups.rows.first().map_or(1, |g| g.len()) as i64;
+                (CollectiveKind::AllGather, &a.attrs.replica_groups)
+            }
+            OpKind::ReduceScatter(a @ ReduceScatter { .. }) => {
+                let d = a.dim(rank).map_err(bad)?;
+                dim_factors[d] = a.attrs.replica_groups.rows.first().map_or(1, |g| g.len()) as i64;
+                reduction = reduction_of(&a.body);
+                (CollectiveKind::ReduceScatter, &a.attrs.replica_groups)
+            }
+            OpKind::AllToAll(a @ AllToAll { .. }) => {
+                let (split, concat) = a.dims(rank).map_err(bad)?;
+                all_to_all = Some(AllToAllDims {
+                    src_dim: concat,
+                    tgt_dim: split,
+                });
+                (CollectiveKind::AllToAll, &a.attrs.replica_groups)
+            }
+            OpKind::CollectivePermute(p) => (
+                CollectiveKind::CollectivePermute,
+                &p.attrs.source_target_pairs,
+            ),
+            other => return Err(bad(format!("{} is not a collective", other.name()))),
+        };
+        if matches!(
+            ckind,
+            CollectiveKind::AllReduce | CollectiveKind::ReduceScatter
+        ) && reduction.is_none()
+        {
+            return Err(bad("its reduction body is not one binary op".into()));
+        }
+        let axes = match ckind {
+            CollectiveKind::CollectivePermute => Vec::new(),
+            _ => groups
+                .rows
+                .first()
+                .map_or_else(Vec::new, |g| spanned_axes(&mesh, g)),
+        };
+        let dim_axes = (0..rank)
+            .map(|d| {
+                if dim_factors[d] > 1 {
+                    axes.clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let collective = Collective {
+            kind: ckind,
+            axes,
+            dim_axes,
+            dim_factors,
+            all_to_all,
+            reduction,
+            groups: groups.rows.iter().map(|g| devices_of(&mesh, g)).collect(),
+            in_sharding: self.prog.values[operand].sharding.clone(),
+            out_sharding: self.prog.values[result].sharding.clone(),
+            global_shape: self.prog.values[operand].ty.shape.clone(),
+            in_local_shape: in_ty.shape.clone(),
+            out_local_shape: out_ty.shape.clone(),
+            elem: in_ty.elem,
+        };
+        let cause = Cause {
+            reason: WRITTEN_IN_SHARD_MAP.into(),
+            ..step.cause.clone()
+        };
+        let out = self.local(result)?;
+        if ckind == CollectiveKind::AllReduce {
+            self.zero_padded[out] = self.zero_padded[local];
+        }
+        self.instrs.push(Instr::Collective {
+            collective: Box::new(collective),
+            operand: local,
+            result: out,
+            step: i,
+            cause,
+        });
+        Ok(())
+    }
+
+    /// `partition_id`: the device's position in the mesh, as a one-element
+    /// `iota` from that offset, reshaped to a scalar.
+    pub(super) fn partition_id(&mut self, i: usize, result: GValueId) -> Result<(), Diagnostic> {
+        let mesh = self.mesh_of(result)?.clone();
+        let order = mesh.device_list();
+        let pos = self.prog.steps[i].cause.pos;
+        let mut offsets = Vec::with_capacity(self.devices.len());
+        for &d in &self.devices {
+            let p = order
+                .iter()
+                .position(|&x| x == d)
+                .ok_or_else(|| internal(pos, format!("device {d} is not in the mesh")))?;
+            offsets.push(p as i64);
+        }
+        let one = self.new_value(
+            TensorType::new(vec![1], ElemType::U32),
+            format!("{}.iota", self.names[result]),
+        );
+        self.instrs.push(Instr::Iota {
+            result: one,
+            dim: 0,
+            offset: PerDevice(offsets),
+            step: i,
+        });
+        self.op(i, OpKind::Reshape, vec![one], &[result])
+    }
+}
