@@ -157,8 +157,8 @@ fn compare_op_for_op(input: &Path, golden: &Path) -> Result<Tally, String> {
     };
     compare_boundary(&mut t, &ours, &golden);
     let (o, g) = (main_of(&ours), main_of(&golden));
-    let ops = |f: &Function| f.ops_in_order().map(|(id, _)| id).collect::<Vec<_>>();
-    let (oo, go) = (ops(o), ops(g));
+    // Ops inside regions (loop bodies, branches) are compared too.
+    let (oo, go) = (o.all_ops(), g.all_ops());
     if oo.len() != go.len() {
         return Err(format!("{} ops, Shardy has {}", oo.len(), go.len()));
     }

@@ -14,3 +14,6 @@ mod op_priority;
 
 #[path = "propagation_shardy/blocked.rs"]
 mod blocked;
+
+#[path = "propagation_shardy/data_flow.rs"]
+mod data_flow;

@@ -216,6 +216,7 @@ op_kinds! {
         ManualComputation(crate::ops::manual_computation::ManualComputation),
         PartitionId(crate::ops::collectives::PartitionId),
         ReduceScatter(crate::ops::collectives::ReduceScatter),
+        NamedComputation(crate::ops::named_computation::NamedComputation),
         Scatter(crate::ops::scatter::Scatter),
         Sort(crate::ops::sort::Sort),
         While(crate::ops::while_loop::While),

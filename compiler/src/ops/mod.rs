@@ -29,6 +29,7 @@ pub mod dynamic_update_slice;
 pub mod gather;
 pub mod index_dims;
 pub mod manual_computation;
+pub mod named_computation;
 pub mod scatter;
 pub mod sort;
 pub mod while_loop;

@@ -34,6 +34,10 @@ pub enum FactorStrategy {
 /// MLIR's default limit on greedy rounds; Shardy converges in two.
 const MAX_ROUNDS: usize = 10;
 
+/// How op-priority scheduling sees a data-flow edge: a pass-through op
+/// whose one operand (the edge owner) has one use.
+const EDGE_CLASS: OpClass = OpClass::PassThrough { multi_use: false };
+
 /// One propagation run over one function.
 pub struct Run<'a> {
     pub f: &'a Function,
@@ -57,6 +61,11 @@ enum Tensors<'r> {
         value: Value,
         index: usize,
     },
+    /// A data-flow edge: its sources as operands, its owner as the result.
+    Edge {
+        sources: &'r [Value],
+        owner: Value,
+    },
 }
 
 impl Tensors<'_> {
@@ -64,13 +73,14 @@ impl Tensors<'_> {
         match self {
             Tensors::Op { operands, .. } => operands.len(),
             Tensors::FuncResult { .. } => 1,
+            Tensors::Edge { sources, .. } => sources.len(),
         }
     }
 
     fn num_results(&self) -> usize {
         match self {
             Tensors::Op { results, .. } => results.len(),
-            Tensors::FuncResult { .. } => 1,
+            Tensors::FuncResult { .. } | Tensors::Edge { .. } => 1,
         }
     }
 
@@ -80,6 +90,8 @@ impl Tensors<'_> {
             (Tensors::Op { results, .. }, TensorId::Result(k)) => Slot::Value(results[k]),
             (Tensors::FuncResult { value, .. }, TensorId::Operand(_)) => Slot::Value(*value),
             (Tensors::FuncResult { index, .. }, TensorId::Result(_)) => Slot::Result(*index),
+            (Tensors::Edge { sources, .. }, TensorId::Operand(k)) => Slot::Value(sources[k]),
+            (Tensors::Edge { owner, .. }, TensorId::Result(_)) => Slot::Value(*owner),
         }
     }
 
@@ -91,6 +103,8 @@ impl Tensors<'_> {
             (Tensors::FuncResult { value, .. }, _) => *value,
             (Tensors::Op { operands, .. }, TensorId::Operand(k)) => operands[k],
             (Tensors::Op { results, .. }, TensorId::Result(k)) => results[k],
+            (Tensors::Edge { sources, .. }, TensorId::Operand(k)) => sources[k],
+            (Tensors::Edge { owner, .. }, TensorId::Result(_)) => *owner,
         }
     }
 
@@ -130,38 +144,49 @@ pub struct VisitLog {
 }
 
 impl VisitLog {
-    pub fn new(f: &Function) -> VisitLog {
+    pub fn new(f: &Function, graph: &FuncGraph) -> VisitLog {
         VisitLog {
             clock: 0,
             changed_at: vec![0; f.values.len()],
-            noop_at: vec![None; f.ops.len()],
+            noop_at: vec![None; graph.num_nodes()],
         }
     }
 
-    fn skippable(&self, f: &Function, graph: &FuncGraph, op: OpId, policy: Policy) -> bool {
-        let Some((t, old)) = self.noop_at.get(op.index()).copied().flatten() else {
+    fn skippable(&self, f: &Function, graph: &FuncGraph, node: OpId, policy: Policy) -> bool {
+        let Some((t, old)) = self.noop_at.get(node.index()).copied().flatten() else {
             return false;
         };
-        if old != policy {
-            let (Some(Some(rule)), Some(&class)) =
-                (graph.rules.get(op.index()), graph.classes.get(op.index()))
-            else {
-                return false;
-            };
-            if (0..rule.num_factors())
-                .any(|k| old.direction(class, rule, k) != policy.direction(class, rule, k))
-            {
-                return false;
+        let (rule, class, tensors): (_, _, Vec<Value>) = match graph.edge_index(node) {
+            Some(k) => {
+                let e = &graph.edges[k];
+                let tensors = e.sources.iter().copied().chain([e.owner]).collect();
+                (&graph.edge_rules[k], EDGE_CLASS, tensors)
             }
+            None => {
+                let (Some(Some(rule)), Some(&class)) = (
+                    graph.rules.get(node.index()),
+                    graph.classes.get(node.index()),
+                ) else {
+                    return false;
+                };
+                let data = f.op(node);
+                let tensors = data.operands.iter().chain(&data.results).copied().collect();
+                (rule, class, tensors)
+            }
+        };
+        if old != policy
+            && (0..rule.num_factors())
+                .any(|k| old.direction(class, rule, k) != policy.direction(class, rule, k))
+        {
+            return false;
         }
-        let data = f.op(op);
-        data.operands
-            .iter()
-            .chain(&data.results)
-            .all(|v| self.changed_at.get(v.index()).copied().unwrap_or(u64::MAX) <= t)
+        tensors.iter().all(|&v| {
+            let v = graph.owner(v);
+            self.changed_at.get(v.index()).copied().unwrap_or(u64::MAX) <= t
+        })
     }
 
-    /// Record that the sharding in `slot` changed.
+    /// Record that the sharding in `slot` changed (`slot` is an owner).
     pub fn changed(&mut self, slot: Slot) {
         self.clock += 1;
         if let Slot::Value(v) = slot {
@@ -171,8 +196,8 @@ impl VisitLog {
         }
     }
 
-    fn noop(&mut self, op: OpId, policy: Policy) {
-        if let Some(n) = self.noop_at.get_mut(op.index()) {
+    fn noop(&mut self, node: OpId, policy: Policy) {
+        if let Some(n) = self.noop_at.get_mut(node.index()) {
             *n = Some((self.clock, policy));
         }
     }
@@ -181,10 +206,10 @@ impl VisitLog {
 impl<'a> Run<'a> {
     pub fn propagate(&self, state: &mut FuncState, log: &mut VisitLog) -> Result<(), Diagnostic> {
         self.func_results(state, log)?;
-        let mut worklist = Worklist::new(self.f.ops.len());
+        let mut worklist = Worklist::new(self.graph.num_nodes());
         let mut converged = false;
         for _ in 0..MAX_ROUNDS {
-            worklist.fill(&self.f.body);
+            worklist.fill(&self.graph.order);
             let mut changed = false;
             while let Some(op) = worklist.pop() {
                 if log.skippable(self.f, self.graph, op, self.policy) {
@@ -216,11 +241,15 @@ impl<'a> Run<'a> {
 
     fn visit(
         &self,
-        op: OpId,
+        node: OpId,
         state: &mut FuncState,
         worklist: &mut Worklist,
         log: &mut VisitLog,
     ) -> Result<bool, Diagnostic> {
+        if let Some(k) = self.graph.edge_index(node) {
+            return self.visit_edge(node, k, state, worklist, log);
+        }
+        let op = node;
         let Some(Some(rule)) = self.graph.rules.get(op.index()) else {
             return Ok(false);
         };
@@ -243,30 +272,79 @@ impl<'a> Run<'a> {
         };
         self.propagate_edge(&edge, state, &mut |slot| {
             log.changed(slot);
-            self.notify(slot, op, worklist)
+            self.notify(slot, node, worklist)
         })
     }
 
-    /// Push the ops affected by a change of `slot` (not `current` itself).
+    /// A data-flow edge (Shardy's `PropagateDataFlowEdgeOp`): an identity
+    /// rule from the sources to the owner, a pass-through op.
+    fn visit_edge(
+        &self,
+        node: OpId,
+        k: usize,
+        state: &mut FuncState,
+        worklist: &mut Worklist,
+        log: &mut VisitLog,
+    ) -> Result<bool, Diagnostic> {
+        let e = &self.graph.edges[k];
+        let rule = &self.graph.edge_rules[k];
+        if self.policy.blocks_everything(EDGE_CLASS, rule) {
+            return Ok(false);
+        }
+        let edge = Edge {
+            op: Some(e.op),
+            rule,
+            tensors: Tensors::Edge {
+                sources: &e.sources,
+                owner: e.owner,
+            },
+            class: EDGE_CLASS,
+            elementwise: false,
+            policy: self.policy,
+            pos: self.f.op(e.op).pos,
+        };
+        self.propagate_edge(&edge, state, &mut |slot| {
+            log.changed(slot);
+            self.notify(slot, node, worklist)
+        })
+    }
+
+    /// Push the nodes affected by a change of `slot` (an owner), except
+    /// `current` itself, in the order Shardy's `notifyShardingModified`
+    /// does: for an edge owner, the users of its other targets, the edge,
+    /// then the owner's users; for any other value, its defining op, then
+    /// its users.
     fn notify(&self, slot: Slot, current: OpId, worklist: &mut Worklist) {
         let Slot::Value(v) = slot else {
             return;
         };
-        if let Some(ValueDef::Result { op, .. }) = self.f.values.get(v.index()).map(|d| d.def) {
-            if op != current {
-                worklist.push(op);
+        let mut push = |node: OpId| {
+            if node != current {
+                worklist.push(node);
+            }
+        };
+        let users = |v: Value| {
+            self.graph
+                .users
+                .get(v.index())
+                .map_or(&[][..], Vec::as_slice)
+        };
+        match self.graph.edge_of_owner.get(&v) {
+            Some(&k) => {
+                for &t in &self.graph.edges[k].targets {
+                    users(t).iter().for_each(|&u| push(u));
+                }
+                push(self.graph.edge_node(k));
+            }
+            None => {
+                if let Some(ValueDef::Result { op, .. }) =
+                    self.f.values.get(v.index()).map(|d| d.def)
+                {
+                    push(op);
+                }
             }
         }
-        for &user in self
-            .graph
-            .users
-            .get(v.index())
-            .map_or(&[][..], Vec::as_slice)
-        {
-            if user != current {
-                worklist.push(user);
-            }
-        }
+        users(v).iter().for_each(|&u| push(u));
     }
 
     /// Exchange shardings between every returned value and its function
@@ -390,7 +468,7 @@ impl<'a> Run<'a> {
                     .filter(|(_, &u)| u)
                     .map(|(k, _)| TensorId::Result(k)),
             )
-            .map(|id| (id, edge.tensors.slot(id)))
+            .map(|id| (id, state.owner(edge.tensors.slot(id))))
             .collect::<Vec<_>>();
         let mut any = false;
         for (id, slot) in ids {
@@ -412,7 +490,7 @@ impl<'a> Run<'a> {
             notify(slot);
             if !self.graph.groups.is_empty() {
                 for &member in self.graph.groups.members_of(edge.tensors.group_value(id)) {
-                    let member_slot = Slot::Value(member);
+                    let member_slot = state.owner(Slot::Value(member));
                     if member_slot == slot {
                         continue;
                     }
@@ -473,7 +551,7 @@ impl<'a> Run<'a> {
                 index,
                 stage: self.stage,
             },
-            (None, Tensors::Op { .. }) => Origin::Annotated,
+            (None, Tensors::Op { .. } | Tensors::Edge { .. }) => Origin::Annotated,
         }
     }
 }

@@ -1,13 +1,19 @@
 //! What propagation needs to know about a function's structure, computed
-//! once: every op's sharding rule and op-priority class, the users of every
-//! value (in the order Shardy's worklist is notified), and sharding groups.
+//! once: every op's sharding rule and op-priority class, the data-flow
+//! edges of structural ops, the users of every value (in the order
+//! Shardy's worklist is notified), and sharding groups.
+//!
+//! The worklist holds *nodes*: node `i < ops.len()` is op `i`, node
+//! `ops.len() + k` is data-flow edge `k` (Shardy's `sdy.data_flow_edge`
+//! ops, which sit right after their owner).
 
 use std::collections::HashMap;
 
 use crate::diag::Diagnostic;
-use crate::ir::{Function, OpId, OpKind, Value};
+use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
 use crate::rules::{rule_for_op, OpShardingRule};
 
+use super::data_flow::{self, DataFlowEdge, Use};
 use super::direction::OpClass;
 
 /// The sharding groups of a function: every member value shares one
@@ -38,7 +44,8 @@ impl Groups {
         }
         let mut first_id_of_value: HashMap<Value, i64> = HashMap::new();
         let mut ops = Vec::new();
-        for (id, op) in f.ops_in_order() {
+        for id in f.all_ops() {
+            let op = f.op(id);
             if let (OpKind::ShardingGroup { group_id }, Some(&v)) = (&op.kind, op.operands.first())
             {
                 parent.entry(*group_id).or_insert(*group_id);
@@ -97,13 +104,29 @@ impl Groups {
 #[derive(Debug, Clone)]
 pub struct FuncGraph {
     /// The sharding rule of each op (indexed by `OpId`), `None` for ops
-    /// without one (constants, iota, calls, reshards, groups).
+    /// without one (constants, iota, calls, reshards, groups, structural
+    /// ops).
     pub rules: Vec<Option<OpShardingRule>>,
     pub classes: Vec<OpClass>,
     pub elementwise: Vec<bool>,
-    /// Users of each value, latest op first (MLIR use-list order), each op
-    /// once; the function's return is not listed.
+    /// The data-flow edges; edge `k` is node `ops.len() + k`.
+    pub edges: Vec<DataFlowEdge>,
+    /// The identity rule of each edge (its sources to its owner).
+    pub edge_rules: Vec<OpShardingRule>,
+    /// The edge each value owns, if any.
+    pub edge_of_owner: HashMap<Value, usize>,
+    /// The value that holds each value's sharding (see
+    /// `data_flow::owners`).
+    pub owners: Vec<Value>,
+    /// Users of each value as nodes, latest use first (MLIR use-list
+    /// order), each once; a use as an edge's source is the edge. The
+    /// function's return and the terminators of regions that feed no edge
+    /// are not listed.
     pub users: Vec<Vec<OpId>>,
+    /// Every node in the order MLIR's top-down driver first visits it: an
+    /// op, its block-argument edges, the ops of its regions, its result
+    /// edges.
+    pub order: Vec<OpId>,
     pub groups: Groups,
 }
 
@@ -113,9 +136,9 @@ impl FuncGraph {
         let mut rules = vec![None; n];
         let mut classes = vec![OpClass::Other; n];
         let mut elementwise = vec![false; n];
-        let mut users: Vec<Vec<OpId>> = vec![Vec::new(); f.values.len()];
         let uses = super::values::use_counts(f);
-        for (id, op) in f.ops_in_order() {
+        for id in f.all_ops() {
+            let op = f.op(id);
             rules[id.index()] = rule_for_op(f, id)?;
             // Scalars cannot be sharded, so their other uses do not matter.
             let multi_use = op
@@ -125,25 +148,122 @@ impl FuncGraph {
             classes[id.index()] = OpClass::of(&op.kind, multi_use);
             elementwise[id.index()] = super::direction::is_elementwise(&op.kind);
         }
-        for &id in f.body.iter().rev() {
-            let Some(op) = f.ops.get(id.index()) else {
-                continue;
-            };
-            for v in op.operands.iter().rev() {
-                if let Some(list) = users.get_mut(v.index()) {
-                    if list.last() != Some(&id) {
-                        list.push(id);
-                    }
+        let mut walk = Walk {
+            f,
+            edges: Vec::new(),
+            uses: Vec::new(),
+            order: Vec::new(),
+        };
+        walk.block(&f.body, 0);
+        let edge_of_owner = walk
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(k, e)| (e.owner, k))
+            .collect();
+        let mut users: Vec<Vec<OpId>> = vec![Vec::new(); f.values.len()];
+        for &(v, node) in walk.uses.iter().rev() {
+            if let Some(list) = users.get_mut(v.index()) {
+                if list.last() != Some(&node) {
+                    list.push(node);
                 }
             }
         }
+        let edge_rules = walk
+            .edges
+            .iter()
+            .map(|e| OpShardingRule::identity(&f.ty(e.owner).shape, e.sources.len(), 1))
+            .collect();
+        let owners = data_flow::owners(f, &walk.edges);
         Ok(FuncGraph {
             rules,
             classes,
             elementwise,
+            edges: walk.edges,
+            edge_rules,
+            edge_of_owner,
+            owners,
             users,
+            order: walk.order,
             groups: Groups::build(f),
         })
+    }
+
+    /// The node of data-flow edge `k`.
+    pub fn edge_node(&self, k: usize) -> OpId {
+        OpId((self.rules.len() + k) as u32)
+    }
+
+    /// The data-flow edge a node stands for, if it is one.
+    pub fn edge_index(&self, node: OpId) -> Option<usize> {
+        node.index()
+            .checked_sub(self.rules.len())
+            .filter(|&k| k < self.edges.len())
+    }
+
+    /// The value that holds `v`'s sharding.
+    pub fn owner(&self, v: Value) -> Value {
+        self.owners.get(v.index()).copied().unwrap_or(v)
+    }
+
+    /// How many nodes there are (ops and edges).
+    pub fn num_nodes(&self) -> usize {
+        self.rules.len() + self.edges.len()
+    }
+}
+
+/// The walk that numbers data-flow edges and lists uses in program order.
+struct Walk<'f> {
+    f: &'f Function,
+    edges: Vec<DataFlowEdge>,
+    /// `(value, node)` for every use, in program order.
+    uses: Vec<(Value, OpId)>,
+    order: Vec<OpId>,
+}
+
+/// Regions nest at most this deep (the parser and `ir::copy` allow less).
+const MAX_DEPTH: usize = 64;
+
+impl Walk<'_> {
+    fn block(&mut self, ids: &[OpId], depth: usize) {
+        let f = self.f;
+        for &id in ids {
+            self.order.push(id);
+            let op = f.op(id);
+            let first = self.edges.len();
+            let own = data_flow::edges_of(f, id);
+            let node = |local: usize| OpId((f.ops.len() + first + local) as u32);
+            for (k, &v) in op.operands.iter().enumerate() {
+                let user = data_flow::edge_of_use(f, id, Use::Operand(k)).map_or(id, node);
+                self.uses.push((v, user));
+            }
+            // Block-argument edges sit at the start of the body, result
+            // edges after the op.
+            let (arg_edges, result_edges): (Vec<usize>, Vec<usize>) =
+                (0..own.len()).partition(|&k| {
+                    matches!(
+                        f.values[own[k].owner.index()].def,
+                        ValueDef::RegionArg { .. }
+                    )
+                });
+            self.edges.extend(own);
+            self.order.extend(arg_edges.into_iter().map(node));
+            if depth < MAX_DEPTH {
+                for (ri, r) in op.regions.iter().enumerate() {
+                    self.block(&r.body, depth + 1);
+                    for (k, &v) in r.returns.iter().enumerate() {
+                        let at = Use::Return {
+                            region: ri,
+                            index: k,
+                        };
+                        if let Some(local) = data_flow::edge_of_use(f, id, at) {
+                            self.uses.push((v, node(local)));
+                        }
+                    }
+                }
+            }
+            self.order.extend(result_edges.into_iter().map(node));
+        }
     }
 }
 

@@ -17,7 +17,9 @@
 //! (JAX 0.10.2's dumps are the referee, see `tests/propagation_jax.rs`).
 
 pub mod axes;
+pub mod blocks;
 pub mod compact;
+pub mod data_flow;
 pub mod direction;
 pub mod driver;
 pub mod explain;
@@ -173,7 +175,7 @@ pub fn propagate_with_provenance(
             graph: &graph,
             meshes,
             stages: &mut stages,
-            log: driver::VisitLog::new(f),
+            log: driver::VisitLog::new(f, &graph),
         }
         .strategy(&mut st, opts.strategy)?;
         st.store(f);
@@ -201,8 +203,9 @@ pub fn propagate_with_provenance(
                 .iter()
                 .filter_map(|a| a.sharding.as_ref())
                 .chain(
-                    f.ops_in_order()
-                        .filter_map(|(_, op)| op.shardings.as_ref()?.first()),
+                    f.all_ops()
+                        .into_iter()
+                        .filter_map(|id| f.op(id).shardings.as_ref()?.first()),
                 )
                 .map(|s| s.mesh.clone())
                 .next();
@@ -375,7 +378,8 @@ impl Runner<'_> {
 /// constrains.
 fn check_constraints(module: &Module) -> Result<(), Diagnostic> {
     for f in &module.funcs {
-        for (_, op) in f.ops_in_order() {
+        for id in f.all_ops() {
+            let op = f.op(id);
             let OpKind::ShardingConstraint { sharding } = &op.kind else {
                 continue;
             };

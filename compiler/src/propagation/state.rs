@@ -9,7 +9,9 @@
 use crate::ir::{Function, OpKind, Value, ValueDef};
 use crate::sharding::{DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 
+use super::data_flow;
 use super::provenance::{FuncProvenance, Origin, Slot};
+use super::values;
 
 /// Mesh lookup by reference.
 #[derive(Debug, Clone, Copy)]
@@ -87,9 +89,14 @@ impl CommonMesh<'_> {
 /// The current sharding of every value and result of one function.
 #[derive(Debug, Clone)]
 pub struct FuncState {
+    /// Indexed by value; only a value's owner (see [`FuncState::owner`])
+    /// holds its entry.
     pub values: Vec<Option<TensorSharding>>,
     pub results: Vec<Option<TensorSharding>>,
     pub provenance: FuncProvenance,
+    /// The value that holds each value's sharding: itself, or the
+    /// data-flow edge owner of a `while`'s block argument.
+    owners: Vec<Value>,
 }
 
 impl FuncState {
@@ -102,25 +109,16 @@ impl FuncState {
     /// `load`, with the origins of shardings the import passes set
     /// (`seeds`); every other axis is recorded as written by the user.
     pub fn load_with(f: &Function, seeds: &[(Value, Origin)]) -> FuncState {
-        let mut values = vec![None; f.values.len()];
-        for (i, &v) in f.args.iter().enumerate() {
-            if let (Some(slot), Some(attrs)) = (values.get_mut(v.index()), f.arg_attrs.get(i)) {
-                *slot = attrs.sharding.clone();
-            }
-        }
-        for (_, op) in f.ops_in_order() {
-            for (k, &v) in op.results.iter().enumerate() {
-                let sharding = match &op.kind {
-                    OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
-                        Some(sharding.clone())
-                    }
-                    _ => op.shardings.as_ref().and_then(|s| s.get(k)).cloned(),
-                };
-                if let Some(slot) = values.get_mut(v.index()) {
-                    *slot = sharding;
+        let owners = data_flow::owners(f, &data_flow::edges(f));
+        let values = (0..f.values.len())
+            .map(|i| {
+                let v = Value(i as u32);
+                if owners[i] != v {
+                    return None;
                 }
-            }
-        }
+                values::sharding_of(f, v).cloned()
+            })
+            .collect();
         let results = (0..f.returns.len())
             .map(|i| f.result_attrs.get(i).and_then(|a| a.sharding.clone()))
             .collect();
@@ -128,6 +126,7 @@ impl FuncState {
             provenance: FuncProvenance::new(f.values.len(), f.returns.len()),
             values,
             results,
+            owners,
         };
         for (v, origin) in seeds {
             if let Some(Some(s)) = state.values.get(v.index()) {
@@ -149,15 +148,23 @@ impl FuncState {
         state
     }
 
-    pub fn get(&self, slot: Slot) -> Option<&TensorSharding> {
+    /// The slot that holds `slot`'s sharding.
+    pub fn owner(&self, slot: Slot) -> Slot {
         match slot {
+            Slot::Value(v) => Slot::Value(self.owners.get(v.index()).copied().unwrap_or(v)),
+            other => other,
+        }
+    }
+
+    pub fn get(&self, slot: Slot) -> Option<&TensorSharding> {
+        match self.owner(slot) {
             Slot::Value(v) => self.values.get(v.index()).and_then(Option::as_ref),
             Slot::Result(i) => self.results.get(i).and_then(Option::as_ref),
         }
     }
 
     pub fn set(&mut self, slot: Slot, sharding: Option<TensorSharding>) {
-        let place = match slot {
+        let place = match self.owner(slot) {
             Slot::Value(v) => self.values.get_mut(v.index()),
             Slot::Result(i) => self.results.get_mut(i),
         };
@@ -175,10 +182,17 @@ impl FuncState {
                 attrs.sharding = self.values.get(v.index()).cloned().flatten();
             }
         }
-        let body = f.body.clone();
         let ranks: Vec<usize> = f.values.iter().map(|d| d.ty.rank()).collect();
-        for id in body {
+        for id in f.all_ops() {
             let op = f.op_mut(id);
+            if let OpKind::NamedComputation(nc) = &mut op.kind {
+                let args = op.regions.first().map_or(&[][..], |r| r.args.as_slice());
+                let shardings: Vec<Option<TensorSharding>> = args
+                    .iter()
+                    .map(|a| self.values.get(a.index()).cloned().flatten())
+                    .collect();
+                nc.in_shardings = shardings.iter().any(Option::is_some).then_some(shardings);
+            }
             let shardings: Vec<Option<TensorSharding>> = op
                 .results
                 .iter()

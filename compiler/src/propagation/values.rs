@@ -19,9 +19,18 @@ pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
                 _ => data.shardings.as_ref()?.get(index as usize),
             }
         }
-        // Block arguments take their sharding from the op's data-flow
-        // edges, not from an annotation of their own.
-        ValueDef::RegionArg { .. } => None,
+        ValueDef::RegionArg { op, region, index } => {
+            let data = f.ops.get(op.index())?;
+            match &data.kind {
+                // A loop's block arguments are its results (one data-flow
+                // edge): they read the op's per-result sharding.
+                OpKind::While(_) => data.shardings.as_ref()?.get(index as usize),
+                OpKind::NamedComputation(nc) if region == 0 => {
+                    nc.in_shardings.as_ref()?.get(index as usize)?.as_ref()
+                }
+                _ => None,
+            }
+        }
     }
 }
 
@@ -37,7 +46,27 @@ pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
                 attrs.sharding = Some(sharding);
             }
         }
-        ValueDef::RegionArg { .. } => {}
+        ValueDef::RegionArg { op, region, index } => {
+            let loop_result = f
+                .ops
+                .get(op.index())
+                .filter(|d| matches!(d.kind, OpKind::While(_)))
+                .and_then(|d| d.results.get(index as usize).copied());
+            if let Some(r) = loop_result {
+                set_sharding_of(f, r, sharding);
+                return;
+            }
+            let Some(data) = f.ops.get_mut(op.index()) else {
+                return;
+            };
+            let n = data.operands.len();
+            if let (OpKind::NamedComputation(nc), 0) = (&mut data.kind, region) {
+                let list = nc.in_shardings.get_or_insert_with(|| vec![None; n]);
+                if let Some(slot) = list.get_mut(index as usize) {
+                    *slot = Some(sharding);
+                }
+            }
+        }
         ValueDef::Result { op, index } => {
             let ranks: Vec<usize> = f
                 .ops
@@ -76,19 +105,22 @@ pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
 /// whether the function returns it.
 pub fn users_of(f: &Function, v: Value) -> (Vec<OpId>, bool) {
     let mut users = Vec::new();
-    for (id, op) in f.ops_in_order() {
-        if op.operands.contains(&v) {
+    for id in f.all_ops() {
+        if f.op(id).operands.contains(&v) {
             users.push(id);
         }
     }
     (users, f.returns.contains(&v))
 }
 
-/// How many operands of body ops and of the return refer to each value.
+/// How many operands of ops (in regions too), of region terminators and
+/// of the return refer to each value.
 pub fn use_counts(f: &Function) -> Vec<usize> {
     let mut counts = vec![0; f.values.len()];
-    for (_, op) in f.ops_in_order() {
-        for v in &op.operands {
+    for id in f.all_ops() {
+        let op = f.op(id);
+        let region_returns = op.regions.iter().flat_map(|r| &r.returns);
+        for v in op.operands.iter().chain(region_returns) {
             if let Some(c) = counts.get_mut(v.index()) {
                 *c += 1;
             }

@@ -16,7 +16,7 @@ pub fn close_shardings(f: &mut Function) {
             attrs.sharding = Some(closed(s));
         }
     }
-    for &id in &f.body {
+    for id in f.all_ops() {
         let op = &mut f.ops[id.index()];
         if let Some(list) = &mut op.shardings {
             for s in list.iter_mut() {
@@ -52,7 +52,7 @@ pub fn make_explicit(f: &mut Function, mesh: &MeshRef) {
         }
     }
     let ranks: Vec<usize> = f.values.iter().map(|d| d.ty.rank()).collect();
-    for &id in &f.body {
+    for id in f.all_ops() {
         let op = &mut f.ops[id.index()];
         if op.results.is_empty()
             || matches!(

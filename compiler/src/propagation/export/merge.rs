@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::ir::{Function, OpId, OpKind, Value};
+use crate::propagation::blocks;
 
 /// Whether two ops are interchangeable for merging.
 fn same(f: &Function, a: OpId, b: OpId) -> bool {
@@ -21,54 +22,57 @@ fn same(f: &Function, a: OpId, b: OpId) -> bool {
             .all(|(&r, &s)| f.ty(r) == f.ty(s))
 }
 
-/// Merge identical constants and identical broadcasts of a scalar in `f`.
+/// Merge identical constants and identical broadcasts of a scalar in `f`,
+/// each block on its own (a copy inside a region may only stand for
+/// copies in the same region).
 pub fn merge_constants(f: &mut Function) {
-    // Candidates bucketed by a cheap key; compared in full within a bucket.
-    let mut buckets: HashMap<(u8, String, Option<Value>), Vec<OpId>> = HashMap::new();
     let mut replace: Vec<Option<Value>> = vec![None; f.values.len()];
     let mut erased = vec![false; f.ops.len()];
     let mut any = false;
-    let body = f.body.clone();
-    for &id in &body {
-        // Earlier merges apply before this op is compared.
-        for o in &mut f.op_mut(id).operands {
-            if let Some(Some(k)) = replace.get(o.index()) {
-                *o = *k;
-            }
-        }
-        let op = f.op(id);
-        let key = match &op.kind {
-            OpKind::Constant(_) => {
-                let ty = op.results.first().map(|&r| f.ty(r).to_string());
-                (0u8, ty.unwrap_or_default(), None)
-            }
-            OpKind::BroadcastInDim { .. }
-                if op.operands.len() == 1 && f.ty(op.operands[0]).rank() == 0 =>
-            {
-                let ty = op.results.first().map(|&r| f.ty(r).to_string());
-                (1u8, ty.unwrap_or_default(), Some(op.operands[0]))
-            }
-            _ => continue,
-        };
-        let bucket = buckets.entry(key).or_default();
-        match bucket.iter().copied().find(|&c| same(f, c, id)) {
-            Some(kept) => {
-                for (&r, &k) in op.results.iter().zip(&f.op(kept).results) {
-                    replace[r.index()] = Some(k);
+    for b in blocks::blocks(f) {
+        // Candidates bucketed by a cheap key; compared in full within a
+        // bucket.
+        let mut buckets: HashMap<(u8, String, Option<Value>), Vec<OpId>> = HashMap::new();
+        let body = blocks::ops(f, b).to_vec();
+        for &id in &body {
+            // Earlier merges apply before this op is compared.
+            for o in &mut f.op_mut(id).operands {
+                if let Some(Some(k)) = replace.get(o.index()) {
+                    *o = *k;
                 }
-                erased[id.index()] = true;
-                any = true;
             }
-            None => bucket.push(id),
+            let op = f.op(id);
+            let key = match &op.kind {
+                OpKind::Constant(_) => {
+                    let ty = op.results.first().map(|&r| f.ty(r).to_string());
+                    (0u8, ty.unwrap_or_default(), None)
+                }
+                OpKind::BroadcastInDim { .. }
+                    if op.operands.len() == 1 && f.ty(op.operands[0]).rank() == 0 =>
+                {
+                    let ty = op.results.first().map(|&r| f.ty(r).to_string());
+                    (1u8, ty.unwrap_or_default(), Some(op.operands[0]))
+                }
+                _ => continue,
+            };
+            let bucket = buckets.entry(key).or_default();
+            match bucket.iter().copied().find(|&c| same(f, c, id)) {
+                Some(kept) => {
+                    for (&r, &k) in op.results.iter().zip(&f.op(kept).results) {
+                        replace[r.index()] = Some(k);
+                    }
+                    erased[id.index()] = true;
+                    any = true;
+                }
+                None => bucket.push(id),
+            }
         }
     }
     if !any {
         return;
     }
-    let returns = std::mem::take(&mut f.returns);
-    f.returns = returns
-        .into_iter()
-        .map(|v| replace.get(v.index()).copied().flatten().unwrap_or(v))
-        .collect();
-    f.body.retain(|id| !erased[id.index()]);
+    // Region returns and ops of regions visited before a merge in an
+    // enclosing block read the kept copy too.
+    f.replace_uses(&replace);
+    blocks::retain_ops(f, |_, id| !erased[id.index()]);
 }

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
+use crate::propagation::blocks;
 
 /// Whether an op with only constant operands computes a constant.
 fn is_constant_preserving(kind: &OpKind) -> bool {
@@ -35,12 +36,12 @@ struct Splitter<'f> {
     groups_of: HashMap<Value, Vec<OpId>>,
 }
 
-/// Split the constant sub-computations of `f` per use.
+/// Split the constant sub-computations of `f` per use, in the body and in
+/// the regions of structural ops alike.
 pub fn split_constants(f: &mut Function) {
     let n = f.ops.len();
-    let body = f.body.clone();
     let mut groups_of: HashMap<Value, Vec<OpId>> = HashMap::new();
-    for &id in &body {
+    for id in f.all_ops() {
         let op = f.op(id);
         if let (OpKind::ShardingGroup { .. }, Some(&v)) = (&op.kind, op.operands.first()) {
             groups_of.entry(v).or_default().push(id);
@@ -55,17 +56,37 @@ pub fn split_constants(f: &mut Function) {
         expansion_order: Vec::new(),
         groups_of,
     };
-    for &id in &body {
-        s.process(id);
-    }
+    let body = s.f.body.clone();
+    s.walk(&body, 0);
     // The return is a user like any other op.
     let returns = s.f.returns.clone();
     let new_returns = returns.iter().map(|&v| s.copy_if_split(v)).collect();
     s.f.returns = new_returns;
-    s.finish(&body);
+    s.finish();
 }
 
+/// Regions nest at most this deep (the parser and `ir::copy` allow less).
+const MAX_DEPTH: usize = 64;
+
 impl Splitter<'_> {
+    /// Classify the ops of one block in program order, each op before
+    /// the ops of its regions; what a region returns is a use too.
+    fn walk(&mut self, ids: &[OpId], depth: usize) {
+        for &id in ids {
+            self.process(id);
+            if depth >= MAX_DEPTH {
+                continue;
+            }
+            for r in 0..self.f.op(id).regions.len() {
+                let inner = self.f.op(id).regions[r].body.clone();
+                self.walk(&inner, depth + 1);
+                let returns = self.f.op(id).regions[r].returns.clone();
+                let new_returns = returns.iter().map(|&v| self.copy_if_split(v)).collect();
+                self.f.op_mut(id).regions[r].returns = new_returns;
+            }
+        }
+    }
+
     fn def_op(&self, v: Value) -> Option<OpId> {
         match self.f.values.get(v.index())?.def {
             ValueDef::Result { op, .. } => Some(op),
@@ -176,26 +197,34 @@ impl Splitter<'_> {
         }
     }
 
-    /// Rebuild the body with the copies in place and without the originals
-    /// that nothing but sharding groups uses any more.
-    fn finish(&mut self, original_body: &[OpId]) {
-        let mut body = Vec::with_capacity(original_body.len());
-        for &id in original_body {
-            if let Some(copies) = self.before.remove(&id) {
-                body.extend(copies);
+    /// Rebuild every block with the copies in place and without the
+    /// originals that nothing but sharding groups uses any more.
+    fn finish(&mut self) {
+        for b in blocks::blocks(self.f) {
+            let original = blocks::ops(self.f, b).to_vec();
+            let mut ops = Vec::with_capacity(original.len());
+            for id in original {
+                if let Some(copies) = self.before.remove(&id) {
+                    ops.extend(copies);
+                }
+                ops.push(id);
             }
-            body.push(id);
+            blocks::set_ops(self.f, b, ops);
         }
-        self.f.body = body;
         // Non-group uses of every value, and the group ops on it.
         let mut uses = vec![0usize; self.f.values.len()];
         let mut group_users: HashMap<Value, Vec<OpId>> = HashMap::new();
-        for &u in &self.f.body {
+        for u in self.f.all_ops() {
             let d = self.f.op(u);
             for &o in &d.operands {
                 if matches!(d.kind, OpKind::ShardingGroup { .. }) {
                     group_users.entry(o).or_default().push(u);
                 } else if let Some(c) = uses.get_mut(o.index()) {
+                    *c += 1;
+                }
+            }
+            for r in d.regions.iter().flat_map(|r| &r.returns) {
+                if let Some(c) = uses.get_mut(r.index()) {
                     *c += 1;
                 }
             }
@@ -233,6 +262,6 @@ impl Splitter<'_> {
                 }
             }
         }
-        self.f.body.retain(|id| !erased[id.index()]);
+        blocks::retain_ops(self.f, |_, id| !erased[id.index()]);
     }
 }

@@ -8,6 +8,7 @@
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
 use crate::sharding::TensorSharding;
 
+use crate::propagation::blocks::{self, Block};
 use crate::propagation::values::{set_sharding_of, sharding_of, use_counts};
 
 fn constraint_of(f: &Function, id: OpId) -> Option<&TensorSharding> {
@@ -24,11 +25,10 @@ fn defining_constraint(f: &Function, v: Value) -> Option<OpId> {
     }
 }
 
-/// The constraint ops in the body that use `v`, except `excluded`.
+/// The constraint ops (in any block) that use `v`, except `excluded`.
 fn constraint_users(f: &Function, v: Value, excluded: Option<OpId>) -> Vec<OpId> {
-    f.body
-        .iter()
-        .copied()
+    f.all_ops()
+        .into_iter()
         .filter(|&u| Some(u) != excluded)
         .filter(|&u| constraint_of(f, u).is_some() && f.op(u).operands.contains(&v))
         .collect()
@@ -70,7 +70,16 @@ fn chain_tail(f: &Function, head: OpId, counts: &[usize]) -> Option<OpId> {
 /// constraint's sharding, with the constraint's result.
 pub fn apply_constraints(f: &mut Function) -> Vec<(Value, Value)> {
     let mut applied = Vec::new();
-    let body = f.body.clone();
+    for b in blocks::blocks(f) {
+        apply_in_block(f, b, &mut applied);
+    }
+    applied
+}
+
+/// [`apply_constraints`] for the constraints of one block; a chain takes
+/// over the later uses of its input in that block.
+fn apply_in_block(f: &mut Function, b: Block, applied: &mut Vec<(Value, Value)>) {
+    let body = blocks::ops(f, b).to_vec();
     for (pos, &id) in body.iter().enumerate() {
         let Some(sharding) = constraint_of(f, id).cloned() else {
             continue;
@@ -108,5 +117,4 @@ pub fn apply_constraints(f: &mut Function) -> Vec<(Value, Value)> {
             }
         }
     }
-    applied
 }

@@ -72,9 +72,11 @@ pub fn import_groups(f: &mut Function) -> Result<Vec<(Value, Value)>, Diagnostic
 
 /// Where the `sdy.sharding_group` of value `v` is written.
 fn group_op_pos(f: &Function, v: crate::ir::Value) -> Option<crate::diag::SrcPos> {
-    f.ops_in_order()
-        .find(|(_, op)| {
+    f.all_ops()
+        .into_iter()
+        .map(|id| f.op(id))
+        .find(|op| {
             matches!(op.kind, OpKind::ShardingGroup { .. }) && op.operands.first() == Some(&v)
         })
-        .map(|(_, op)| op.pos)
+        .map(|op| op.pos)
 }
