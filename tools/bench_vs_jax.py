@@ -155,20 +155,37 @@ def time_jax(jitted, placed, runs):
     return out
 
 
+# Runs argv[2:] as its child and writes the child's peak resident memory
+# (KiB) to argv[1]. A process forked from this one would start with the
+# resident size of this process (JAX loaded: ~300 MB) as its peak (Linux
+# keeps the larger of the forked and the exec'd image's high-water mark),
+# so meshrun is started by a small process of its own.
+PEAK_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_meshrun(meshrun, mlir, npys, runs, env=None):
-    """`meshrun run --json`'s report, with the process's peak resident
-    memory (`peak_mb`, from wait4's rusage)."""
+    """`meshrun run --json`'s report, with meshrun's peak resident memory
+    (`peak_mb`, from wait4's rusage in a small launcher)."""
     cmd = [meshrun, "run", mlir, "--repeat", str(runs), "--json", "--inputs", *npys]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, text=True)
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".kib") as peak:
+        launched = [sys.executable, "-c", PEAK_LAUNCHER, peak.name, shutil.which(meshrun) or meshrun]
+        p = subprocess.run(launched + cmd[1:], stdout=out, stderr=err, env=env, text=True)
         out.seek(0)
         err.seek(0)
         if p.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed:\n{err.read().strip()}")
         report = json.loads(out.read())
-    report["peak_mb"] = usage.ru_maxrss / 1024  # KiB on Linux
+        report["peak_mb"] = int(peak.read()) / 1024  # KiB on Linux
     return report
 
 
