@@ -76,49 +76,57 @@ impl Chain {
     }
 }
 
+/// `out[i] = f(x[i])`, monomorphized per op so that the loop vectorizes
+/// (through a `fn` pointer it would make a call per element).
+#[inline(always)]
+fn map1(x: &[f32], out: &mut [f32], f: impl Fn(f32) -> f32) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = f(v);
+    }
+}
+
+/// `out[i] = f(x[i], y[i])`, monomorphized like [`map1`].
+#[inline(always)]
+fn map2(x: &[f32], y: &[f32], out: &mut [f32], f: impl Fn(f32, f32) -> f32) {
+    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+        *o = f(a, b);
+    }
+}
+
 fn unary_block(op: UnaryOp, x: &[f32], out: &mut [f32]) -> Result<()> {
     if let Some(func) = Func::of_unary(op) {
         vmath::apply(func, x, out);
         return Ok(());
     }
-    let f: fn(f32) -> f32 = match op {
-        UnaryOp::Negate => |v| -v,
-        UnaryOp::Abs => f32::abs,
-        UnaryOp::Square => |v| v * v,
+    match op {
+        UnaryOp::Negate => map1(x, out, |v| -v),
+        UnaryOp::Abs => map1(x, out, f32::abs),
+        UnaryOp::Square => map1(x, out, |v| v * v),
         _ => {
             return Err(KernelError::invalid(
                 OP,
                 format!("cannot fuse stablehlo.{}", op.name()),
             ))
         }
-    };
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = f(v);
     }
     Ok(())
 }
 
 fn binary_block(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> Result<()> {
-    let f: fn(f32, f32) -> f32 = match op {
-        BinaryOp::Add => |a, b| a + b,
-        BinaryOp::Subtract => |a, b| a - b,
-        BinaryOp::Multiply => |a, b| a * b,
-        BinaryOp::Divide => |a, b| a / b,
-        BinaryOp::Maximum => max_nan,
-        BinaryOp::Minimum => min_nan,
-        BinaryOp::Power => {
-            vmath::pow(x, y, out);
-            return Ok(());
-        }
+    match op {
+        BinaryOp::Add => map2(x, y, out, |a, b| a + b),
+        BinaryOp::Subtract => map2(x, y, out, |a, b| a - b),
+        BinaryOp::Multiply => map2(x, y, out, |a, b| a * b),
+        BinaryOp::Divide => map2(x, y, out, |a, b| a / b),
+        BinaryOp::Maximum => map2(x, y, out, max_nan),
+        BinaryOp::Minimum => map2(x, y, out, min_nan),
+        BinaryOp::Power => vmath::pow(x, y, out),
         _ => {
             return Err(KernelError::invalid(
                 OP,
                 format!("cannot fuse stablehlo.{}", op.name()),
             ))
         }
-    };
-    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
-        *o = f(a, b);
     }
     Ok(())
 }
@@ -127,6 +135,11 @@ fn binary_block(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> Result<(
 /// `start` into `buf`.
 fn repeat_into(data: &[f32], start: usize, buf: &mut [f32]) {
     let len = data.len();
+    if let [x] = data {
+        // A broadcast scalar (`0.01 * grad`): one fill, not a copy per element.
+        buf.fill(*x);
+        return;
+    }
     let mut pos = start % len;
     let mut filled = 0;
     while filled < buf.len() {

@@ -6,6 +6,7 @@ pub mod dot;
 pub mod elementwise;
 pub mod fusion;
 mod map;
+mod permute;
 mod real;
 pub mod reduce;
 pub mod shape_ops;

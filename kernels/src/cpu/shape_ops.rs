@@ -125,7 +125,7 @@ pub fn reshape(x: &HostTensor, out: &TensorType) -> Result<HostTensor> {
 pub fn transpose(x: &HostTensor, perm: &[i64]) -> Result<HostTensor> {
     let p = check_perm("stablehlo.transpose", perm, x.shape().len())?;
     Ok(crate::with_array!(x, a: T => {
-        T::wrap(a.view().permuted_axes(p).as_standard_layout().into_owned())
+        T::wrap(crate::cpu::permute::to_row_major(a.view().permuted_axes(p)))
     }))
 }
 
