@@ -181,6 +181,8 @@ fn unreduced_results_are_reduced_at_the_first_use_that_needs_them() {
             GStepKind::Reshard => "reshard".into(),
             GStepKind::AllReduce { .. } => "all_reduce".into(),
             GStepKind::Relabel => "relabel".into(),
+            GStepKind::Loop { .. } => "loop".into(),
+            GStepKind::Branch { .. } => "branch".into(),
         })
         .collect();
     assert_eq!(

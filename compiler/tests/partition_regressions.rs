@@ -117,7 +117,7 @@ fn run_local(
             }
             b
         }
-        Instr::Iota { .. } | Instr::Collective { .. } => {
+        Instr::Iota { .. } | Instr::Collective { .. } | Instr::Loop(_) | Instr::Branch(_) => {
             panic!("not a local data movement: {instr:?}")
         }
     }

@@ -137,6 +137,10 @@ pub trait Device {
         drop(b);
     }
 
+    /// A scalar buffer (a loop condition, a branch index) on the host: the
+    /// executor decides control flow from it.
+    fn read_scalar(&mut self, b: &Self::Buffer) -> Result<HostTensor, DeviceError>;
+
     /// A StableHLO op on local blocks (`result_types` are the local types).
     fn op(
         &mut self,
@@ -216,6 +220,13 @@ pub trait Device {
 #[cfg(feature = "mpi")]
 macro_rules! forward_local_ops {
     ($buffer:ty, $($field:ident).+) => {
+        fn read_scalar(
+            &mut self,
+            b: &$buffer,
+        ) -> Result<meshrun_kernels::HostTensor, $crate::backend::DeviceError> {
+            self.$($field).+.read_scalar(b)
+        }
+
         fn op(
             &mut self,
             kind: &meshrun_compiler::ir::OpKind,

@@ -2,10 +2,12 @@
 //! concurrently, each one instruction after another.
 //!
 //! [`Executor::new`] checks the program once (value ids, per-device tables,
-//! collective groups), decides which element-wise chains run fused
+//! collective groups; `exec_plan`, block by block for loops and branches),
+//! decides which element-wise chains of the top level run fused
 //! ([`crate::fusion`]), and works out, per collective, each device's group
 //! and rank, and per value the unit (instruction or fused group) that reads
-//! it last, so a device drops every value right after its last use. Then:
+//! it last, so a device drops every value right after its last use
+//! (`exec_blocks` runs the units). Then:
 //!
 //! 1. [`Executor::place`] splits global inputs into per-device blocks and
 //!    uploads them (once; many runs can use them, like device arrays);
@@ -15,15 +17,14 @@
 //!
 //! [`Executor::run_global`] does all three.
 
-use std::collections::HashSet;
-
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::collective::CollectiveKind;
 use meshrun_compiler::partition::{DeviceProgram, Instr, PerDevice};
 use meshrun_kernels::HostTensor;
 
 use crate::backend::{Backend, Device, DeviceError, Participation};
 use crate::error::RuntimeError;
+use crate::exec_blocks::BlockRun;
+use crate::exec_plan::{plan_block, BlockPlan, Part};
 use crate::fusion::{self, Group, Unit};
 use crate::shard_io;
 
@@ -47,19 +48,6 @@ pub struct ExecOptions {
     pub fault: Option<InjectedFault>,
 }
 
-/// A device's place in one collective, precomputed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Part {
-    Group {
-        group: usize,
-        rank: usize,
-    },
-    Permute {
-        send_to: Option<i64>,
-        recv_from: Option<i64>,
-    },
-}
-
 /// Inputs split and uploaded: per device (program order), one buffer per
 /// program input.
 pub struct Placed<B> {
@@ -74,15 +62,11 @@ pub struct DeviceOutputs<B> {
 
 /// A checked program, ready to run many times.
 pub struct Executor<'p> {
-    program: &'p DeviceProgram,
-    /// What runs, in order: instructions and fused groups.
-    units: Vec<Unit>,
-    /// Per value, the last unit that reads it (`None`: never read, or a
-    /// program output, which is kept).
-    last_use: Vec<Option<usize>>,
-    /// Per instruction, per device position, its place in the collective
-    /// (empty for other instructions).
-    parts: Vec<Vec<Part>>,
+    pub(crate) program: &'p DeviceProgram,
+    /// What runs at the top level (instructions and fused groups), the
+    /// releases after each and each device's place in each collective;
+    /// nested, the same for every loop and branch block (never fused).
+    plan: BlockPlan,
 }
 
 fn bad(msg: String) -> RuntimeError {
@@ -106,70 +90,37 @@ impl<'p> Executor<'p> {
             return Err(bad(format!("@{} runs on no device", program.name)));
         }
         let nv = program.values.len();
-        let mut defined = vec![false; nv];
-        let check_id = |v: usize, what: &str| {
-            if v < nv {
-                Ok(())
-            } else {
-                Err(bad(format!("{what} refers to value #{v} of {nv}")))
-            }
-        };
+        let mut inputs = Vec::with_capacity(program.inputs.len());
         for io in &program.inputs {
-            check_id(io.value, "an input")?;
-            defined[io.value] = true;
-        }
-        let mut parts = Vec::with_capacity(program.instrs.len());
-        for (i, instr) in program.instrs.iter().enumerate() {
-            for v in instr.operands() {
-                check_id(v, &format!("instruction {i}"))?;
-                if !defined[v] {
-                    return Err(bad(format!(
-                        "instruction {i} reads value #{v} before it is defined"
-                    )));
-                }
+            if io.value >= nv {
+                return Err(bad(format!(
+                    "an input refers to value #{} of {nv}",
+                    io.value
+                )));
             }
-            for v in instr.results() {
-                check_id(v, &format!("instruction {i}"))?;
-                defined[v] = true;
-            }
-            check_tables(instr, n).map_err(|m| bad(format!("instruction {i}: {m}")))?;
-            parts.push(match instr {
-                Instr::Collective { collective, .. } => {
-                    plan_parts(&program.devices, collective.kind, &collective.groups)
-                        .map_err(|m| bad(format!("instruction {i} ({}): {m}", collective.kind)))?
-                }
-                _ => Vec::new(),
-            });
+            inputs.push(io.value);
         }
+        let outputs: Vec<usize> = program.outputs.iter().map(|io| io.value).collect();
         let units = if fuse {
             fusion::plan(program)
         } else {
             fusion::unfused(program)
         };
-        let mut last_use = vec![None; nv];
-        for (u, unit) in units.iter().enumerate() {
-            for v in unit.operands(program) {
-                last_use[v] = Some(u);
-            }
-        }
-        for io in &program.outputs {
-            check_id(io.value, "an output")?;
-            if !defined[io.value] {
-                return Err(bad(format!("output value #{} is never computed", io.value)));
-            }
-            last_use[io.value] = None;
-        }
-        Ok(Executor {
+        let plan = plan_block(
             program,
+            &program.instrs,
+            &inputs,
+            &outputs,
+            vec![false; nv],
             units,
-            last_use,
-            parts,
-        })
+            "",
+        )?;
+        Ok(Executor { program, plan })
     }
 
     /// The fused groups of the plan.
     pub fn groups(&self) -> impl Iterator<Item = &Group> {
-        self.units.iter().filter_map(|u| match u {
+        self.plan.units.iter().filter_map(|u| match u {
             Unit::Group(g) => Some(g),
             Unit::Instr(_) => None,
         })
@@ -345,67 +296,15 @@ impl<'p> Executor<'p> {
         for (io, b) in p.inputs.iter().zip(inputs) {
             env[io.value] = Some(b.clone());
         }
-        for (u, unit) in self.units.iter().enumerate() {
-            let i = unit.instr();
-            let instr = &p.instrs[i];
-            let what = instr_name(instr);
-            let fail = |e: DeviceError| match e {
-                DeviceError::PeerFailed(failed) => RuntimeError::Aborted { device: id, failed },
-                e => RuntimeError::Instruction {
-                    device: id,
-                    instr: i,
-                    step: instr.step(),
-                    what: what.clone(),
-                    message: e.to_string(),
-                },
-            };
-            if let Some(f) = opts
-                .fault
-                .filter(|f| f.device == id && unit.covers(f.instr))
-            {
-                if f.panic {
-                    panic!("injected fault at instruction {}", f.instr);
-                }
-                return Err(fail(DeviceError::Invalid("injected fault".into())));
-            }
-            let (ids, results) = match unit {
-                Unit::Instr(_) => (
-                    instr.results(),
-                    self.step(dev, pos, i, instr, &env).map_err(fail)?,
-                ),
-                Unit::Group(g) => (
-                    vec![g.result],
-                    vec![self.fused(dev, pos, g, &mut env).map_err(fail)?],
-                ),
-            };
-            if results.len() != ids.len() {
-                return Err(fail(DeviceError::Invalid(format!(
-                    "{} results for {} values",
-                    results.len(),
-                    ids.len()
-                ))));
-            }
-            for (&v, b) in ids.iter().zip(results) {
-                if !opts.skip_type_checks {
-                    let got = dev.buffer_type(&b);
-                    let want = &p.values[v].ty;
-                    if &got != want {
-                        return Err(fail(DeviceError::Invalid(format!(
-                            "made {got} for {} of local type {want}",
-                            p.values[v].name
-                        ))));
-                    }
-                }
-                env[v] = Some(b);
-            }
-            for v in unit.operands(p) {
-                if self.last_use[v] == Some(u) {
-                    if let Some(b) = env[v].take() {
-                        dev.release(b);
-                    }
-                }
-            }
-        }
+        let mut instances = 0u64;
+        let mut run = BlockRun {
+            dev,
+            pos,
+            env: &mut env,
+            instances: &mut instances,
+            opts,
+        };
+        self.run_block(&mut run, &p.instrs, &self.plan, true)?;
         p.outputs
             .iter()
             .map(|io| {
@@ -419,7 +318,7 @@ impl<'p> Executor<'p> {
     /// Run a fused group: in one pass if the device can, else its members
     /// one by one (their intermediate values live in `env` meanwhile and
     /// are released after the root).
-    fn fused<D: Device>(
+    pub(crate) fn fused<D: Device>(
         &self,
         dev: &mut D,
         pos: usize,
@@ -444,7 +343,8 @@ impl<'p> Executor<'p> {
         let mut root = None;
         for &m in &g.members {
             let instr = &p.instrs[m];
-            let mut results = self.step(dev, pos, m, instr, env)?;
+            // Members are element-wise ops: no collective place or number.
+            let mut results = self.step(dev, pos, &[], 0, instr, env)?;
             let (Some(&v), Some(b)) = (instr.results().first(), results.pop()) else {
                 return Err(DeviceError::Invalid(format!(
                     "instruction {m} made no result"
@@ -464,12 +364,16 @@ impl<'p> Executor<'p> {
         root.ok_or_else(|| DeviceError::Invalid("a fused group without its root".into()))
     }
 
-    /// Run one instruction; its results in `instr.results()` order.
-    fn step<D: Device>(
+    /// Run one instruction without blocks; its results in
+    /// `instr.results()` order. `parts` is each device's place in it if it
+    /// is a collective, `instance` numbers the collective within the run
+    /// (the same on every device: all run the same control flow).
+    pub(crate) fn step<D: Device>(
         &self,
         dev: &mut D,
         pos: usize,
-        i: usize,
+        parts: &[Part],
+        instance: u64,
         instr: &Instr,
         env: &[Option<D::Buffer>],
     ) -> Result<Vec<D::Buffer>, DeviceError> {
@@ -507,7 +411,7 @@ impl<'p> Executor<'p> {
                 result,
                 ..
             } => {
-                let part = match self.parts[i].get(pos) {
+                let part = match parts.get(pos) {
                     Some(&Part::Group { group, rank }) => Participation::Group {
                         group,
                         rank,
@@ -518,7 +422,7 @@ impl<'p> Executor<'p> {
                     }
                     None => return Err(DeviceError::Invalid("no place in the collective".into())),
                 };
-                vec![dev.collective(i as u64, collective, part, get(*operand)?, ty(*result))?]
+                vec![dev.collective(instance, collective, part, get(*operand)?, ty(*result))?]
             }
             Instr::Mask {
                 operand,
@@ -552,13 +456,18 @@ impl<'p> Executor<'p> {
                     .ok_or_else(|| DeviceError::Invalid("no remap table for this device".into()))?;
                 vec![dev.remap(&srcs, fill, ty(*result), *dim, entries)?]
             }
+            Instr::Loop(_) | Instr::Branch(_) => {
+                return Err(DeviceError::Invalid(
+                    "a loop or branch is run by run_block".into(),
+                ))
+            }
         })
     }
 }
 
 /// A short name for errors: the op name, the collective kind, or the
 /// instruction kind.
-fn instr_name(instr: &Instr) -> String {
+pub(crate) fn instr_name(instr: &Instr) -> String {
     match instr {
         Instr::Op { kind, .. } => kind.name(),
         Instr::Iota { .. } => "iota".into(),
@@ -566,138 +475,7 @@ fn instr_name(instr: &Instr) -> String {
         Instr::Mask { .. } => "mask".into(),
         Instr::SliceDim { .. } => "slice".into(),
         Instr::Remap { .. } => "remap".into(),
-    }
-}
-
-/// Every per-device table has one entry per device.
-fn check_tables(instr: &Instr, n: usize) -> Result<(), String> {
-    let len = match instr {
-        Instr::Iota { offset: t, .. }
-        | Instr::Mask { valid: t, .. }
-        | Instr::SliceDim { start: t, .. } => t.0.len(),
-        Instr::Remap { table, .. } => table.0.len(),
-        Instr::Op { .. } | Instr::Collective { .. } => return Ok(()),
-    };
-    if len == n {
-        Ok(())
-    } else {
-        Err(format!(
-            "a per-device table of {len} entries for {n} devices"
-        ))
-    }
-}
-
-/// Each device's place in a collective: its group and rank, or its permute
-/// partners. Groups must split the devices into equal parts; permute pairs
-/// may name each device at most once as a source and once as a target.
-fn plan_parts(
-    devices: &[i64],
-    kind: CollectiveKind,
-    groups: &[Vec<i64>],
-) -> Result<Vec<Part>, String> {
-    let position = |d: i64| {
-        devices
-            .iter()
-            .position(|&x| x == d)
-            .ok_or_else(|| format!("device {d} is not one of the program's devices"))
-    };
-    if kind == CollectiveKind::CollectivePermute {
-        let mut parts = vec![
-            Part::Permute {
-                send_to: None,
-                recv_from: None,
-            };
-            devices.len()
-        ];
-        let (mut sources, mut targets) = (HashSet::new(), HashSet::new());
-        for pair in groups {
-            let &[s, t] = pair.as_slice() else {
-                return Err(format!("permute pair {pair:?} is not [source, target]"));
-            };
-            let (ps, pt) = (position(s)?, position(t)?);
-            if !sources.insert(s) || !targets.insert(t) {
-                return Err(format!("pair [{s}, {t}] repeats a source or a target"));
-            }
-            if let Part::Permute { send_to, .. } = &mut parts[ps] {
-                *send_to = Some(t);
-            }
-            if let Part::Permute { recv_from, .. } = &mut parts[pt] {
-                *recv_from = Some(s);
-            }
-        }
-        return Ok(parts);
-    }
-    let size = groups.first().map_or(0, Vec::len);
-    let mut parts: Vec<Option<Part>> = vec![None; devices.len()];
-    for (g, members) in groups.iter().enumerate() {
-        if members.len() != size || size == 0 {
-            return Err(format!(
-                "groups of different sizes ({size} and {})",
-                members.len()
-            ));
-        }
-        for (rank, &d) in members.iter().enumerate() {
-            let slot = &mut parts[position(d)?];
-            if slot.is_some() {
-                return Err(format!("device {d} is in two groups"));
-            }
-            *slot = Some(Part::Group { group: g, rank });
-        }
-    }
-    parts
-        .into_iter()
-        .zip(devices)
-        .map(|(p, d)| p.ok_or_else(|| format!("device {d} is in no group")))
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn groups_must_cover_every_device_once() {
-        let devs = [0, 1, 2, 3];
-        let ok = plan_parts(&devs, CollectiveKind::AllGather, &[vec![0, 2], vec![1, 3]]).unwrap();
-        assert_eq!(ok[2], Part::Group { group: 0, rank: 1 });
-        let missing = plan_parts(&devs, CollectiveKind::AllGather, &[vec![0, 2]]).unwrap_err();
-        assert!(missing.contains("device 1 is in no group"), "{missing}");
-        let twice =
-            plan_parts(&devs, CollectiveKind::AllReduce, &[vec![0, 1], vec![1, 3]]).unwrap_err();
-        assert!(twice.contains("two groups"), "{twice}");
-        let unknown =
-            plan_parts(&devs, CollectiveKind::AllReduce, &[vec![0, 9], vec![1, 3]]).unwrap_err();
-        assert!(unknown.contains("device 9"), "{unknown}");
-    }
-
-    #[test]
-    fn permute_pairs_give_partners() {
-        let devs = [0, 1, 2];
-        let parts = plan_parts(
-            &devs,
-            CollectiveKind::CollectivePermute,
-            &[vec![0, 1], vec![2, 2]],
-        )
-        .unwrap();
-        assert_eq!(
-            parts[0],
-            Part::Permute {
-                send_to: Some(1),
-                recv_from: None
-            }
-        );
-        assert_eq!(
-            parts[2],
-            Part::Permute {
-                send_to: Some(2),
-                recv_from: Some(2)
-            }
-        );
-        let dup = plan_parts(
-            &devs,
-            CollectiveKind::CollectivePermute,
-            &[vec![0, 1], vec![2, 1]],
-        );
-        assert!(dup.is_err());
+        Instr::Loop(_) => "loop".into(),
+        Instr::Branch(_) => "branch".into(),
     }
 }

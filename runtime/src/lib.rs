@@ -7,7 +7,9 @@
 //!   collectives through shared memory;
 //! - [`cuda`] — the CUDA backend (NVIDIA GPUs, NCCL) and its placement
 //!   and planning logic;
-//! - [`executor`] — runs a partitioned device program on any backend;
+//! - [`executor`] — runs a partitioned device program on any backend
+//!   (`exec_plan`: scopes, releases and collective places per block;
+//!   `exec_blocks`: running blocks, loops and branches);
 //! - [`fusion`] — which element-wise chains of a device program run as
 //!   one pass;
 //! - [`shard_io`] — global inputs to per-device blocks and back;
@@ -30,6 +32,8 @@ pub mod compare;
 pub mod cpu;
 pub mod cuda;
 pub mod error;
+mod exec_blocks;
+mod exec_plan;
 pub mod executor;
 pub mod fusion;
 #[cfg(feature = "mpi")]

@@ -272,6 +272,10 @@ impl Device for BrokenDevice {
         b.tensor_type()
     }
 
+    fn read_scalar(&mut self, b: &CpuBuffer) -> Result<HostTensor, DeviceError> {
+        Ok((**b).clone())
+    }
+
     fn op(
         &mut self,
         kind: &OpKind,

@@ -90,6 +90,9 @@ pub fn report_json(program: &PartitionedProgram) -> Value {
                 "in_shape": e.in_shape,
                 "out_shape": e.out_shape,
                 "bytes_per_device": e.bytes_per_device,
+                "bytes_per_run": e.bytes_per_run,
+                "runs": e.runs,
+                "trip_count_unknown": e.trip_count_unknown,
             })
         })
         .collect();
@@ -97,5 +100,6 @@ pub fn report_json(program: &PartitionedProgram) -> Value {
         "num_devices": r.num_devices,
         "collectives": collectives,
         "total_bytes_per_device": r.total_bytes_per_device,
+        "trip_count_unknown": r.trip_count_unknown,
     })
 }

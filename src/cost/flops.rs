@@ -11,12 +11,15 @@
 //! - everything else (constants, iota, broadcast, reshape, transpose,
 //!   slice, concatenate, pad, collectives, remaps): data movement, zero.
 //!
+//! Loops multiply their body's count by a constant trip count; a loop
+//! whose trip count depends on data counts one iteration.
+//!
 //! Each op's FLOPs are filed under the element type it computes in (its
 //! result's; a dot's, reduce's or compare's operands'), so each type can be
 //! charged at its own peak.
 
 use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
-use meshrun_compiler::partition::{DeviceProgram, Instr};
+use meshrun_compiler::partition::{walk_instrs, DeviceProgram, Instr, Repeats};
 
 /// FLOPs of one element type.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,11 +98,15 @@ fn op_elem(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> 
     first.first().or(second.first()).map(|t| t.elem)
 }
 
-/// FLOPs per device of `program`.
+/// FLOPs per device of `program`: an op in a counted loop counts once per
+/// iteration, one in a loop of unknown trip count once (see
+/// [`FlopCount::per_iteration_unknown`]), and every branch of a `case`
+/// counts as if taken.
 pub fn count_flops(program: &DeviceProgram) -> FlopCount {
     let ty = |id: usize| program.values.get(id).map(|v| &v.ty);
     let mut count = FlopCount::default();
-    for instr in &program.instrs {
+    walk_instrs(&program.instrs, Repeats::ONCE, &mut |instr, at| {
+        let times = at.times;
         match instr {
             Instr::Op {
                 kind,
@@ -110,19 +117,21 @@ pub fn count_flops(program: &DeviceProgram) -> FlopCount {
                 let ops: Vec<&TensorType> = operands.iter().filter_map(|&o| ty(o)).collect();
                 let res: Vec<&TensorType> = results.iter().filter_map(|&r| ty(r)).collect();
                 if let Some(elem) = op_elem(kind, &ops, &res) {
-                    count.add(elem, op_flops(kind, &ops, &res));
+                    count.add(elem, op_flops(kind, &ops, &res) * times);
                 }
             }
             Instr::Mask { result, .. } => {
                 if let Some(t) = ty(*result) {
-                    count.add(t.elem, elements(t));
+                    count.add(t.elem, elements(t) * times);
                 }
             }
             Instr::Iota { .. }
             | Instr::Collective { .. }
             | Instr::SliceDim { .. }
-            | Instr::Remap { .. } => {}
+            | Instr::Remap { .. }
+            | Instr::Loop(_)
+            | Instr::Branch(_) => {}
         }
-    }
+    });
     count
 }

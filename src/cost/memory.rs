@@ -12,7 +12,7 @@
 //! collectives, and the program text are not counted.
 
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::DeviceProgram;
+use meshrun_compiler::partition::{Block, DeviceProgram, Instr};
 
 /// Bytes of one device, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -52,18 +52,40 @@ pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
             }
         }
     }
+    let outputs: Vec<usize> = program.outputs.iter().map(|io| io.value).collect();
+    let (peak, peak_at) = sweep(program, &program.instrs, &outputs, &is_input);
+    MemoryEstimate {
+        arguments_bytes,
+        peak_live_bytes: peak,
+        peak_at,
+    }
+}
+
+/// The peak bytes of the values `instrs` create, and where it is reached;
+/// `kept` live to the end, `skip` are never counted (inputs). A loop or
+/// branch adds, while it runs, the peak of its largest block (a loop's
+/// carried values are the block arguments: handles to its operands and
+/// results, not counted again).
+fn sweep(
+    program: &DeviceProgram,
+    instrs: &[Instr],
+    kept: &[usize],
+    skip: &[bool],
+) -> (f64, Option<usize>) {
+    let n = program.values.len();
+    let size = |v: usize| program.values.get(v).map_or(0.0, |lv| block_bytes(&lv.ty));
     // The last instruction that needs each created value alive.
-    let end = program.instrs.len();
+    let end = instrs.len();
     let mut last = vec![None::<usize>; n];
-    for (i, instr) in program.instrs.iter().enumerate() {
+    for (i, instr) in instrs.iter().enumerate() {
         for v in instr.results().into_iter().chain(instr.operands()) {
             if let Some(slot) = last.get_mut(v) {
                 *slot = Some(i);
             }
         }
     }
-    for io in &program.outputs {
-        if let Some(slot) = last.get_mut(io.value) {
+    for &v in kept {
+        if let Some(slot) = last.get_mut(v) {
             *slot = Some(end);
         }
     }
@@ -72,27 +94,35 @@ pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
     let mut live = 0.0_f64;
     let mut peak = 0.0_f64;
     let mut peak_at = None;
-    for (i, instr) in program.instrs.iter().enumerate() {
+    for (i, instr) in instrs.iter().enumerate() {
         for v in instr.results() {
-            if v < n && !is_input[v] {
+            if v < n && !skip[v] {
                 live += size(v);
                 if let Some(l) = last[v] {
                     frees[l.max(i)].push(v);
                 }
             }
         }
-        if live > peak || peak_at.is_none() {
-            peak = peak.max(live);
+        let inner = blocks(instr)
+            .into_iter()
+            .map(|b| sweep(program, &b.instrs, &b.results, skip).0)
+            .fold(0.0, f64::max);
+        if live + inner > peak || peak_at.is_none() {
+            peak = peak.max(live + inner);
             peak_at = Some(i);
         }
         for v in std::mem::take(&mut frees[i]) {
             live -= size(v);
         }
     }
-    MemoryEstimate {
-        arguments_bytes,
-        peak_live_bytes: peak,
-        peak_at,
+    (peak, peak_at)
+}
+
+fn blocks(instr: &Instr) -> Vec<&Block> {
+    match instr {
+        Instr::Loop(l) => vec![&l.cond, &l.body],
+        Instr::Branch(b) => b.branches.iter().collect(),
+        _ => Vec::new(),
     }
 }
 

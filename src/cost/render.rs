@@ -151,9 +151,18 @@ pub fn collectives_table(r: &CostReport) -> String {
             } else {
                 est.link.name.clone()
             };
+            // A collective in a loop: how often it runs (`×8`), or `×?`
+            // when the trip count depends on data (one iteration counted).
+            let kind = if e.trip_count_unknown {
+                format!("{} ×?", e.kind)
+            } else if e.runs != 1.0 {
+                format!("{} ×{}", e.kind, e.runs)
+            } else {
+                e.kind.clone()
+            };
             vec![
                 (i + 1).to_string(),
-                e.kind.clone(),
+                kind,
                 e.op.clone(),
                 axes,
                 group,
@@ -243,6 +252,12 @@ pub fn render_table(r: &CostReport, what: &str) -> String {
         "step estimate  {} = compute + communication (no overlap assumed)\n",
         human_time(r.step_seconds)
     ));
+    if r.trip_count_unknown {
+        out.push_str(
+            "loops          per iteration, trip count unknown: a loop's trip count depends on data; \
+             its body is counted once\n",
+        );
+    }
     out
 }
 
@@ -301,6 +316,9 @@ pub fn annotate_json(doc: &mut Value, r: &CostReport) {
         }),
     );
     extra.insert("step_us".into(), json!(r.step_seconds * 1e6));
+    if r.trip_count_unknown {
+        extra.insert("loops".into(), json!("per iteration, trip count unknown"));
+    }
     extra.insert("overlap".into(), json!(false));
     top.extend(extra);
 }

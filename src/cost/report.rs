@@ -16,7 +16,8 @@ use crate::cost::flops::{count_flops, FlopCount};
 use crate::cost::model::{estimate_collective, CollectiveEstimate};
 use crate::cost::topology::Topology;
 
-/// One collective: what the partitioner reports, and what it costs.
+/// One collective: what the partitioner reports, and what it costs (its
+/// `estimate.seconds` over all its runs: per run × `entry.runs`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectiveCost {
     pub entry: ReportEntry,
@@ -78,6 +79,9 @@ pub struct CostReport {
     pub num_devices: usize,
     pub collectives: Vec<CollectiveCost>,
     pub total_bytes_per_device: f64,
+    /// Some collective or op sits in a loop whose trip count depends on
+    /// data: bytes, FLOPs and times count one iteration of it.
+    pub trip_count_unknown: bool,
     /// Sum of the collectives' times (they run one after another).
     pub communication_seconds: f64,
     pub compute: ComputeEstimate,
@@ -113,10 +117,10 @@ pub fn cost_report(
     }
     let mut collectives = Vec::with_capacity(communicating.len());
     for (entry, c) in report.collectives.into_iter().zip(communicating) {
-        collectives.push(CollectiveCost {
-            estimate: estimate_collective(c, topo)?,
-            entry,
-        });
+        let mut estimate = estimate_collective(c, topo)?;
+        // Every run of a collective in a counted loop pays again.
+        estimate.seconds *= entry.runs;
+        collectives.push(CollectiveCost { estimate, entry });
     }
     let communication_seconds = collectives.iter().map(|c| c.estimate.seconds).sum();
     let compute = estimate_compute(&count_flops(&program.device), topo, peak_override);
@@ -124,6 +128,7 @@ pub fn cost_report(
         topology: topo.clone(),
         num_devices: report.num_devices,
         total_bytes_per_device: report.total_bytes_per_device,
+        trip_count_unknown: program.device.has_unknown_trip_count(),
         step_seconds: compute.seconds + communication_seconds,
         communication_seconds,
         compute,

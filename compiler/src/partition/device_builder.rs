@@ -33,7 +33,7 @@ pub(crate) struct DeviceBuilder<'a> {
     pub(super) map: Vec<Option<LocalId>>,
     pub(super) names: Vec<String>,
     /// Masks already made: (value, dim, fill bits) -> masked value.
-    masks: HashMap<(LocalId, usize, u64), LocalId>,
+    pub(super) masks: HashMap<(LocalId, usize, u64), LocalId>,
 }
 
 pub(super) fn internal(pos: SrcPos, msg: String) -> Diagnostic {

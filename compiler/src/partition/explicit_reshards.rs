@@ -49,7 +49,11 @@ pub fn insert_explicit_reshards(module: &Module) -> Result<GlobalProgram, Diagno
     }
     b.returns()?;
     let mut prog = b.prog;
-    hoist_reshards(&mut prog);
+    // Hoisting reorders steps, which region blocks list by index; programs
+    // with loops or branches keep their reshards where they are.
+    if !prog.has_regions() {
+        hoist_reshards(&mut prog);
+    }
     Ok(prog)
 }
 
@@ -97,7 +101,9 @@ pub(crate) struct Builder<'a> {
     pub(crate) prog: GlobalProgram,
     /// The global value an IR value currently is.
     pub(crate) map: HashMap<Value, GValueId>,
-    reshards: HashMap<(GValueId, TensorSharding), GValueId>,
+    pub(crate) reshards: HashMap<(GValueId, TensorSharding), GValueId>,
+    /// The regions being lowered (see `structure`).
+    pub(crate) scopes: crate::partition::structure::Scopes,
 }
 
 impl<'a> Builder<'a> {
@@ -124,6 +130,7 @@ impl<'a> Builder<'a> {
             prog,
             map: HashMap::new(),
             reshards: HashMap::new(),
+            scopes: Default::default(),
         })
     }
 
@@ -424,6 +431,7 @@ impl<'a> Builder<'a> {
         }
         let ty = self.prog.values[v].ty.clone();
         let r = self.new_value(ty, target.clone());
+        let cause = self.scopes.hoist(&mut self.prog, v, key.clone(), r, cause);
         self.push(GStepKind::Reshard, vec![v], vec![r], cause);
         self.reshards.insert(key, r);
         Ok(r)
@@ -457,6 +465,8 @@ impl<'a> Builder<'a> {
         match &op.kind {
             OpKind::ManualComputation(mc) => self.manual_computation(id, op, mc),
             OpKind::ShardingGroup { .. } => Ok(()),
+            OpKind::While(_) => self.while_loop(op, label),
+            OpKind::Case(_) => self.case(op, label),
             OpKind::Call { callee } => Err(Diagnostic::new(
                 DiagKind::Unsupported,
                 op.pos,

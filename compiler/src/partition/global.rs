@@ -46,6 +46,33 @@ pub enum GStepKind {
     /// movement: an `sdy.manual_computation` operand as the body's
     /// argument, the body's result as the op's (see `partition::manual`).
     Relabel,
+    /// `stablehlo.while`: operands are the initial loop-carried values and
+    /// results the final ones, all in the loop's one sharding per carried
+    /// value (the *group* sharding: Shardy's data-flow edge). `cond`'s one
+    /// result is the replicated predicate; `body` yields the next values.
+    Loop {
+        cond: GBlock,
+        body: GBlock,
+        /// Iterations of a counted loop (constant bounds, as `fori_loop`
+        /// and `scan` lower); `None` when it depends on data.
+        trip_count: Option<i64>,
+    },
+    /// `stablehlo.case`: operand 0 is the replicated branch index; each
+    /// branch yields the results in their group shardings. Branches read
+    /// values from around the op directly.
+    Branch { branches: Vec<GBlock> },
+}
+
+/// A region of a [`GStepKind::Loop`] / [`GStepKind::Branch`]: its
+/// arguments, its own steps (indices into [`GlobalProgram::steps`], in
+/// order; a nested region's steps are listed by its own block, not here)
+/// and the values it yields. Region steps sit in `steps` before the step
+/// that owns them, so the arena stays in definition order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GBlock {
+    pub args: Vec<GValueId>,
+    pub steps: Vec<usize>,
+    pub results: Vec<GValueId>,
 }
 
 /// Where a step comes from and, for data movement, why it is needed.
@@ -111,15 +138,59 @@ impl GlobalProgram {
         ids
     }
 
-    /// For every value, the steps that use it (in program order).
+    /// The blocks of a structured step (none for other steps).
+    pub fn blocks_of(&self, step: usize) -> Vec<&GBlock> {
+        match &self.steps[step].kind {
+            GStepKind::Loop { cond, body, .. } => vec![cond, body],
+            GStepKind::Branch { branches } => branches.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// For every step, the structured step whose region lists it (`None`
+    /// at the top level).
+    pub fn owners(&self) -> Vec<Option<usize>> {
+        let mut owner = vec![None; self.steps.len()];
+        for i in 0..self.steps.len() {
+            for b in self.blocks_of(i) {
+                for &s in &b.steps {
+                    owner[s] = Some(i);
+                }
+            }
+        }
+        owner
+    }
+
+    /// The top-level steps in order (those no region lists).
+    pub fn top_level(&self) -> Vec<usize> {
+        let owner = self.owners();
+        (0..self.steps.len())
+            .filter(|&i| owner[i].is_none())
+            .collect()
+    }
+
+    /// Whether any step has regions.
+    pub fn has_regions(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s.kind, GStepKind::Loop { .. } | GStepKind::Branch { .. }))
+    }
+
+    /// For every value, the steps that use it (in program order; a value a
+    /// region yields is used by the step that owns the region).
     pub fn uses(&self) -> Vec<Vec<usize>> {
         let mut uses = vec![Vec::new(); self.values.len()];
         for (i, s) in self.steps.iter().enumerate() {
-            for &v in &s.operands {
-                if uses[v].last() != Some(&i) {
+            // What a region yields is read by the step that owns it.
+            let yielded = self.blocks_of(i).into_iter().flat_map(|b| b.results.iter());
+            for &v in s.operands.iter().chain(yielded) {
+                if !uses[v].contains(&i) {
                     uses[v].push(i);
                 }
             }
+        }
+        for u in &mut uses {
+            u.sort_unstable();
         }
         uses
     }
@@ -133,6 +204,15 @@ pub fn value_names(prog: &GlobalProgram) -> Vec<String> {
     }
     let mut next = 0;
     for s in &prog.steps {
+        let args = match &s.kind {
+            GStepKind::Loop { cond, body, .. } => [&cond.args[..], &body.args[..]].concat(),
+            _ => Vec::new(),
+        };
+        for (k, &a) in args.iter().enumerate() {
+            if names[a].is_empty() {
+                names[a] = format!("%iterArg{next}_{k}");
+            }
+        }
         for &r in &s.results {
             if names[r].is_empty() {
                 names[r] = format!("%{next}");

@@ -16,9 +16,11 @@ pub fn inlined_entry(module: &Module) -> Result<Function, Diagnostic> {
         )
     };
     let entry = module.entry().ok_or_else(no_entry)?;
+    // Calls inside loop and branch regions count too.
     let has_calls = entry
-        .ops_in_order()
-        .any(|(_, op)| matches!(op.kind, OpKind::Call { .. }));
+        .all_ops()
+        .into_iter()
+        .any(|id| matches!(entry.op(id).kind, OpKind::Call { .. }));
     if !has_calls {
         return Ok(entry.clone());
     }

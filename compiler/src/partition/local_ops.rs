@@ -22,7 +22,7 @@ pub fn build_device_program(
 ) -> Result<DeviceProgram, Diagnostic> {
     let mut b = DeviceBuilder::new(prog, lowering);
     b.inputs()?;
-    for i in 0..prog.steps.len() {
+    for i in prog.top_level() {
         b.step(i)?;
     }
     b.outputs()?;
@@ -71,7 +71,7 @@ impl DeviceBuilder<'_> {
         })
     }
 
-    fn step(&mut self, i: usize) -> Result<(), Diagnostic> {
+    pub(super) fn step(&mut self, i: usize) -> Result<(), Diagnostic> {
         let step = &self.prog.steps[i];
         match &step.kind {
             GStepKind::Compute(kind) => self.compute(i, kind),
@@ -82,6 +82,7 @@ impl DeviceBuilder<'_> {
                 self.map[out_g] = Some(input);
                 Ok(())
             }
+            GStepKind::Loop { .. } | GStepKind::Branch { .. } => self.structured(i),
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {
                 let input = self.local(step.operands[0])?;
                 let out_g = step.results[0];

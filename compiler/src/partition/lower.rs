@@ -59,7 +59,10 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
     for step in &prog.steps {
         let at = |msg: String| Diagnostic::new(DiagKind::Sharding, step.cause.pos, msg);
         let collectives = match &step.kind {
-            GStepKind::Compute(_) | GStepKind::Relabel => Vec::new(),
+            GStepKind::Compute(_)
+            | GStepKind::Relabel
+            | GStepKind::Loop { .. }
+            | GStepKind::Branch { .. } => Vec::new(),
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {
                 let (&[input], &[output]) = (&step.operands[..], &step.results[..]) else {
                     return Err(at(format!(
@@ -133,6 +136,7 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
 /// the reduced axes: reduce-scatter along those, all-reduce the rest.
 fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<(), Diagnostic> {
     let uses = prog.uses();
+    let owner = prog.owners();
     for (i, step) in prog.steps.iter().enumerate() {
         let GStepKind::AllReduce { axes, reduction } = &step.kind else {
             continue;
@@ -142,6 +146,11 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
             continue;
         }
         let j = uses[reduced][0];
+        // Fused, the pair runs where the reshard is: only within one block
+        // (never moving a collective into a loop body).
+        if owner[i] != owner[j] {
+            continue;
+        }
         if !matches!(prog.steps[j].kind, GStepKind::Reshard) {
             continue;
         }

@@ -32,6 +32,8 @@ pub mod hoist;
 pub mod inline;
 pub mod manual;
 mod op_reshards;
+mod structure;
+pub mod trip_count;
 // 2. Reshard lowering.
 pub mod collective;
 pub mod error;
@@ -44,6 +46,7 @@ pub mod reshard;
 // 3. Device program.
 mod device_builder;
 mod local_ops;
+mod local_regions;
 mod manual_ops;
 pub mod padding;
 mod remap;
@@ -51,6 +54,7 @@ mod remap;
 pub mod op_text;
 pub mod print_program;
 pub mod program;
+pub mod program_regions;
 pub mod report;
 pub mod simulate;
 
@@ -60,6 +64,7 @@ pub use groups::{device_groups, GroupError};
 pub use program::{
     DeviceProgram, Instr, LocalId, LocalValue, PartitionedProgram, PerDevice, ProgramIo, RemapEntry,
 };
+pub use program_regions::{walk_instrs, Block, BranchInstr, LoopInstr, Repeats};
 pub use reshard::{
     lower_reshard, lower_reshard_between_meshes, plan_reshard, ReshardPlan, ReshardStrategy,
 };

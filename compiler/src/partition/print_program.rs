@@ -7,10 +7,11 @@ use std::fmt::Write;
 
 use crate::partition::collective::{collective_bytes, CollectiveKind};
 use crate::partition::explicit_reshards::braced;
-use crate::partition::global::{value_names, GStepKind, GValueId, GlobalProgram};
+use crate::partition::global::{value_names, GBlock, GStepKind, GValueId, GlobalProgram};
 use crate::partition::lower::Lowering;
 use crate::partition::op_text::op_attrs;
 use crate::partition::program::{DeviceProgram, Instr, LocalId, PerDevice};
+use crate::partition::program_regions::Block;
 
 fn header(out: &mut String, prog: &GlobalProgram, names: &[String]) {
     for m in &prog.meshes {
@@ -83,14 +84,119 @@ fn compute_line(prog: &GlobalProgram, names: &[String], i: usize) -> String {
     line
 }
 
+/// The lines of one step (each `"  ..."` and ending in a newline); loops
+/// and branches come from [`structured_lines`].
+type StepLines<'a> = dyn Fn(usize) -> String + 'a;
+
+/// `steps` (top level or a block), nested blocks indented.
+fn steps_text(
+    prog: &GlobalProgram,
+    names: &[String],
+    steps: &[usize],
+    line: &StepLines<'_>,
+) -> String {
+    let mut out = String::new();
+    for &i in steps {
+        match &prog.steps[i].kind {
+            GStepKind::Loop { .. } | GStepKind::Branch { .. } => {
+                out.push_str(&structured_lines(prog, names, i, line));
+            }
+            _ => out.push_str(&line(i)),
+        }
+    }
+    out
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {l}\n")).collect()
+}
+
+fn block_text(
+    prog: &GlobalProgram,
+    names: &[String],
+    head: &str,
+    b: &GBlock,
+    line: &StepLines<'_>,
+) -> String {
+    let args = operand_list(&b.args, names);
+    let mut out = if args.is_empty() {
+        format!("  {head} {{\n")
+    } else {
+        format!("  {head}({args}) {{\n")
+    };
+    out.push_str(&indent(&steps_text(prog, names, &b.steps, line)));
+    let _ = writeln!(out, "    return {}", operand_list(&b.results, names));
+    out.push_str("  }\n");
+    out
+}
+
+/// A loop (`while ... cond {..} do {..}`) or a branch (`case` with one
+/// block per branch).
+fn structured_lines(
+    prog: &GlobalProgram,
+    names: &[String],
+    i: usize,
+    line: &StepLines<'_>,
+) -> String {
+    let s = &prog.steps[i];
+    let results = operand_list(&s.results, names);
+    let shardings: Vec<String> = s
+        .results
+        .iter()
+        .map(|&r| prog.value(r).sharding.to_string())
+        .collect();
+    let mut out = String::new();
+    match &s.kind {
+        GStepKind::Loop {
+            cond,
+            body,
+            trip_count,
+        } => {
+            let inits: Vec<String> = body
+                .args
+                .iter()
+                .zip(&s.operands)
+                .map(|(&a, &o)| format!("{} = {}", names[a], names[o]))
+                .collect();
+            let trips = trip_count.map_or_else(
+                || "trip count unknown".to_string(),
+                |n| format!("trip count {n}"),
+            );
+            let _ = writeln!(
+                out,
+                "  {results} = while({}) {{sdy.sharding = #sdy.sharding_per_value<[{}]>}}    // {}: {trips}",
+                inits.join(", "),
+                shardings.join(", "),
+                s.cause.op
+            );
+            out.push_str(&block_text(prog, names, "cond", cond, line));
+            out.push_str(&block_text(prog, names, "do", body, line));
+        }
+        GStepKind::Branch { branches } => {
+            let _ = writeln!(
+                out,
+                "  {results} = case {} {{sdy.sharding = #sdy.sharding_per_value<[{}]>}}    // {}",
+                names[s.operands[0]],
+                shardings.join(", "),
+                s.cause.op
+            );
+            for (k, b) in branches.iter().enumerate() {
+                out.push_str(&block_text(prog, names, &format!("branch {k}"), b, line));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// The program with `sdy.reshard` and `sdy.all_reduce` steps.
 pub fn print_global(prog: &GlobalProgram) -> String {
     let names = value_names(prog);
     let mut out = String::new();
     header(&mut out, prog, &names);
-    for (i, s) in prog.steps.iter().enumerate() {
+    let line = |i: usize| -> String {
+        let s = &prog.steps[i];
         let line = match &s.kind {
-            GStepKind::Compute(_) => compute_line(prog, &names, i),
             GStepKind::Reshard => {
                 let (v, r) = (s.operands[0], s.results[0]);
                 format!(
@@ -129,10 +235,11 @@ pub fn print_global(prog: &GlobalProgram) -> String {
                     s.cause.reason
                 )
             }
+            _ => compute_line(prog, &names, i),
         };
-        out.push_str(&line);
-        out.push('\n');
-    }
+        format!("{line}\n")
+    };
+    out.push_str(&steps_text(prog, &names, &prog.top_level(), &line));
     footer(&mut out, prog, &names);
     out
 }
@@ -143,11 +250,13 @@ pub fn print_lowered(prog: &GlobalProgram, lowering: &Lowering) -> String {
     let names = value_names(prog);
     let mut out = String::new();
     header(&mut out, prog, &names);
-    for (i, s) in prog.steps.iter().enumerate() {
+    let line = |i: usize| -> String {
+        let s = &prog.steps[i];
+        let mut out = String::new();
         if let GStepKind::Compute(_) = s.kind {
             out.push_str(&compute_line(prog, &names, i));
             out.push('\n');
-            continue;
+            return out;
         }
         let collectives = lowering.per_step.get(i).map_or(&[][..], |c| &c[..]);
         let (v, r) = (s.operands[0], s.results[0]);
@@ -157,7 +266,7 @@ pub fn print_lowered(prog: &GlobalProgram, lowering: &Lowering) -> String {
                 "  {} = {}    // no data moves (fused into the next collective or already in place)",
                 names[r], names[v]
             );
-            continue;
+            return out;
         }
         if let Some(dim) = lowering.remap_dim.get(i).copied().flatten() {
             for (k, c) in collectives.iter().enumerate() {
@@ -182,7 +291,7 @@ pub fn print_lowered(prog: &GlobalProgram, lowering: &Lowering) -> String {
                 prog.value(r).sharding,
                 prog.value(r).ty
             );
-            continue;
+            return out;
         }
         let mut input = names[v].clone();
         for (k, c) in collectives.iter().enumerate() {
@@ -201,7 +310,9 @@ pub fn print_lowered(prog: &GlobalProgram, lowering: &Lowering) -> String {
             );
             input = result;
         }
-    }
+        out
+    };
+    out.push_str(&steps_text(prog, &names, &prog.top_level(), &line));
     footer(&mut out, prog, &names);
     out
 }
@@ -253,8 +364,9 @@ pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, St
             io.sharding
         );
     }
-    for instr in &p.instrs {
-        let line = match instr {
+    let line = |instr: &Instr| -> String {
+        match instr {
+            Instr::Loop(_) | Instr::Branch(_) => String::new(),
             Instr::Op {
                 kind,
                 operands,
@@ -404,10 +516,9 @@ pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, St
                     ty(*result)
                 )
             }
-        };
-        out.push_str(&line);
-        out.push('\n');
-    }
+        }
+    };
+    out.push_str(&device_instrs(p, &p.instrs, &line));
     let outs: Vec<String> = p.outputs.iter().map(|io| name(io.value)).collect();
     let _ = writeln!(out, "  return {}", outs.join(", "));
     for (k, io) in p.outputs.iter().enumerate() {
@@ -422,4 +533,78 @@ pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, St
     }
     out.push_str("}\n");
     Ok(out)
+}
+
+/// Device instructions, one per line, loops and branches with their
+/// blocks indented.
+fn device_instrs(p: &DeviceProgram, instrs: &[Instr], line: &dyn Fn(&Instr) -> String) -> String {
+    let names = |vs: &[LocalId]| -> String {
+        vs.iter()
+            .map(|&v| p.values[v].name.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let types = |vs: &[LocalId]| -> String {
+        vs.iter()
+            .map(|&v| p.values[v].ty.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let block = |head: &str, b: &Block| -> String {
+        let mut out = if b.args.is_empty() {
+            format!("  {head} {{\n")
+        } else {
+            format!("  {head}({}) {{\n", names(&b.args))
+        };
+        out.push_str(&indent(&device_instrs(p, &b.instrs, line)));
+        let _ = writeln!(out, "    return {}", names(&b.results));
+        out.push_str("  }\n");
+        out
+    };
+    let mut out = String::new();
+    for instr in instrs {
+        match instr {
+            Instr::Loop(l) => {
+                let inits: Vec<String> = l
+                    .body
+                    .args
+                    .iter()
+                    .zip(&l.inits)
+                    .map(|(&a, &o)| format!("{} = {}", p.values[a].name, p.values[o].name))
+                    .collect();
+                let trips = l.trip_count.map_or_else(
+                    || "trip count unknown".to_string(),
+                    |n| format!("trip count {n}"),
+                );
+                let _ = writeln!(
+                    out,
+                    "  {} = loop({}) : {}    // {}: {trips}",
+                    names(&l.results),
+                    inits.join(", "),
+                    types(&l.results),
+                    l.cause.op
+                );
+                out.push_str(&block("cond", &l.cond));
+                out.push_str(&block("do", &l.body));
+            }
+            Instr::Branch(b) => {
+                let _ = writeln!(
+                    out,
+                    "  {} = branch {} : {}    // {}",
+                    names(&b.results),
+                    p.values[b.index].name,
+                    types(&b.results),
+                    b.cause.op
+                );
+                for (k, blk) in b.branches.iter().enumerate() {
+                    out.push_str(&block(&format!("branch {k}"), blk));
+                }
+            }
+            _ => {
+                out.push_str(&line(instr));
+                out.push('\n');
+            }
+        }
+    }
+    out
 }

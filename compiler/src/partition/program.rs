@@ -26,6 +26,9 @@ use crate::ir::{OpKind, Scalar, TensorType};
 use crate::partition::collective::{collective_bytes, Collective};
 use crate::partition::global::{Cause, GlobalProgram};
 use crate::partition::lower::Lowering;
+use crate::partition::program_regions::{
+    structured_operands, walk_instrs, BranchInstr, LoopInstr, Repeats,
+};
 use crate::sharding::{Mesh, TensorSharding};
 
 /// Index into [`DeviceProgram::values`].
@@ -136,12 +139,21 @@ pub enum Instr {
         table: PerDevice<Vec<RemapEntry>>,
         step: usize,
     },
+    /// A loop over sub-programs (see [`crate::partition::program_regions`]).
+    Loop(Box<LoopInstr>),
+    /// One of several sub-programs, chosen by a replicated index.
+    Branch(Box<BranchInstr>),
 }
 
 impl Instr {
-    /// The values this instruction reads.
+    /// The values this instruction reads (for a loop or branch: its initial
+    /// values or index, then every value its blocks read from around it).
     pub fn operands(&self) -> Vec<LocalId> {
         match self {
+            Instr::Loop(l) => structured_operands(&l.inits, &[&l.cond, &l.body]),
+            Instr::Branch(b) => {
+                structured_operands(&[b.index], &b.branches.iter().collect::<Vec<_>>())
+            }
             Instr::Op { operands, .. } => operands.clone(),
             Instr::Iota { .. } => Vec::new(),
             Instr::Collective { operand, .. }
@@ -155,6 +167,8 @@ impl Instr {
     pub fn results(&self) -> Vec<LocalId> {
         match self {
             Instr::Op { results, .. } => results.clone(),
+            Instr::Loop(l) => l.results.clone(),
+            Instr::Branch(b) => b.results.clone(),
             Instr::Iota { result, .. }
             | Instr::Collective { result, .. }
             | Instr::Mask { result, .. }
@@ -172,6 +186,8 @@ impl Instr {
             | Instr::Mask { step, .. }
             | Instr::SliceDim { step, .. }
             | Instr::Remap { step, .. } => *step,
+            Instr::Loop(l) => l.step,
+            Instr::Branch(b) => b.step,
         }
     }
 }
@@ -198,21 +214,45 @@ impl DeviceProgram {
         self.devices.iter().position(|&d| d == device)
     }
 
-    /// Every collective with its cause, in program order.
+    /// Every collective with its cause, in program order (inside loops and
+    /// branches too, each listed once).
     pub fn collectives(&self) -> impl Iterator<Item = (&Collective, &Cause)> {
-        self.instrs.iter().filter_map(|i| match i {
-            Instr::Collective {
+        self.collectives_repeated()
+            .into_iter()
+            .map(|(c, k, _)| (c, k))
+    }
+
+    /// Every collective with its cause and how often it runs.
+    pub fn collectives_repeated(&self) -> Vec<(&Collective, &Cause, Repeats)> {
+        let mut out = Vec::new();
+        walk_instrs(&self.instrs, Repeats::ONCE, &mut |i, at| {
+            if let Instr::Collective {
                 collective, cause, ..
-            } => Some((&**collective, cause)),
-            _ => None,
-        })
+            } = i
+            {
+                out.push((&**collective, cause, at));
+            }
+        });
+        out
+    }
+
+    /// Whether some instruction sits in a loop of unknown trip count.
+    pub fn has_unknown_trip_count(&self) -> bool {
+        let mut unknown = false;
+        walk_instrs(&self.instrs, Repeats::ONCE, &mut |i, _| {
+            unknown |= matches!(i, Instr::Loop(l) if l.trip_count.is_none());
+        });
+        unknown
     }
 
     /// Bytes a device receives over the whole program, averaged over all
-    /// devices (ring formulas; see [`collective_bytes`]).
+    /// devices (ring formulas; see [`collective_bytes`]); a collective in a
+    /// counted loop counts once per iteration, one in a loop of unknown
+    /// trip count once.
     pub fn total_bytes_per_device(&self) -> f64 {
-        self.collectives()
-            .map(|(c, _)| collective_bytes(c, self.num_devices()))
+        self.collectives_repeated()
+            .into_iter()
+            .map(|(c, _, at)| collective_bytes(c, self.num_devices()) * at.times)
             .fold(0.0, |a, b| a + b)
     }
 }

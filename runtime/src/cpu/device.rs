@@ -196,6 +196,10 @@ impl Device for CpuDevice {
         b.tensor_type()
     }
 
+    fn read_scalar(&mut self, b: &CpuBuffer) -> Result<HostTensor, DeviceError> {
+        Ok((**b).clone())
+    }
+
     fn release(&mut self, b: CpuBuffer) {
         // A shared result is released by every member, maybe at once:
         // `into_inner` gives the block to exactly the last of them (with

@@ -360,6 +360,12 @@ impl Device for CudaDevice {
         b.ty.clone()
     }
 
+    /// Waits for the stream (the copy back is synchronous). Never run on a
+    /// GPU here: none is lent to this project's CI.
+    fn read_scalar(&mut self, b: &CudaBuffer) -> Result<HostTensor, DeviceError> {
+        b.data.download(&self.stream, &b.shape()).map_err(gpu_err)
+    }
+
     fn op(
         &mut self,
         kind: &OpKind,

@@ -1,0 +1,373 @@
+//! `stablehlo.while` and `stablehlo.case` in the global program: their
+//! regions become blocks of explicit-reshard steps ([`GBlock`]), built by
+//! the same per-op walk as the rest of the function.
+//!
+//! Each result of a structured op has one sharding (propagation's
+//! `sdy.sharding` on the op: Shardy's data-flow edge, a *group* sharding)
+//! which is also that of the matching operand, region argument and yielded
+//! value. So the operands are resharded to the group shardings before the
+//! op, and every yielded value is resharded to them at the end of its
+//! region; inside, ops are lowered like any other (local shapes,
+//! collectives in the body).
+//!
+//! Control flow must be the same on every device: a loop condition and a
+//! branch index are made whole (fully replicated, partial sums reduced)
+//! before they are read, and every data movement feeding them says so in
+//! its reason. Loop-carried values hold full values (never partial sums),
+//! so that every iteration starts from the same kind of value.
+//!
+//! A reshard inside a region of a value from around it (a loop-invariant
+//! weight resharded in a `scan` body) runs once, before the op, instead of
+//! once per iteration: its step is listed by the block of the level where
+//! its operand is defined ([`Scopes`]).
+
+/// The regions being lowered, innermost last, and the reshards moved out
+/// of them.
+#[derive(Debug, Default)]
+pub(crate) struct Scopes {
+    /// Per open region: the first value id created inside it (values
+    /// below were defined around it).
+    marks: Vec<GValueId>,
+    /// Reshard steps moved out of the regions they were made in: step ->
+    /// the nesting level that runs them (0 = the function body).
+    hoisted: HashMap<usize, usize>,
+    /// Their cache entries, restored when the region they were made in is
+    /// left: (operand, target) -> result, with the level.
+    cached: Vec<((GValueId, TensorSharding), GValueId, usize)>,
+}
+
+impl Scopes {
+    /// The level at which a reshard of `v` made now runs (recorded for the
+    /// step about to be pushed), and its cause, saying so when moved.
+    pub(crate) fn hoist(
+        &mut self,
+        prog: &mut GlobalProgram,
+        v: GValueId,
+        key: (GValueId, TensorSharding),
+        r: GValueId,
+        cause: Cause,
+    ) -> Cause {
+        let depth = self.marks.len();
+        let level = self.marks.iter().filter(|&&m| m <= v).count();
+        if level >= depth {
+            return cause;
+        }
+        let step = prog.steps.len();
+        self.hoisted.insert(step, level);
+        self.cached.push((key, r, level));
+        Cause {
+            reason: format!(
+                "{} (before the loop or branch: the value does not change inside it)",
+                cause.reason
+            ),
+            ..cause
+        }
+    }
+}
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::{OpData, Region, TensorType};
+use crate::partition::explicit_reshards::Builder;
+use crate::partition::global::{Cause, GBlock, GStepKind, GValueId, GlobalProgram};
+use crate::partition::trip_count::counted_trips;
+use crate::sharding::TensorSharding;
+
+impl Builder<'_> {
+    pub(crate) fn while_loop(&mut self, op: &OpData, label: String) -> Result<(), Diagnostic> {
+        let [cond, body] = &op.regions[..] else {
+            return Err(shape_error(
+                op,
+                &label,
+                format!(
+                    "has {} regions; a while has cond and body",
+                    op.regions.len()
+                ),
+            ));
+        };
+        let types = self.result_types(op);
+        let group = self.group_shardings(op, &label, &types)?;
+        let inits = self.enter(op, &label, &group, "loop-carried value")?;
+        let replicated = TensorSharding::replicated(self.default_mesh_name(), 0);
+        let note = format!(
+            "{label}: the loop condition decides the trip count, which every device must agree on"
+        );
+        let cond_block = self.block(cond, &group, &[replicated], &label, |_| note.clone())?;
+        let body_block = self.block(body, &group, &group, &label, |k| {
+            format!("loop-carried value {k} stays in the loop's sharding across iterations")
+        })?;
+        self.note_control(cond_block.results[0], &note);
+        let trip_count = counted_trips(self.f, op);
+        let results = self.leave(op, &types, &group);
+        self.push(
+            GStepKind::Loop {
+                cond: cond_block,
+                body: body_block,
+                trip_count,
+            },
+            inits,
+            results,
+            Cause {
+                op: label,
+                pos: op.pos,
+                reason: String::new(),
+            },
+        );
+        Ok(())
+    }
+
+    pub(crate) fn case(&mut self, op: &OpData, label: String) -> Result<(), Diagnostic> {
+        let [index] = op.operands[..] else {
+            return Err(shape_error(op, &label, "needs one index operand".into()));
+        };
+        let types = self.result_types(op);
+        let group = self.group_shardings(op, &label, &types)?;
+        let note = format!(
+            "{label}: the branch index decides which branch runs, and every device must take the same one"
+        );
+        let g = self.lookup(index, op.pos)?;
+        let whole = TensorSharding::replicated(self.default_mesh_name(), 0);
+        let index = self.reshard(
+            g,
+            &whole,
+            Cause {
+                op: label.clone(),
+                pos: op.pos,
+                reason: note.clone(),
+            },
+        )?;
+        self.note_control(index, &note);
+        let mut branches = Vec::with_capacity(op.regions.len());
+        for (b, region) in op.regions.iter().enumerate() {
+            if !region.args.is_empty() {
+                return Err(shape_error(
+                    op,
+                    &label,
+                    format!("branch {b} takes arguments; case branches take none"),
+                ));
+            }
+            branches.push(self.block(region, &[], &group, &label, |k| {
+                format!("branch {b} returns result {k} in the case's sharding")
+            })?);
+        }
+        let results = self.leave(op, &types, &group);
+        self.push(
+            GStepKind::Branch { branches },
+            vec![index],
+            results,
+            Cause {
+                op: label,
+                pos: op.pos,
+                reason: String::new(),
+            },
+        );
+        Ok(())
+    }
+
+    fn result_types(&self, op: &OpData) -> Vec<TensorType> {
+        op.results.iter().map(|&r| self.f.ty(r).clone()).collect()
+    }
+
+    /// One placement per result: the op's `sdy.sharding` (replicated when
+    /// it has none), never unreduced.
+    fn group_shardings(
+        &mut self,
+        op: &OpData,
+        label: &str,
+        types: &[TensorType],
+    ) -> Result<Vec<TensorSharding>, Diagnostic> {
+        if let Some(s) = &op.shardings {
+            if s.len() != types.len() {
+                return Err(Diagnostic::new(
+                    DiagKind::Sharding,
+                    op.pos,
+                    format!(
+                        "{label} has {} results but {} shardings",
+                        types.len(),
+                        s.len()
+                    ),
+                ));
+            }
+        }
+        let mut out = Vec::with_capacity(types.len());
+        for (k, ty) in types.iter().enumerate() {
+            let annotated = op.shardings.as_ref().and_then(|s| s.get(k));
+            let what = format!("{label} (result {k})");
+            let mut s = self.normalize(annotated, ty.rank(), None, op.pos, &what)?;
+            s.unreduced.clear();
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    /// The operands resharded to the group shardings.
+    fn enter(
+        &mut self,
+        op: &OpData,
+        label: &str,
+        group: &[TensorSharding],
+        what: &str,
+    ) -> Result<Vec<GValueId>, Diagnostic> {
+        if op.operands.len() != group.len() {
+            return Err(shape_error(
+                op,
+                label,
+                format!(
+                    "has {} operands for {} results",
+                    op.operands.len(),
+                    group.len()
+                ),
+            ));
+        }
+        let mut out = Vec::with_capacity(group.len());
+        for (k, (&v, target)) in op.operands.iter().zip(group).enumerate() {
+            let g = self.lookup(v, op.pos)?;
+            let cause = Cause {
+                op: label.to_string(),
+                pos: op.pos,
+                reason: format!("{what} {k} enters the loop in its sharding {target}"),
+            };
+            out.push(self.reshard(g, target, cause)?);
+        }
+        Ok(out)
+    }
+
+    /// The op's results: new values in the group shardings.
+    fn leave(
+        &mut self,
+        op: &OpData,
+        types: &[TensorType],
+        group: &[TensorSharding],
+    ) -> Vec<GValueId> {
+        let mut out = Vec::with_capacity(types.len());
+        for ((&r, ty), s) in op.results.iter().zip(types).zip(group) {
+            let g = self.new_value(ty.clone(), s.clone());
+            self.map.insert(r, g);
+            out.push(g);
+        }
+        out
+    }
+
+    /// Lower a region: arguments in `args`' shardings, its ops, and every
+    /// returned value resharded to `yields` (the reason from `why`).
+    /// Reshards made inside are not reused after the region (their values
+    /// only exist inside it).
+    fn block(
+        &mut self,
+        region: &Region,
+        args: &[TensorSharding],
+        yields: &[TensorSharding],
+        label: &str,
+        why: impl Fn(usize) -> String,
+    ) -> Result<GBlock, Diagnostic> {
+        let at = region.return_pos;
+        if region.args.len() != args.len() {
+            return Err(Diagnostic::new(
+                DiagKind::Type,
+                at,
+                format!(
+                    "{label}: a region takes {} arguments, expected {}",
+                    region.args.len(),
+                    args.len()
+                ),
+            ));
+        }
+        if region.returns.len() != yields.len() {
+            return Err(Diagnostic::new(
+                DiagKind::Type,
+                at,
+                format!(
+                    "{label}: a region returns {} values, expected {}",
+                    region.returns.len(),
+                    yields.len()
+                ),
+            ));
+        }
+        let saved = self.reshards.clone();
+        self.scopes.marks.push(self.prog.values.len());
+        let depth = self.scopes.marks.len();
+        let start = self.prog.steps.len();
+        let f = self.f;
+        let mut block_args = Vec::with_capacity(args.len());
+        for (&a, s) in region.args.iter().zip(args) {
+            let g = self.new_value(f.ty(a).clone(), s.clone());
+            self.map.insert(a, g);
+            block_args.push(g);
+        }
+        for &o in &region.body {
+            self.op(o, f.op(o))?;
+        }
+        let mut results = Vec::with_capacity(yields.len());
+        for (k, (&v, target)) in region.returns.iter().zip(yields).enumerate() {
+            let g = self.lookup(v, at)?;
+            let cause = Cause {
+                op: label.to_string(),
+                pos: at,
+                reason: why(k),
+            };
+            results.push(self.reshard(g, target, cause)?);
+        }
+        self.reshards = saved;
+        self.scopes.marks.pop();
+        // Reshards moved out to a level still open stay usable after the
+        // region; those of levels now closed are gone.
+        self.scopes.cached.retain(|(_, _, level)| *level < depth);
+        for (key, r, _) in &self.scopes.cached {
+            self.reshards.insert(key.clone(), *r);
+        }
+        let end = self.prog.steps.len();
+        let nested: HashSet<usize> = (start..end)
+            .flat_map(|i| {
+                self.prog
+                    .blocks_of(i)
+                    .into_iter()
+                    .flat_map(|b| b.steps.clone())
+            })
+            .collect();
+        Ok(GBlock {
+            args: block_args,
+            steps: (start..end)
+                .filter(|i| !nested.contains(i))
+                .filter(|i| self.scopes.hoisted.get(i).is_none_or(|&l| l == depth))
+                .collect(),
+            results,
+        })
+    }
+
+    /// Add `note` to every data movement that makes the scalar `v` whole
+    /// (walking back through the scalar ops that compute it), so the
+    /// listing says why a predicate or index is gathered or reduced.
+    fn note_control(&mut self, v: GValueId, note: &str) {
+        let mut todo = vec![v];
+        let mut seen = HashSet::new();
+        while let Some(v) = todo.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            let Some(i) = self.prog.steps.iter().rposition(|s| s.results.contains(&v)) else {
+                continue;
+            };
+            let step = &mut self.prog.steps[i];
+            match step.kind {
+                GStepKind::Reshard | GStepKind::AllReduce { .. } => {
+                    if !step.cause.reason.contains(note) {
+                        step.cause.reason = format!("{} ({note})", step.cause.reason);
+                    }
+                }
+                GStepKind::Compute(_) => {}
+                _ => continue,
+            }
+            let operands = step.operands.clone();
+            todo.extend(
+                operands
+                    .into_iter()
+                    .filter(|&o| self.prog.values[o].ty.rank() == 0),
+            );
+        }
+    }
+}
+
+fn shape_error(op: &OpData, label: &str, msg: String) -> Diagnostic {
+    Diagnostic::new(DiagKind::Type, op.pos, format!("{label} {msg}"))
+}

@@ -1,0 +1,246 @@
+//! Running instructions on one device, block by block: the top level, and
+//! the blocks of loop and branch instructions.
+//!
+//! Control flow is decided on the device from a replicated scalar (the
+//! loop condition, the branch index) that [`Device::read_scalar`] brings
+//! to the host; the partitioner made it whole, so every device decides
+//! the same and they meet in the same collectives. Collectives are
+//! numbered by a per-run counter rather than by their place in the
+//! program, because one in a loop body runs once per iteration.
+//!
+//! Loop-carried values are buffer handles: binding them to a block's
+//! arguments and taking the body's yields as the next values moves
+//! handles, never data.
+
+use meshrun_compiler::partition::{BranchInstr, Instr, LocalId, LoopInstr};
+
+use crate::backend::{Device, DeviceError};
+use crate::error::RuntimeError;
+use crate::exec_plan::BlockPlan;
+use crate::executor::{instr_name, ExecOptions, Executor};
+use crate::fusion::Unit;
+
+/// One device's state while it runs a program.
+pub(crate) struct BlockRun<'r, D: Device> {
+    pub dev: &'r mut D,
+    /// The device's position in the program's device list.
+    pub pos: usize,
+    /// The buffer of each live value.
+    pub env: &'r mut Vec<Option<D::Buffer>>,
+    /// Collectives run so far.
+    pub instances: &'r mut u64,
+    pub opts: &'r ExecOptions,
+}
+
+impl Executor<'_> {
+    /// Run `instrs` unit by unit (with their `plan`: at the top level some
+    /// units are fused groups); `top` marks the program's top level, where
+    /// test faults are injected.
+    pub(crate) fn run_block<D: Device>(
+        &self,
+        r: &mut BlockRun<'_, D>,
+        instrs: &[Instr],
+        plan: &BlockPlan,
+        top: bool,
+    ) -> Result<(), RuntimeError>
+    where
+        D::Buffer: Clone,
+    {
+        let p = self.program;
+        let id = r.dev.id();
+        for (u, unit) in plan.units.iter().enumerate() {
+            let i = unit.instr();
+            let instr = &instrs[i];
+            let what = instr_name(instr);
+            let fail = |e: DeviceError| match e {
+                DeviceError::PeerFailed(failed) => RuntimeError::Aborted { device: id, failed },
+                e => RuntimeError::Instruction {
+                    device: id,
+                    instr: i,
+                    step: instr.step(),
+                    what: what.clone(),
+                    message: e.to_string(),
+                },
+            };
+            if let Some(f) = r
+                .opts
+                .fault
+                .filter(|f| top && f.device == id && unit.covers(f.instr))
+            {
+                if f.panic {
+                    panic!("injected fault at instruction {}", f.instr);
+                }
+                return Err(fail(DeviceError::Invalid("injected fault".into())));
+            }
+            let (ids, results) = match (unit, instr) {
+                (Unit::Group(g), _) => (
+                    vec![g.result],
+                    vec![self.fused(r.dev, r.pos, g, r.env).map_err(&fail)?],
+                ),
+                (Unit::Instr(_), Instr::Loop(l)) => (
+                    l.results.clone(),
+                    self.run_loop(r, l, &plan.subs[i], &fail)?,
+                ),
+                (Unit::Instr(_), Instr::Branch(b)) => (
+                    b.results.clone(),
+                    self.run_branch(r, b, &plan.subs[i], &fail)?,
+                ),
+                (Unit::Instr(_), _) => {
+                    let instance = *r.instances;
+                    if matches!(instr, Instr::Collective { .. }) {
+                        *r.instances += 1;
+                    }
+                    let results = self
+                        .step(r.dev, r.pos, &plan.parts[i], instance, instr, r.env)
+                        .map_err(&fail)?;
+                    (instr.results(), results)
+                }
+            };
+            if results.len() != ids.len() {
+                return Err(fail(DeviceError::Invalid(format!(
+                    "{} results for {} values",
+                    results.len(),
+                    ids.len()
+                ))));
+            }
+            for (&v, b) in ids.iter().zip(results) {
+                if !r.opts.skip_type_checks {
+                    let got = r.dev.buffer_type(&b);
+                    let want = &p.values[v].ty;
+                    if &got != want {
+                        return Err(fail(DeviceError::Invalid(format!(
+                            "made {got} for {} of local type {want}",
+                            p.values[v].name
+                        ))));
+                    }
+                }
+                r.env[v] = Some(b);
+            }
+            for &v in &plan.frees[u] {
+                if let Some(b) = r.env[v].take() {
+                    r.dev.release(b);
+                }
+            }
+        }
+        for &v in &plan.leftovers {
+            if let Some(b) = r.env[v].take() {
+                r.dev.release(b);
+            }
+        }
+        Ok(())
+    }
+
+    fn run_loop<D: Device>(
+        &self,
+        r: &mut BlockRun<'_, D>,
+        l: &LoopInstr,
+        plans: &[BlockPlan],
+        fail: &dyn Fn(DeviceError) -> RuntimeError,
+    ) -> Result<Vec<D::Buffer>, RuntimeError>
+    where
+        D::Buffer: Clone,
+    {
+        let [cond_plan, body_plan] = plans else {
+            return Err(fail(DeviceError::Invalid(
+                "a loop without two blocks".into(),
+            )));
+        };
+        let mut carried = l
+            .inits
+            .iter()
+            .map(|&v| live(r, v))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        loop {
+            bind(r, &l.cond.args, carried.clone());
+            self.run_block(r, &l.cond.instrs, cond_plan, false)?;
+            let pred = yielded(r, &l.cond.results, cond_plan).map_err(fail)?;
+            let go = r.dev.read_scalar(&pred[0]).map_err(fail)?;
+            for b in pred {
+                r.dev.release(b);
+            }
+            let go = go.scalar_bool().ok_or_else(|| {
+                fail(DeviceError::Invalid(
+                    "the loop condition is not a tensor<i1>".into(),
+                ))
+            })?;
+            if !go {
+                return Ok(carried);
+            }
+            bind(r, &l.body.args, carried);
+            self.run_block(r, &l.body.instrs, body_plan, false)?;
+            carried = yielded(r, &l.body.results, body_plan).map_err(fail)?;
+        }
+    }
+
+    fn run_branch<D: Device>(
+        &self,
+        r: &mut BlockRun<'_, D>,
+        b: &BranchInstr,
+        plans: &[BlockPlan],
+        fail: &dyn Fn(DeviceError) -> RuntimeError,
+    ) -> Result<Vec<D::Buffer>, RuntimeError>
+    where
+        D::Buffer: Clone,
+    {
+        let index = live(r, b.index).map_err(fail)?;
+        let index = r.dev.read_scalar(&index).map_err(fail)?;
+        let index = index.scalar_i64().ok_or_else(|| {
+            fail(DeviceError::Invalid(
+                "the branch index is not an integer scalar".into(),
+            ))
+        })?;
+        let n = b.branches.len();
+        // As `stablehlo.case`: an index out of range runs the last branch.
+        let k = usize::try_from(index)
+            .ok()
+            .filter(|&k| k < n)
+            .unwrap_or(n - 1);
+        let (Some(block), Some(plan)) = (b.branches.get(k), plans.get(k)) else {
+            return Err(fail(DeviceError::Invalid(format!("no branch {k}"))));
+        };
+        self.run_block(r, &block.instrs, plan, false)?;
+        yielded(r, &block.results, plan).map_err(fail)
+    }
+}
+
+fn live<D: Device>(r: &BlockRun<'_, D>, v: LocalId) -> Result<D::Buffer, DeviceError>
+where
+    D::Buffer: Clone,
+{
+    r.env[v]
+        .clone()
+        .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
+}
+
+fn bind<D: Device>(r: &mut BlockRun<'_, D>, args: &[LocalId], values: Vec<D::Buffer>) {
+    for (&a, b) in args.iter().zip(values) {
+        r.env[a] = Some(b);
+    }
+}
+
+/// What a block yields: values it defined are taken out of the
+/// environment (they belong to the caller now), values from around it
+/// are shared.
+fn yielded<D: Device>(
+    r: &mut BlockRun<'_, D>,
+    results: &[LocalId],
+    plan: &BlockPlan,
+) -> Result<Vec<D::Buffer>, DeviceError>
+where
+    D::Buffer: Clone,
+{
+    let mut out = Vec::with_capacity(results.len());
+    for (k, &v) in results.iter().enumerate() {
+        let owned = plan.owned_results.get(k).copied().unwrap_or(false);
+        // A value yielded twice is taken by its last mention.
+        let later = results[k + 1..].contains(&v);
+        let b = if owned && !later {
+            r.env[v].take()
+        } else {
+            r.env[v].clone()
+        };
+        out.push(b.ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))?);
+    }
+    Ok(out)
+}
