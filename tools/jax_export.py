@@ -783,6 +783,7 @@ def _constant_table(name, rng):
     return Program(name, None, named(f, name), [randn(rng, 16, 16)], mesh, [P("x", "y")])
 
 
+
 # ----------------------------------------------------------------------------
 # Helpers: shardings, dtypes
 # ----------------------------------------------------------------------------
@@ -1063,6 +1064,45 @@ def _nbytes(shapes):
     return sum(ELEM_BYTES[dt] * int(np.prod(d, dtype=np.int64)) for dt, d in shapes)
 
 
+def _computation_runs(instrs):
+    """How often each computation runs per run of the entry computation:
+    a while's body `known_trip_count` times (its condition once more),
+    called/branch computations as often as their caller. Returns (runs,
+    set of computations inside a while without a known trip count)."""
+    edges = []  # (caller, callee, factor, unknown)
+    for ins in instrs:
+        attrs = ins["attrs_text"]
+        caller = ins["computation"]
+        if ins["opcode"] == "while":
+            tm = re.search(r'"known_trip_count":\{"n":"(\d+)"\}', attrs)
+            n = int(tm.group(1)) if tm else None
+            bm = re.search(r"body=%?([\w.\-]+)", attrs)
+            cm = re.search(r"condition=%?([\w.\-]+)", attrs)
+            if bm:
+                edges.append((caller, bm.group(1), n if n is not None else 1, n is None))
+            if cm:
+                edges.append((caller, cm.group(1), n + 1 if n is not None else 1, n is None))
+            continue
+        for key in ("to_apply", "calls", "true_computation", "false_computation"):
+            for m in re.finditer(key + r"=%?([\w.\-]+)", attrs):
+                edges.append((caller, m.group(1), 1, False))
+        bm = re.search(r"branch_computations=\{([^}]*)\}", attrs)
+        if bm:
+            for c in re.findall(r"%?([\w.\-]+)", bm.group(1)):
+                edges.append((caller, c, 1, False))
+    callees = {c for _, c, _, _ in edges}
+    comps = {ins["computation"] for ins in instrs}
+    runs = {c: 1 for c in comps if c not in callees}
+    unknown = set()
+    for _ in range(len(comps) + 1):
+        for caller, callee, factor, unk in edges:
+            if caller in runs:
+                runs[callee] = runs[caller] * factor
+                if unk or caller in unknown:
+                    unknown.add(callee)
+    return runs, unknown
+
+
 def analyze_collectives(hlo):
     header = hlo.splitlines()[0] if hlo else ""
     nm = re.search(r"num_partitions=(\d+)", header)
@@ -1088,6 +1128,8 @@ def analyze_collectives(hlo):
         if line.lstrip().startswith("ROOT"):
             comp_root[cur_comp] = ins["opcode"]
         instrs.append(ins)
+
+    runs, unknown = _computation_runs(instrs)
 
     done_of = {}  # start name -> done instruction
     for ins in instrs:
@@ -1176,7 +1218,14 @@ def analyze_collectives(hlo):
                     entry["dimensions"] = [int(v) for v in dm.group(1).split(",") if v]
         if op in ASYNC_START:
             entry["async"] = True
-        entry["bytes_per_device"] = float(bpd)
+        # A collective in a while body runs once per iteration: XLA's known
+        # trip count multiplies its bytes (as meshrun's report does); in a
+        # loop without one, one iteration is counted and flagged.
+        times = runs.get(ins["computation"], 1)
+        entry["runs"] = times
+        entry["trip_count_unknown"] = ins["computation"] in unknown
+        entry["bytes_per_run"] = float(bpd)
+        entry["bytes_per_device"] = float(bpd) * times
         out.append(entry)
     total = float(sum(e["bytes_per_device"] for e in out))
     return {"num_devices": num_devices, "collectives": out, "total_bytes_per_device": total}
