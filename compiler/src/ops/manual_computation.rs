@@ -97,7 +97,37 @@ fn list(ts: &[TensorType]) -> String {
         .join(", ")
 }
 
+/// The attribute of a function that stands for a manual computation's body
+/// (propagation propagates bodies as functions of their own): the manual
+/// axes around it, comma-separated.
+pub const BODY_MANUAL_AXES_ATTR: &str = "meshrun.manual_axes";
+
 impl ManualComputation {
+    /// `s` without the manual axes: what the body sees of a value sharded
+    /// `s` outside.
+    pub fn body_sharding(&self, s: &TensorSharding) -> TensorSharding {
+        let keep = |axes: &[crate::sharding::AxisRef]| {
+            axes.iter()
+                .filter(|a| !self.is_manual(&a.name))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        TensorSharding {
+            mesh: s.mesh.clone(),
+            dims: s
+                .dims
+                .iter()
+                .map(|d| crate::sharding::DimSharding {
+                    axes: keep(&d.axes),
+                    is_closed: d.is_closed,
+                    priority: d.priority,
+                })
+                .collect(),
+            replicated: keep(&s.replicated),
+            unreduced: keep(&s.unreduced),
+        }
+    }
+
     /// Whether `axis` (a full axis or a sub-axis of one) is manual here.
     pub fn is_manual(&self, axis: &str) -> bool {
         self.manual_axes.iter().any(|a| a == axis)

@@ -23,34 +23,9 @@ use crate::ir::{OpData, OpId};
 use crate::ops::manual_computation::ManualComputation;
 use crate::partition::explicit_reshards::{op_label, Builder};
 use crate::partition::global::{Cause, GStepKind};
-use crate::sharding::{DimSharding, TensorSharding};
 
 /// The reason of every collective the user wrote.
 pub const WRITTEN_IN_SHARD_MAP: &str = "written in shard_map";
-
-/// `s` without the axes in `manual` (what the body sees).
-pub fn without_manual_axes(s: &TensorSharding, manual: &[String]) -> TensorSharding {
-    let keep = |axes: &[crate::sharding::AxisRef]| {
-        axes.iter()
-            .filter(|a| !manual.contains(&a.name))
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    TensorSharding {
-        mesh: s.mesh.clone(),
-        dims: s
-            .dims
-            .iter()
-            .map(|d| DimSharding {
-                axes: keep(&d.axes),
-                is_closed: d.is_closed,
-                priority: d.priority,
-            })
-            .collect(),
-        replicated: keep(&s.replicated),
-        unreduced: keep(&s.unreduced),
-    }
-}
 
 impl Builder<'_> {
     pub(crate) fn manual_computation(
@@ -79,7 +54,7 @@ impl Builder<'_> {
                 &target,
                 cause(format!("operand {i} to its in_sharding {target}")),
             )?;
-            let inner = without_manual_axes(&target, &mc.manual_axes);
+            let inner = mc.body_sharding(&target);
             let local = self.new_value(f.ty(arg).clone(), inner);
             self.push(
                 GStepKind::Relabel,
@@ -97,7 +72,7 @@ impl Builder<'_> {
             let ty = f.ty(result).clone();
             let what = format!("{label} out_shardings[{i}]");
             let outer = self.normalize(mc.out_shardings.get(i), ty.rank(), None, op.pos, &what)?;
-            let inner = without_manual_axes(&outer, &mc.manual_axes);
+            let inner = mc.body_sharding(&outer);
             let at_inner = self.reshard(
                 g,
                 &inner,

@@ -1,29 +1,323 @@
 //! `sdy.manual_computation` in propagation. Shardy treats the op as a
-//! data-flow op whose `out_shardings` are the shardings of its results;
-//! here they seed the results (as an annotation would), so that users of a
-//! `shard_map` result see how its blocks lie. Propagation does not yet
-//! enter the body along the free axes (the body stays as written: values
-//! the user did not constrain are replicated along the free axes), nor
-//! push `in_shardings` back to the operands; the partitioner reshards each
-//! operand to its `in_shardings` entry.
+//! data-flow op: operand `i` and the body's argument `i` share a sharding
+//! (`in_shardings[i]`, the body seeing it without the manual axes), and so
+//! do what the body returns and result `i` (`out_shardings[i]`); the open
+//! dimensions of those shardings take the free axes propagation brings.
+//!
+//! Here the same happens in rounds, the body propagated as a function of
+//! its own:
+//! 1. the module is propagated around the op, whose results are seeded
+//!    with its `out_shardings` (the body is left as written);
+//! 2. each body is propagated as a function whose arguments are sharded
+//!    as the operands arrived (`in_shardings` with the operand's free axes
+//!    appended to open dimensions, manual axes removed); the body's ops
+//!    take the result, and what the body returns extends the open
+//!    dimensions of `out_shardings`;
+//! 3. if that changed any `in_shardings`/`out_shardings`, the module is
+//!    propagated again from its input with them (a few rounds at most).
+//!
+//! Not Shardy's single worklist over both sides: a free axis that a use
+//! inside the body would pull *back* onto an operand stays inside.
 
-use crate::ir::{Function, Module, OpKind};
+use crate::diag::Diagnostic;
+use crate::ir::copy::OpCopier;
+use crate::ir::{Function, Module, NamedAttr, OpId, OpKind};
+use crate::ops::manual_computation::{ManualComputation, BODY_MANUAL_AXES_ATTR};
+use crate::propagation::{Propagated, PropagationOptions};
+use crate::sharding::{AxisRef, DimSharding, TensorSharding};
 
-/// Give every manual computation without an `sdy.sharding` its
-/// `out_shardings` as the shardings of its results.
-pub fn seed_out_shardings(module: &mut Module) {
-    for f in &mut module.funcs {
-        seed_function(f);
+/// How many times the module is propagated at most.
+const MAX_ROUNDS: usize = 3;
+
+/// Propagate `module` with `outer` (the propagation of everything around
+/// manual computations), then the manual computations' bodies, in rounds
+/// until their in/out shardings settle.
+pub fn with_bodies(
+    module: &Module,
+    opts: &PropagationOptions,
+    outer: impl Fn(&Module, &PropagationOptions) -> Result<Propagated, Diagnostic>,
+) -> Result<Propagated, Diagnostic> {
+    let mut input = module.clone();
+    seed_out_shardings(&mut input);
+    if !has_manual_computation(module) {
+        return outer(&input, opts);
+    }
+    let mut round = 0;
+    loop {
+        round += 1;
+        let mut result = outer(&input, opts)?;
+        let settled = propagate_bodies(&mut result.module, opts)?;
+        if !apply(&mut input, &settled) || round == MAX_ROUNDS {
+            return Ok(result);
+        }
     }
 }
 
-fn seed_function(f: &mut Function) {
-    for id in f.all_ops() {
-        let op = f.op_mut(id);
-        if let OpKind::ManualComputation(mc) = &op.kind {
-            if op.shardings.is_none() && !mc.out_shardings.is_empty() {
-                op.shardings = Some(mc.out_shardings.clone());
+fn has_manual_computation(m: &Module) -> bool {
+    m.funcs.iter().any(|f| {
+        f.all_ops()
+            .iter()
+            .any(|&id| matches!(f.op(id).kind, OpKind::ManualComputation(_)))
+    })
+}
+
+/// Give every manual computation without an `sdy.sharding` its
+/// `out_shardings` as the shardings of its results.
+fn seed_out_shardings(module: &mut Module) {
+    for f in &mut module.funcs {
+        for id in f.all_ops() {
+            let op = f.op_mut(id);
+            if let OpKind::ManualComputation(mc) = &op.kind {
+                if op.shardings.is_none() && !mc.out_shardings.is_empty() {
+                    op.shardings = Some(mc.out_shardings.clone());
+                }
             }
         }
     }
+}
+
+/// The outermost manual computations of `f` (nested ones are propagated
+/// with their enclosing body), in walk order.
+fn outermost(f: &Function) -> Vec<OpId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<OpId> = f.body.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let op = f.op(id);
+        if matches!(op.kind, OpKind::ManualComputation(_)) {
+            out.push(id);
+            continue;
+        }
+        for r in op.regions.iter().rev() {
+            stack.extend(r.body.iter().rev());
+        }
+    }
+    out
+}
+
+/// `given` with the free axes of `arrived` appended to its open
+/// dimensions, where `arrived` extends what `given` names (axes used
+/// elsewhere in the sharding, and manual ones, are not taken).
+fn extend_open(
+    given: &TensorSharding,
+    arrived: Option<&TensorSharding>,
+    mc: &ManualComputation,
+) -> TensorSharding {
+    let mut out = given.clone();
+    let Some(arrived) = arrived else {
+        return out;
+    };
+    if arrived.dims.len() != given.dims.len() {
+        return out;
+    }
+    let mut used: Vec<AxisRef> = given
+        .dims
+        .iter()
+        .flat_map(|d| d.axes.iter().cloned())
+        .chain(given.replicated.iter().cloned())
+        .collect();
+    for (d, dim) in out.dims.iter_mut().enumerate() {
+        if dim.is_closed {
+            continue;
+        }
+        let have = &arrived.dims[d].axes;
+        let tail = if have.starts_with(&dim.axes) {
+            &have[dim.axes.len()..]
+        } else if dim.axes.iter().all(|a| mc.is_manual(&a.name)) {
+            // The body's view: the free axes after the manual prefix.
+            let free: Vec<&AxisRef> = have.iter().filter(|a| !mc.is_manual(&a.name)).collect();
+            if free.len() != have.len() {
+                continue;
+            }
+            &have[..]
+        } else {
+            continue;
+        };
+        for a in tail {
+            if mc.is_manual(&a.name) || used.contains(a) {
+                break;
+            }
+            used.push(a.clone());
+            dim.axes.push(a.clone());
+        }
+    }
+    out
+}
+
+/// The settled `(in_shardings, out_shardings)` of every outermost manual
+/// computation, per function.
+type Settled = Vec<Vec<(Vec<TensorSharding>, Vec<TensorSharding>)>>;
+
+/// Propagate the body of every outermost manual computation of `module`
+/// (already propagated around them) and put the result in place.
+fn propagate_bodies(module: &mut Module, opts: &PropagationOptions) -> Result<Settled, Diagnostic> {
+    let meshes = module.meshes.clone();
+    let mut settled = Vec::with_capacity(module.funcs.len());
+    for f in &mut module.funcs {
+        let mut per_func = Vec::new();
+        for id in outermost(f) {
+            per_func.push(propagate_body(f, id, &meshes, opts)?);
+        }
+        settled.push(per_func);
+    }
+    Ok(settled)
+}
+
+fn propagate_body(
+    f: &mut Function,
+    id: OpId,
+    meshes: &[crate::sharding::MeshDef],
+    opts: &PropagationOptions,
+) -> Result<(Vec<TensorSharding>, Vec<TensorSharding>), Diagnostic> {
+    let op = f.op(id).clone();
+    let OpKind::ManualComputation(mc) = &op.kind else {
+        unreachable!("outermost() lists manual computations only");
+    };
+    let Some(region) = op.regions.first() else {
+        return Ok((mc.in_shardings.clone(), mc.out_shardings.clone()));
+    };
+    let in_shardings: Vec<TensorSharding> = mc
+        .in_shardings
+        .iter()
+        .zip(&op.operands)
+        .map(|(s, &v)| extend_open(s, f.sharding_of(v), mc))
+        .collect();
+
+    // The body as a function of its own.
+    let arg_types = region.args.iter().map(|&a| f.ty(a).clone()).collect();
+    let mut body = Function::new(format!("{}.body", f.name), arg_types);
+    body.attrs.push(NamedAttr::new(
+        BODY_MANUAL_AXES_ATTR,
+        Some(mc.manual_axes.join(",")),
+    ));
+    for (k, s) in in_shardings.iter().enumerate() {
+        let s = mc.body_sharding(s);
+        if s.dims.iter().any(|d| !d.axes.is_empty()) {
+            body.arg_attrs[k].sharding = Some(s);
+        }
+    }
+    let mut copier = OpCopier::new(f);
+    for (&a, &b) in region.args.iter().zip(&body.args.clone()) {
+        copier.map[a.index()] = Some(b);
+    }
+    for &inner in &region.body {
+        let nid = copier
+            .copy_op(&mut body, inner)
+            .map_err(|v| undefined(&op, v))?;
+        body.body.push(nid);
+    }
+    body.returns = region
+        .returns
+        .iter()
+        .map(|&v| copier.lookup(v))
+        .collect::<Result<_, _>>()
+        .map_err(|v| undefined(&op, v))?;
+    body.result_types = body.returns.iter().map(|&v| body.ty(v).clone()).collect();
+    body.result_attrs = vec![Default::default(); body.returns.len()];
+    for (k, s) in mc.out_shardings.iter().enumerate() {
+        let s = mc.body_sharding(s);
+        if s.dims.iter().any(|d| !d.axes.is_empty()) {
+            body.result_attrs[k].sharding = Some(s);
+        }
+    }
+    let inner = Module {
+        name: None,
+        attrs: Vec::new(),
+        meshes: meshes.to_vec(),
+        funcs: vec![body],
+    };
+    let propagated = crate::propagation::propagate(&inner, opts)?;
+    let body = &propagated.funcs[0];
+
+    // What the body returns extends the open dimensions of out_shardings.
+    let out_shardings: Vec<TensorSharding> = mc
+        .out_shardings
+        .iter()
+        .zip(&body.returns)
+        .map(|(s, &v)| {
+            let arrived = body.sharding_of(v).map(|b| with_manual_prefix(s, b, mc));
+            extend_open(s, arrived.as_ref(), mc)
+        })
+        .collect();
+
+    // The propagated body replaces the one written.
+    let mut back = OpCopier::new(body);
+    for (&b, &a) in body.args.iter().zip(&region.args) {
+        back.map[b.index()] = Some(a);
+    }
+    let mut new_body = Vec::with_capacity(body.body.len());
+    for &inner in &body.body {
+        let nid = back.copy_op(f, inner).map_err(|v| undefined(&op, v))?;
+        new_body.push(nid);
+    }
+    let returns = body
+        .returns
+        .iter()
+        .map(|&v| back.lookup(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|v| undefined(&op, v))?;
+    let op_mut = f.op_mut(id);
+    op_mut.regions[0].body = new_body;
+    op_mut.regions[0].returns = returns;
+    if let OpKind::ManualComputation(m) = &mut op_mut.kind {
+        m.in_shardings = in_shardings.clone();
+        m.out_shardings = out_shardings.clone();
+    }
+    Ok((in_shardings, out_shardings))
+}
+
+/// `body` (a sharding inside the body) as seen outside: each dimension's
+/// manual axes from `outside` first.
+fn with_manual_prefix(
+    outside: &TensorSharding,
+    body: &TensorSharding,
+    mc: &ManualComputation,
+) -> TensorSharding {
+    let mut s = outside.clone();
+    for (d, dim) in s.dims.iter_mut().enumerate() {
+        let manual: Vec<AxisRef> = dim
+            .axes
+            .iter()
+            .filter(|a| mc.is_manual(&a.name))
+            .cloned()
+            .collect();
+        let free = body.dims.get(d).map_or(&[][..], |b| &b.axes[..]);
+        *dim = DimSharding {
+            axes: manual.into_iter().chain(free.iter().cloned()).collect(),
+            is_closed: dim.is_closed,
+            priority: dim.priority,
+        };
+    }
+    s
+}
+
+fn undefined(op: &crate::ir::OpData, v: crate::ir::Value) -> Diagnostic {
+    Diagnostic::new(
+        crate::diag::DiagKind::UndefinedName,
+        op.pos,
+        format!(
+            "{}: its body uses value #{} from outside (bodies are isolated)",
+            op.kind.name(),
+            v.0
+        ),
+    )
+}
+
+/// Set the settled shardings on the manual computations of the input
+/// module (same functions, same walk order); whether anything changed.
+fn apply(module: &mut Module, settled: &Settled) -> bool {
+    let mut changed = false;
+    for (f, per_func) in module.funcs.iter_mut().zip(settled) {
+        for (id, (ins, outs)) in outermost(f).into_iter().zip(per_func) {
+            let op = f.op_mut(id);
+            if let OpKind::ManualComputation(mc) = &mut op.kind {
+                if &mc.in_shardings != ins || &mc.out_shardings != outs {
+                    changed = true;
+                    mc.in_shardings = ins.clone();
+                    mc.out_shardings = outs.clone();
+                    op.shardings = Some(outs.clone());
+                }
+            }
+        }
+    }
+    changed
 }

@@ -142,6 +142,15 @@ pub fn propagate_with_provenance(
     module: &Module,
     opts: &PropagationOptions,
 ) -> Result<Propagated, Diagnostic> {
+    manual::with_bodies(module, opts, propagate_around_manual)
+}
+
+/// The pipeline over every function, manual computations' bodies left as
+/// written (see `manual`).
+fn propagate_around_manual(
+    module: &Module,
+    opts: &PropagationOptions,
+) -> Result<Propagated, Diagnostic> {
     // Constraints first, for messages that name the constrained value;
     // then well-formed IR, which the passes below rely on (ids in range,
     // values defined before use, types that fit the ops).
@@ -149,7 +158,6 @@ pub fn propagate_with_provenance(
     crate::ir::verify_module(module)?;
     validate_module(module)?;
     let mut module = module.clone();
-    manual::seed_out_shardings(&mut module);
     let full = opts.strategy == Strategy::Full;
     // Where the import passes got shardings from, per function.
     let seeds = if full {

@@ -9,12 +9,21 @@
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::module::{Function, Module, OpId};
 use crate::ir::ops::OpKind;
+use crate::ops::manual_computation::BODY_MANUAL_AXES_ATTR;
 use crate::sharding::MeshRef;
 
 /// A diagnostic for every misplaced manual-only op of `f`.
 pub(super) fn placement_errors(m: &Module, f: &Function) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
-    walk(m, f, &f.body, &mut Vec::new(), &mut errors);
+    // A manual computation's body propagated as a function of its own.
+    let mut manual: Vec<String> = f
+        .attrs
+        .iter()
+        .filter(|a| a.name == BODY_MANUAL_AXES_ATTR)
+        .filter_map(|a| a.value.as_deref())
+        .flat_map(|v| v.split(',').map(str::to_string))
+        .collect();
+    walk(m, f, &f.body, &mut manual, &mut errors);
     errors
 }
 
