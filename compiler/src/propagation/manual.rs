@@ -46,7 +46,7 @@ pub fn with_bodies(
     loop {
         round += 1;
         let mut result = outer(&input, opts)?;
-        let settled = propagate_bodies(&mut result.module, opts)?;
+        let settled = propagate_bodies(&mut result.module, &input, opts)?;
         if !apply(&mut input, &settled) || round == MAX_ROUNDS {
             return Ok(result);
         }
@@ -148,14 +148,20 @@ fn extend_open(
 type Settled = Vec<Vec<(Vec<TensorSharding>, Vec<TensorSharding>)>>;
 
 /// Propagate the body of every outermost manual computation of `module`
-/// (already propagated around them) and put the result in place.
-fn propagate_bodies(module: &mut Module, opts: &PropagationOptions) -> Result<Settled, Diagnostic> {
+/// (already propagated around them) and put the result in place. The
+/// bodies are taken as written in `input` (the propagation around them
+/// may have rewritten them without knowing how their arguments lie).
+fn propagate_bodies(
+    module: &mut Module,
+    input: &Module,
+    opts: &PropagationOptions,
+) -> Result<Settled, Diagnostic> {
     let meshes = module.meshes.clone();
     let mut settled = Vec::with_capacity(module.funcs.len());
-    for f in &mut module.funcs {
+    for (f, src) in module.funcs.iter_mut().zip(&input.funcs) {
         let mut per_func = Vec::new();
-        for id in outermost(f) {
-            per_func.push(propagate_body(f, id, &meshes, opts)?);
+        for (id, src_id) in outermost(f).into_iter().zip(outermost(src)) {
+            per_func.push(propagate_body(f, id, src, src_id, &meshes, opts)?);
         }
         settled.push(per_func);
     }
@@ -165,6 +171,8 @@ fn propagate_bodies(module: &mut Module, opts: &PropagationOptions) -> Result<Se
 fn propagate_body(
     f: &mut Function,
     id: OpId,
+    src: &Function,
+    src_id: OpId,
     meshes: &[crate::sharding::MeshDef],
     opts: &PropagationOptions,
 ) -> Result<(Vec<TensorSharding>, Vec<TensorSharding>), Diagnostic> {
@@ -172,7 +180,7 @@ fn propagate_body(
     let OpKind::ManualComputation(mc) = &op.kind else {
         unreachable!("outermost() lists manual computations only");
     };
-    let Some(region) = op.regions.first() else {
+    let (Some(target), Some(region)) = (op.regions.first(), src.op(src_id).regions.first()) else {
         return Ok((mc.in_shardings.clone(), mc.out_shardings.clone()));
     };
     let in_shardings: Vec<TensorSharding> = mc
@@ -183,7 +191,7 @@ fn propagate_body(
         .collect();
 
     // The body as a function of its own.
-    let arg_types = region.args.iter().map(|&a| f.ty(a).clone()).collect();
+    let arg_types = region.args.iter().map(|&a| src.ty(a).clone()).collect();
     let mut body = Function::new(format!("{}.body", f.name), arg_types);
     body.attrs.push(NamedAttr::new(
         BODY_MANUAL_AXES_ATTR,
@@ -195,7 +203,7 @@ fn propagate_body(
             body.arg_attrs[k].sharding = Some(s);
         }
     }
-    let mut copier = OpCopier::new(f);
+    let mut copier = OpCopier::new(src);
     for (&a, &b) in region.args.iter().zip(&body.args.clone()) {
         copier.map[a.index()] = Some(b);
     }
@@ -241,7 +249,7 @@ fn propagate_body(
 
     // The propagated body replaces the one written.
     let mut back = OpCopier::new(body);
-    for (&b, &a) in body.args.iter().zip(&region.args) {
+    for (&b, &a) in body.args.iter().zip(&target.args) {
         back.map[b.index()] = Some(a);
     }
     let mut new_body = Vec::with_capacity(body.body.len());
