@@ -106,8 +106,24 @@ fn check_fixture(dir: &Path) -> Result<(), String> {
 
 #[test]
 fn reference_matches_jax_on_every_fixture() {
-    let root = fixtures_dir();
-    let entries = std::fs::read_dir(&root)
+    let n = check_all(&fixtures_dir());
+    assert!(n >= 45, "only {n} fixtures found");
+}
+
+/// The indexing ops (gather, scatter, dynamic_slice, dynamic_update_slice)
+/// on JAX's own programs with out-of-range and duplicate indices, made by
+/// `tools/jax_index_cases.py`.
+#[test]
+fn reference_matches_jax_on_index_op_cases() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jax_index_ops");
+    let n = check_all(&root);
+    assert!(n >= 16, "only {n} index-op cases found");
+}
+
+/// Check every fixture directory under `root`; all must match. Returns
+/// how many did.
+fn check_all(root: &Path) -> usize {
+    let entries = std::fs::read_dir(root)
         .unwrap_or_else(|e| panic!("no fixtures at {}: {e}", root.display()));
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -134,7 +150,7 @@ fn reference_matches_jax_on_every_fixture() {
         "fixtures that differ from JAX:\n  {}",
         failed.join("\n  ")
     );
-    assert!(passed >= 45, "only {passed} fixtures found");
+    passed
 }
 
 #[test]

@@ -3,8 +3,10 @@
 
 pub mod convert;
 pub mod dot;
+pub mod dynamic_slice;
 pub mod elementwise;
 pub mod fusion;
+pub mod gather;
 mod map;
 mod permute;
 mod real;
@@ -153,6 +155,28 @@ fn compute(
             }
             reduce::reduce(*rk, dims, inputs, inits)
         }
+        OpKind::Gather(g) => {
+            n(2)?;
+            one(gather::gather(g, x[0], x[1])?)
+        }
+        OpKind::Scatter(s) => gather::scatter(s, x),
+        OpKind::DynamicSlice(d) => match x.split_first() {
+            Some((operand, starts)) => one(dynamic_slice::dynamic_slice(
+                operand,
+                starts,
+                &d.slice_sizes,
+            )?),
+            None => Err(KernelError::invalid(&kind.name(), "needs an operand")),
+        },
+        OpKind::DynamicUpdateSlice(_) => match x {
+            [operand, update, starts @ ..] => one(dynamic_slice::dynamic_update_slice(
+                operand, update, starts,
+            )?),
+            _ => Err(KernelError::invalid(
+                &kind.name(),
+                "needs an operand and an update",
+            )),
+        },
         OpKind::Call { .. }
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
