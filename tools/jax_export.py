@@ -785,6 +785,159 @@ def _constant_table(name, rng):
 
 
 # ----------------------------------------------------------------------------
+# Indexing programs: gather, scatter, dynamic slices (issue 12)
+# ----------------------------------------------------------------------------
+
+@program("vocab_parallel_embedding", "jnp.take of token ids (some out of range: filled with 0) from a table sharded on the vocabulary (Megatron: P('model', None)), ids on data")
+def _vocab_parallel_embedding(name, rng):
+    mesh = M_DM()
+
+    def f(table, ids):
+        return jnp.take(table, ids, axis=0, mode="fill", fill_value=0.0)
+
+    ids = rng.randint(0, 64, size=(8, 6)).astype(np.int32)
+    ids[1, 2], ids[5, 0] = 64, -70
+    args = [randn(rng, 64, 16), ids]
+    return Program(name, None, named(f, name), args, mesh, [P("model", None), P("data", None)])
+
+
+@program("embedding_bag", "embedding-bag: weighted sum of the rows of 5 ids per bag (gather + reduce), table on model, bags on data")
+def _embedding_bag(name, rng):
+    mesh = M_DM()
+
+    def f(table, ids, w):
+        rows = jnp.take(table, ids, axis=0, mode="clip")
+        return jnp.sum(rows * w[..., None], axis=1)
+
+    args = [randn(rng, 48, 16), rng.randint(0, 48, size=(8, 5)).astype(np.int32),
+            randn(rng, 8, 5)]
+    return Program(name, None, named(f, name), args, mesh,
+                   [P("model", None), P("data", None), P("data", None)])
+
+
+@program("embedding_grad", "gradient of a vocab-parallel lookup: scatter-add of the rows' cotangents into a table sharded on model, ids on data")
+def _embedding_grad(name, rng):
+    mesh = M_DM()
+
+    def loss(table, ids):
+        return jnp.sum(jnp.sin(jnp.take(table, ids, axis=0, mode="clip")))
+
+    f = jax.grad(loss)
+    ids = rng.randint(0, 32, size=(8, 6)).astype(np.int32)
+    ids[0, :3] = 7  # duplicates
+    args = [randn(rng, 32, 16), ids]
+    return Program(name, None, named(f, name), args, mesh, [P("model", None), P("data", None)])
+
+
+@program("dynamic_slices", "dynamic_slice and dynamic_update_slice of a tensor sharded on both dims, starts clamped")
+def _dynamic_slices(name, rng):
+    mesh = M_DM()
+
+    def f(x, u, a, b):
+        s = jax.lax.dynamic_slice(x, (a, 0), (4, 16))
+        d = jax.lax.dynamic_update_slice(x, u, (b, 0))
+        return s * 2.0, d
+
+    args = [randn(rng, 16, 16), randn(rng, 3, 16), np.int32(5), np.int32(14)]
+    return Program(name, None, named(f, name), args, mesh,
+                   [P("data", "model"), P(), P(), P()])
+
+
+# A GPT-2-style decoder written as JAX users write it: token embedding with
+# jnp.take (a gather), learned positions, pre-LN blocks with causal
+# attention and a GELU MLP (layers unrolled in Python), a final LN and
+# logits tied to the embedding; loss = cross-entropy with take_along_axis.
+# Megatron + DP: batch on data, attention heads and MLP columns on model,
+# the embedding table's vocabulary on model.
+GPT2_V, GPT2_D, GPT2_H, GPT2_T, GPT2_B, GPT2_L = 64, 32, 4, 8, 8, 2
+
+
+def _gpt2_params(rng):
+    r = lambda *s, sc=0.2: (rng.standard_normal(s) * sc).astype(np.float32)
+    D = GPT2_D
+    names, arrays, specs = [], [], []
+
+    def add(n, a, spec):
+        names.append(n)
+        arrays.append(a)
+        specs.append(spec)
+
+    add("wte", r(GPT2_V, D), P("model", None))
+    add("wpe", r(GPT2_T, D, sc=0.05), P())
+    for l in range(GPT2_L):
+        add(f"ln1_g{l}", 1 + r(D, sc=0.05), P())
+        add(f"ln1_b{l}", r(D, sc=0.05), P())
+        add(f"qkv{l}", r(D, 3 * D), P(None, "model"))
+        add(f"proj{l}", r(D, D), P("model", None))
+        add(f"ln2_g{l}", 1 + r(D, sc=0.05), P())
+        add(f"ln2_b{l}", r(D, sc=0.05), P())
+        add(f"fc{l}", r(D, 4 * D), P(None, "model"))
+        add(f"out{l}", r(4 * D, D), P("model", None))
+    add("lnf_g", 1 + r(D, sc=0.05), P())
+    add("lnf_b", r(D, sc=0.05), P())
+    return names, arrays, specs
+
+
+def _gpt2_ln(x, g, b):
+    mu = jnp.mean(x, -1, keepdims=True)
+    var = jnp.mean((x - mu) ** 2, -1, keepdims=True)
+    return (x - mu) * jax.lax.rsqrt(var + 1e-5) * g + b
+
+
+def _gpt2_forward(p, ids):
+    B, T, D, H = GPT2_B, GPT2_T, GPT2_D, GPT2_H
+    x = jnp.take(p["wte"], ids, axis=0) + p["wpe"][None, :T]
+    mask = jnp.tril(jnp.ones((T, T), bool))
+    for l in range(GPT2_L):
+        h = _gpt2_ln(x, p[f"ln1_g{l}"], p[f"ln1_b{l}"])
+        q, k, v = jnp.split(h @ p[f"qkv{l}"], 3, axis=-1)
+        heads = lambda t: t.reshape(B, T, H, D // H)
+        q, k, v = heads(q), heads(k), heads(v)
+        a = jnp.einsum("bthd,bshd->bhts", q, k) / np.float32(np.sqrt(D // H))
+        a = jax.nn.softmax(jnp.where(mask, a, -1e9), axis=-1)
+        o = jnp.einsum("bhts,bshd->bthd", a, v).reshape(B, T, D)
+        x = x + o @ p[f"proj{l}"]
+        h = _gpt2_ln(x, p[f"ln2_g{l}"], p[f"ln2_b{l}"])
+        x = x + jax.nn.gelu(h @ p[f"fc{l}"]) @ p[f"out{l}"]
+    x = _gpt2_ln(x, p["lnf_g"], p["lnf_b"])
+    return x @ p["wte"].T
+
+
+def _gpt2_loss(p, ids, labels):
+    logp = jax.nn.log_softmax(_gpt2_forward(p, ids), axis=-1)
+    return -jnp.mean(jnp.take_along_axis(logp, labels[..., None], axis=-1))
+
+
+@program("gpt2_forward", "GPT-2-style decoder forward (2 layers unrolled, vocab 64, width 32, 4 heads): jnp.take embedding on a vocab-parallel table, Megatron attention/MLP on model, batch on data")
+def _gpt2_forward_prog(name, rng):
+    mesh = M_DM()
+    names, arrays, specs = _gpt2_params(rng)
+    ids = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
+
+    def f(*args):
+        return _gpt2_forward(dict(zip(names, args[:-1])), args[-1])
+
+    return Program(name, None, named(f, name), arrays + [ids], mesh,
+                   specs + [P("data", None)], rtol=1e-4, atol=1e-4)
+
+
+@program("gpt2_train_step", "GPT-2-style training step: value_and_grad of the cross-entropy (take_along_axis) + SGD; the embedding gradient is a scatter-add into the vocab-parallel table")
+def _gpt2_train_step_prog(name, rng):
+    mesh = M_DM()
+    names, arrays, specs = _gpt2_params(rng)
+    ids = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
+    labels = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
+
+    def f(*args):
+        p = dict(zip(names, args[:-2]))
+        loss, grads = jax.value_and_grad(_gpt2_loss)(p, args[-2], args[-1])
+        return [loss] + [p[n] - 0.1 * grads[n] for n in names]
+
+    return Program(name, None, named(f, name), arrays + [ids, labels], mesh,
+                   specs + [P("data", None), P("data", None)], rtol=1e-4, atol=1e-4)
+
+
+# ----------------------------------------------------------------------------
 # Helpers: shardings, dtypes
 # ----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ use crate::ir::{DenseLiteral, OpKind, ReduceKind, TensorType};
 use crate::partition::collective::CollectiveKind;
 use crate::partition::device_builder::{internal, DeviceBuilder};
 use crate::partition::global::{Cause, GStepKind, GValueId, GlobalProgram};
+use crate::partition::local_index_ops::lower_index_op;
 use crate::partition::lower::{reshard_remap_plan, Lowering};
 use crate::partition::program::{DeviceProgram, Instr, LocalId, PerDevice, ProgramIo};
 use crate::partition::remap::{emit_remap, lower_remap_op};
@@ -218,6 +219,9 @@ impl DeviceBuilder<'_> {
                 lower_remap_op(self, i, kind, &operands, &locals, results[0])
             }
             _ => {
+                if lower_index_op(self, i, kind, &operands, locals.clone(), &results)? {
+                    return Ok(());
+                }
                 self.op(i, kind.clone(), locals, &results)?;
                 self.check_local_op(i)
             }

@@ -17,7 +17,8 @@
 //! 3. **Device program** — `local_ops` walks the global steps and builds
 //!    the [`DeviceProgram`] on a `device_builder` (local types, plain ops,
 //!    padding masks from `padding`), with `remap` for sharded slice, pad
-//!    and concatenate.
+//!    and concatenate, and `local_index_ops` for gather, scatter and the
+//!    dynamic slices (ids shifted into sharded tables, masks, padding).
 //!
 //! Outputs and checks: [`program`] (the types the pipeline produces),
 //! `print_program` and `op_text` (listings), `report` (`--json`),
@@ -45,6 +46,7 @@ pub mod remap_plan;
 pub mod reshard;
 // 3. Device program.
 mod device_builder;
+mod local_index_ops;
 mod local_ops;
 mod local_regions;
 mod manual_ops;

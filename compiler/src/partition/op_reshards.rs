@@ -5,6 +5,7 @@
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{OpData, OpId, OpKind, ReduceKind};
+use crate::ops::scatter::ScatterUpdate;
 use crate::partition::compat::{self, is_remap_kind};
 use crate::partition::explicit_reshards::{braced, is_fully_replicated, placement, Builder};
 use crate::partition::global::{Cause, GStepKind};
@@ -173,7 +174,15 @@ impl Builder<'_> {
             .chain(&op.results)
             .map(|&v| f.ty(v).num_elements())
             .collect();
-        let common = compat::choose_common_axes(&rule, &proj, &sizes, &mesh);
+        let mut common = compat::choose_common_axes(&rule, &proj, &sizes, &mesh);
+        if !matches!(op.kind, OpKind::Concatenate { .. }) {
+            // Only concatenate rebuilds a need-replication factor (with a
+            // remap); every other op (gather's index vector, a dynamic
+            // slice's sliced dim, sort's dim) reads it whole.
+            for f in rule.factors_of_kind(FactorKind::NeedReplication) {
+                common[f].clear();
+            }
+        }
 
         // Operands: reshard to what the common axes imply.
         let mut new_operands = Vec::with_capacity(operands.len());
@@ -260,6 +269,10 @@ impl Builder<'_> {
         );
         let reduction = match &op.kind {
             OpKind::Reduce { kind, .. } => *kind,
+            OpKind::Scatter(s) => match s.update_kind() {
+                Ok(ScatterUpdate::Combine(kind)) => kind,
+                _ => ReduceKind::Add,
+            },
             _ => ReduceKind::Add,
         };
         for (k, &res) in op.results.iter().enumerate() {
