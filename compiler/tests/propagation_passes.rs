@@ -1,4 +1,4 @@
-//! The passes around propagation in the full pipeline (inlining, constant
+//! The passes around propagation in the full pipeline (calls, constant
 //! splitting and merging, sharding constraints and groups, argument and
 //! result fixes, closing) and provenance (`--explain`).
 
@@ -17,8 +17,11 @@ fn op_names(m: &Module) -> Vec<String> {
         .collect()
 }
 
+/// Calls stay calls (Shardy's conservative pipeline): both call sites
+/// had their own copy of `@twice` during propagation, ended up with one
+/// signature, and call one function again.
 #[test]
-fn calls_are_inlined_and_private_functions_dropped() {
+fn calls_are_kept_with_their_signature_shardings() {
     let src = r#"module @m {
   sdy.mesh @mesh = <["x"=2, "y"=2]>
   func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<8x4xf32> {
@@ -32,15 +35,31 @@ fn calls_are_inlined_and_private_functions_dropped() {
   }
 }"#;
     let m = run_ok(src, Strategy::Full);
-    assert_eq!(m.funcs.len(), 1);
-    assert_eq!(op_names(&m), ["stablehlo.add", "stablehlo.add"]);
-    expect(
-        &m,
-        &[
-            ("%0", r#"<@mesh, [{"x"}, {"y"}]>"#),
-            ("%1", r#"<@mesh, [{"x"}, {"y"}]>"#),
-            ("result0", r#"<@mesh, [{"x"}, {"y"}]>"#),
-        ],
+    assert_eq!(m.funcs.len(), 2);
+    assert_eq!(op_names(&m), ["func.call", "func.call"]);
+    let xy = r#"<@mesh, [{"x"}, {"y"}]>"#;
+    expect(&m, &[("%0", xy), ("%1", xy), ("result0", xy)]);
+    let main = m.entry().unwrap();
+    for (_, op) in main.ops_in_order() {
+        assert_eq!(
+            op.kind,
+            OpKind::Call {
+                callee: "twice".into()
+            }
+        );
+    }
+    let twice = m.func("twice").expect("the callee is kept");
+    let sharding =
+        |s: &Option<meshrun_compiler::sharding::TensorSharding>| s.as_ref().map(|s| s.to_string());
+    assert_eq!(sharding(&twice.arg_attrs[0].sharding).as_deref(), Some(xy));
+    assert_eq!(
+        sharding(&twice.result_attrs[0].sharding).as_deref(),
+        Some(xy)
+    );
+    let add = twice.ops_in_order().next().expect("the add").1;
+    assert_eq!(
+        add.shardings.as_ref().map(|s| s[0].to_string()).as_deref(),
+        Some(xy)
     );
 }
 

@@ -17,3 +17,6 @@ mod blocked;
 
 #[path = "propagation_shardy/data_flow.rs"]
 mod data_flow;
+
+#[path = "propagation_shardy/calls.rs"]
+mod calls;

@@ -28,7 +28,7 @@ pub fn inline_calls(module: &mut Module) -> Result<(), Diagnostic> {
 
 /// Function indices so that every callee comes before its callers; a
 /// recursive call is an error (it cannot be inlined).
-fn callees_first(module: &Module) -> Result<Vec<usize>, Diagnostic> {
+pub fn callees_first(module: &Module) -> Result<Vec<usize>, Diagnostic> {
     let index: HashMap<&str, usize> = module
         .funcs
         .iter()

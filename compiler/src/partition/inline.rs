@@ -1,6 +1,7 @@
 //! The partitioner works on one function: the entry function with every
-//! `func.call` inlined (`ir::inline`). Shardy's propagation leaves no calls
-//! behind, but an unpropagated module (`input.mlir`) may still have them.
+//! `func.call` inlined (`ir::inline`): propagation keeps calls and their
+//! callees' signature shardings, as Shardy does; each inlined op keeps its
+//! own sharding, and the partitioner reshards op by op.
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::inline::inline_calls;
@@ -16,7 +17,7 @@ pub fn inlined_entry(module: &Module) -> Result<Function, Diagnostic> {
         )
     };
     let entry = module.entry().ok_or_else(no_entry)?;
-    // Calls inside loop and branch regions count too.
+    // Propagation keeps calls (as Shardy does), in loop and branch regions too.
     let has_calls = entry
         .all_ops()
         .into_iter()

@@ -7,7 +7,8 @@
 //! - `driver`: the fixed point over a function (Shardy's worklist order),
 //!   with `direction` choosing per op and factor which way shardings flow;
 //! - `user_priority`: the `pN` rounds around op-priority propagation;
-//! - `import` / `export`: the passes before and after (inlining, constant
+//! - `import` / `export`: the passes before and after (calls as named
+//!   computations and back, constant
 //!   splitting, sharding constraints and groups; merging, reshards,
 //!   argument/result fixes, closing);
 //! - `provenance`: where each axis of each sharding came from;
@@ -190,6 +191,7 @@ fn propagate_around_manual(
         provenance.push(st.provenance);
     }
     if full {
+        export::export_calls(&mut module, &mut provenance);
         for f in &mut module.funcs {
             export::merge_constants(f);
             export::remove_sharding_groups(f);
@@ -251,13 +253,7 @@ fn propagate_around_manual(
 /// The import passes of the full pipeline; returns, per function, the
 /// values they gave a sharding and where it came from.
 fn import_passes(module: &mut Module) -> Result<Vec<Vec<(crate::ir::Value, Origin)>>, Diagnostic> {
-    let has_calls = module.funcs.iter().any(|f| {
-        f.ops_in_order()
-            .any(|(_, op)| matches!(op.kind, OpKind::Call { .. }))
-    });
-    if has_calls {
-        import::inline_calls(module)?;
-    }
+    import::import_calls(module)?;
     import::remove_size_one_axes(module);
     let mut seeds = Vec::with_capacity(module.funcs.len());
     for f in &mut module.funcs {

@@ -1,12 +1,15 @@
 //! Passes after propagation, as Shardy's export pipeline runs them:
-//! merging constant copies, dropping sharding groups, turning constraints
+//! named computations back to functions and calls (`calls`), merging
+//! constant copies, dropping sharding groups, turning constraints
 //! into reshards, fixing argument/result shardings, and closing everything.
 
+pub mod calls;
 pub mod cleanup;
 pub mod close;
 pub mod io_shardings;
 pub mod merge;
 
+pub use calls::export_calls;
 pub use cleanup::{constraints_to_reshards, remove_sharding_groups};
 pub use close::{close_shardings, make_explicit};
 pub use io_shardings::{evenly_sharded, fix_io_shardings};

@@ -1,14 +1,15 @@
 //! Passes before propagation, as Shardy's import pipeline runs them:
-//! inlining calls (`ir::inline`), removing mesh axes of size 1 from
+//! calls into named computations (`calls`), removing mesh axes of size 1 from
 //! shardings, splitting constants per use, applying sharding constraints to
 //! their inputs, and importing sharding groups.
 
+pub mod calls;
 pub mod constant_split;
 pub mod constraints;
 pub mod groups;
 pub mod size_one_axes;
 
-pub use crate::ir::inline::inline_calls;
+pub use calls::import_calls;
 pub use constant_split::split_constants;
 pub use constraints::apply_constraints;
 pub use groups::import_groups;
