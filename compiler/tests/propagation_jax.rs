@@ -110,12 +110,24 @@ fn main_of(m: &Module) -> &Function {
 }
 
 fn compare_boundary(t: &mut Tally, om: &Module, gm: &Module) {
-    let (o, g) = (main_of(om), main_of(gm));
-    assert_eq!(o.args.len(), g.args.len(), "argument count");
+    compare_signature(t, om, gm, main_of(om), main_of(gm), "");
+}
+
+/// The argument and result shardings of `o` (in `om`) and `g` (in `gm`);
+/// `prefix` names the function in messages.
+fn compare_signature(
+    t: &mut Tally,
+    om: &Module,
+    gm: &Module,
+    o: &Function,
+    g: &Function,
+    prefix: &str,
+) {
+    assert_eq!(o.args.len(), g.args.len(), "{prefix}argument count");
     for (i, (&a, &b)) in o.args.iter().zip(&g.args).enumerate() {
         let rank = o.ty(a).rank();
         t.check(
-            &format!("%arg{i}"),
+            &format!("{prefix}%arg{i}"),
             norm(om, rank, o.arg_attrs[i].sharding.as_ref()),
             norm(gm, g.ty(b).rank(), g.arg_attrs[i].sharding.as_ref()),
         );
@@ -123,7 +135,7 @@ fn compare_boundary(t: &mut Tally, om: &Module, gm: &Module) {
     for i in 0..o.returns.len().min(g.returns.len()) {
         let rank = o.result_types[i].rank();
         t.check(
-            &format!("result {i}"),
+            &format!("{prefix}result {i}"),
             norm(om, rank, o.result_attrs[i].sharding.as_ref()),
             norm(gm, rank, g.result_attrs[i].sharding.as_ref()),
         );
@@ -147,6 +159,9 @@ fn fixture_names() -> Vec<String> {
 // 1. Shardy's own input, op for op.
 // ---------------------------------------------------------------------------
 
+/// Every function of the modules, in module order (Shardy keeps calls
+/// whose callee XLA did not inline: the functions, their signature
+/// shardings and the ops in them all count).
 fn compare_op_for_op(input: &Path, golden: &Path) -> Result<Tally, String> {
     let input = read_module(input);
     let golden = read_module(golden);
@@ -155,32 +170,68 @@ fn compare_op_for_op(input: &Path, golden: &Path) -> Result<Tally, String> {
         compared: 0,
         mismatches: Vec::new(),
     };
-    compare_boundary(&mut t, &ours, &golden);
-    let (o, g) = (main_of(&ours), main_of(&golden));
-    // Ops inside regions (loop bodies, branches) are compared too.
+    let names = |m: &Module| m.funcs.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+    if names(&ours) != names(&golden) {
+        return Err(format!(
+            "functions {:?}, Shardy has {:?}",
+            names(&ours),
+            names(&golden)
+        ));
+    }
+    for (o, g) in ours.funcs.iter().zip(&golden.funcs) {
+        let prefix = if ours.funcs.len() == 1 {
+            String::new()
+        } else {
+            format!("@{}: ", o.name)
+        };
+        compare_signature(&mut t, &ours, &golden, o, g, &prefix);
+        compare_ops(&mut t, &ours, &golden, o, g, &prefix)?;
+    }
+    Ok(t)
+}
+
+/// The result shardings of every op of `o` and `g`, ops inside regions
+/// (loop bodies, branches) too.
+fn compare_ops(
+    t: &mut Tally,
+    ours: &Module,
+    golden: &Module,
+    o: &Function,
+    g: &Function,
+    prefix: &str,
+) -> Result<(), String> {
     let (oo, go) = (o.all_ops(), g.all_ops());
     if oo.len() != go.len() {
-        return Err(format!("{} ops, Shardy has {}", oo.len(), go.len()));
+        return Err(format!("{prefix}{} ops, Shardy has {}", oo.len(), go.len()));
     }
     for (k, (&a, &b)) in oo.iter().zip(&go).enumerate() {
         let (x, y) = (o.op(a), g.op(b));
-        if x.kind.name() != y.kind.name() || x.results.len() != y.results.len() {
+        let callee = |k: &OpKind| match k {
+            OpKind::Call { callee } => Some(callee.clone()),
+            _ => None,
+        };
+        if x.kind.name() != y.kind.name()
+            || x.results.len() != y.results.len()
+            || callee(&x.kind) != callee(&y.kind)
+        {
             return Err(format!(
-                "op {k}: ours {}, Shardy's {}",
+                "{prefix}op {k}: ours {} {:?}, Shardy's {} {:?}",
                 x.kind.name(),
-                y.kind.name()
+                callee(&x.kind),
+                y.kind.name(),
+                callee(&y.kind)
             ));
         }
         for (r, (&va, &vb)) in x.results.iter().zip(&y.results).enumerate() {
             let rank = o.ty(va).rank();
             t.check(
-                &format!("op {k} ({}) result {r}", x.kind.name()),
-                norm(&ours, rank, sharding_of(o, va)),
-                norm(&golden, rank, sharding_of(g, vb)),
+                &format!("{prefix}op {k} ({}) result {r}", x.kind.name()),
+                norm(ours, rank, sharding_of(o, va)),
+                norm(golden, rank, sharding_of(g, vb)),
             );
         }
     }
-    Ok(t)
+    Ok(())
 }
 
 /// Fixtures whose propagation cannot match Shardy's, and why. Keep short.
@@ -396,4 +447,122 @@ fn jax_input_gives_shardy_output() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+// ---------------------------------------------------------------------------
+// 3. JAX's loops and conditionals (`fixtures/jax_regions/`), by kind.
+// ---------------------------------------------------------------------------
+
+/// Ops that XLA adds, removes or rewrites around Shardy (constants split
+/// and merged, loop-invariant operands hoisted out of loops, open
+/// constraints turned into reshards): not paired.
+fn rewritten_by_xla(name: &str) -> bool {
+    matches!(
+        name,
+        "stablehlo.constant"
+            | "sdy.constant"
+            | "stablehlo.while"
+            | "stablehlo.case"
+            | "func.call"
+            | "sdy.reshard"
+            | "sdy.sharding_constraint"
+            | "stablehlo.optimization_barrier"
+    )
+}
+
+/// The ops of `f` (regions too) that XLA leaves alone, by kind and result
+/// types, in program order.
+fn ops_by_kind(f: &Function) -> HashMap<String, Vec<meshrun_compiler::ir::OpId>> {
+    let mut out: HashMap<String, Vec<_>> = HashMap::new();
+    for id in f.all_ops() {
+        let op = f.op(id);
+        // XLA prints a plain matmul as `stablehlo.dot`.
+        let mut name = op.kind.name();
+        if name == "stablehlo.dot" {
+            name = "stablehlo.dot_general".to_string();
+        }
+        // Scalars cannot be sharded, and XLA folds many of them.
+        if rewritten_by_xla(&name) || op.results.iter().all(|&r| f.ty(r).rank() == 0) {
+            continue;
+        }
+        let types: Vec<String> = op.results.iter().map(|&r| f.ty(r).to_string()).collect();
+        out.entry(format!("{name} {types:?}")).or_default().push(id);
+    }
+    out
+}
+
+/// A region fixture's JAX input (its loop bodies call private functions)
+/// through meshrun's propagation, calls inlined, against Shardy's
+/// propagation of XLA's rewrite of it (calls inlined, a loop-invariant
+/// operand hoisted out of the loop, so the loops' operands differ): ops
+/// are paired by kind and result types in program order. A kind only one
+/// side has is XLA's folding (a scalar broadcast folded into a constant);
+/// a kind both have must occur as often in both.
+fn compare_region_fixture(name: &str) -> Result<Tally, String> {
+    let dir = manifest(&format!("../fixtures/jax_regions/{name}"));
+    let input = read_module(&dir.join("input.mlir"));
+    let golden = read_module(&dir.join("propagated.mlir"));
+    let mut ours = propagate(&input, &PropagationOptions::default()).map_err(|e| format!("{e}"))?;
+    meshrun_compiler::ir::inline::inline_calls(&mut ours).map_err(|e| format!("{e}"))?;
+    let mut t = Tally {
+        compared: 0,
+        mismatches: Vec::new(),
+    };
+    compare_boundary(&mut t, &ours, &golden);
+    let (o, g) = (main_of(&ours), main_of(&golden));
+    let (ok, gk) = (ops_by_kind(o), ops_by_kind(g));
+    let mut kinds: Vec<&String> = ok.keys().chain(gk.keys()).collect();
+    kinds.sort();
+    kinds.dedup();
+    for kind in kinds {
+        let (a, b) = (
+            ok.get(kind).map_or(&[][..], Vec::as_slice),
+            gk.get(kind).map_or(&[][..], Vec::as_slice),
+        );
+        if a.is_empty() || b.is_empty() {
+            continue;
+        }
+        if a.len() != b.len() {
+            return Err(format!("{kind}: {} ops, Shardy has {}", a.len(), b.len()));
+        }
+        for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
+            for (r, (&va, &vb)) in o.op(x).results.iter().zip(&g.op(y).results).enumerate() {
+                let rank = o.ty(va).rank();
+                t.check(
+                    &format!("{kind} #{k} result {r}"),
+                    norm(&ours, rank, sharding_of(o, va)),
+                    norm(&golden, rank, sharding_of(g, vb)),
+                );
+            }
+        }
+    }
+    Ok(t)
+}
+
+#[test]
+fn jax_region_fixtures_give_shardy_output() {
+    let Ok(entries) = std::fs::read_dir(manifest("../fixtures/jax_regions")) else {
+        panic!("fixtures/jax_regions is missing");
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("propagated.mlir").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for name in &names {
+        match compare_region_fixture(name) {
+            Ok(t) if t.mismatches.is_empty() => compared += t.compared,
+            Ok(t) => failures.push(format!("{name}:\n    {}", t.mismatches.join("\n    "))),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!(
+        "regions: {}/{} fixtures match Shardy ({compared} shardings compared)",
+        names.len() - failures.len(),
+        names.len()
+    );
+    assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
 }

@@ -135,10 +135,9 @@ impl Setup<'_> {
 
     /// The argument shardings of a propagated module.
     fn read_back(&self, propagated: &Module) -> Result<Assignment, ScoreError> {
-        let f = propagated
-            .funcs
-            .get(self.entry)
-            .ok_or(ScoreError::Incomplete)?;
+        // Propagation keeps calls and appends the callees it exports, so
+        // the entry function is found by name, not by its input index.
+        let f = propagated.entry().ok_or(ScoreError::Incomplete)?;
         let mesh = propagated.meshes.first().ok_or(ScoreError::Incomplete)?;
         Ok(f.arg_attrs
             .iter()
