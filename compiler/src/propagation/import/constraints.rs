@@ -4,9 +4,18 @@
 //! A chain of constraints (each the only user of the one before) also
 //! takes over the later uses of the chain's input, so that those see the
 //! last constraint rather than the unconstrained value.
+//!
+//! A constrained value that a data-flow edge decides (a loop's or a named
+//! computation's result or block argument, see `propagation::data_flow`)
+//! keeps no sharding of its own: the constraint moves right after it and
+//! every other use reads the constraint instead, so the edge's sharding is
+//! still found by propagation (Shardy does this to match GSPMD).
+
+use std::collections::HashSet;
 
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
-use crate::sharding::TensorSharding;
+use crate::propagation::data_flow;
+use crate::sharding::{DimSharding, TensorSharding};
 
 use crate::propagation::blocks::{self, Block};
 use crate::propagation::values::{set_sharding_of, sharding_of, use_counts};
@@ -80,6 +89,10 @@ pub fn apply_constraints(f: &mut Function) -> Vec<(Value, Value)> {
 /// over the later uses of its input in that block.
 fn apply_in_block(f: &mut Function, b: Block, applied: &mut Vec<(Value, Value)>) {
     let body = blocks::ops(f, b).to_vec();
+    let edge_values: HashSet<Value> = data_flow::edges(f)
+        .into_iter()
+        .flat_map(|e| std::iter::once(e.owner).chain(e.targets))
+        .collect();
     for (pos, &id) in body.iter().enumerate() {
         let Some(sharding) = constraint_of(f, id).cloned() else {
             continue;
@@ -110,11 +123,61 @@ fn apply_in_block(f: &mut Function, b: Block, applied: &mut Vec<(Value, Value)>)
             && constraint_users(f, input, None)
                 .iter()
                 .all(|&u| constraint_of(f, u) == Some(&sharding));
-        if applies {
+        if applies && edge_values.contains(&input) {
+            constrain_edge_value(f, b, id, input, &sharding);
+        } else if applies {
             set_sharding_of(f, input, sharding);
             if let Some(&result) = f.op(id).results.first() {
                 applied.push((input, result));
             }
         }
+    }
+}
+
+/// Constraint `id` (in block `b`) on `input`, a value a data-flow edge
+/// decides: the constraint moves right after `input` and its result takes
+/// over every other use of `input`. Unreduced axes do not propagate, so
+/// `input` keeps those.
+fn constrain_edge_value(
+    f: &mut Function,
+    b: Block,
+    id: OpId,
+    input: Value,
+    sharding: &TensorSharding,
+) {
+    let Some(&result) = f.op(id).results.first() else {
+        return;
+    };
+    let mut replace = vec![None; f.values.len()];
+    replace[input.index()] = Some(result);
+    f.replace_uses(&replace);
+    f.op_mut(id).operands[0] = input;
+    let mut ops = blocks::ops(f, b).to_vec();
+    let Some(old) = ops.iter().position(|&o| o == id) else {
+        return;
+    };
+    ops.remove(old);
+    let at = match f.value(input).def {
+        ValueDef::Result { op, .. } => ops.iter().position(|&o| o == op).map(|p| p + 1),
+        ValueDef::RegionArg { op, region, .. } if b == Block::Region(op, region as usize) => {
+            Some(0)
+        }
+        ValueDef::Arg(_) if b == Block::Body => Some(0),
+        _ => None,
+    };
+    ops.insert(at.unwrap_or(old), id);
+    blocks::set_ops(f, b, ops);
+    if !sharding.unreduced.is_empty() {
+        let rank = f.ty(input).rank();
+        set_sharding_of(
+            f,
+            input,
+            TensorSharding {
+                mesh: sharding.mesh.clone(),
+                dims: vec![DimSharding::open(vec![]); rank],
+                replicated: Vec::new(),
+                unreduced: sharding.unreduced.clone(),
+            },
+        );
     }
 }

@@ -72,6 +72,36 @@ def call_unsharded_args(a, b, c):
     return u + c, scale_add(b, 2.0)
 
 
+@kept
+def constrained(x):
+    # A constraint inside the callee decides its result's sharding.
+    return wsc(jnp.sin(x) * 2.0, ns(M_DM, "data", None))
+
+
+@prog("call_constraint_inside", M_DM, [(None, "model"), (None, None)], [r(16, 32), r(16, 32)])
+def call_constraint_inside(a, b):
+    # The caller wants the result otherwise: Shardy reshards after the call.
+    c = wsc(constrained(a), ns(M_DM, None, "model"))
+    return c + b, constrained(b)
+
+
+@kept
+def two_results(x, y):
+    return x @ y, jnp.exp(y)
+
+
+@prog("call_two_results", M_XYZ, [("x", None), (None, ("y", "z"))], [r(16, 16), r(16, 16)],
+      out_specs=(P(None, "y"), P("z", None)))
+def call_two_results(x, y):
+    u, e = two_results(x, y)
+    return u, e
+
+
+@prog("call_in_cond", M_DM, [(), ("data", None), (None, "model")], [r(), r(16, 32), r(32, 32)])
+def call_in_cond(p, x, w):
+    return jax.lax.cond(p > 0, lambda x: dense_tanh(x, w), lambda x: jnp.cos(x @ w), x)
+
+
 if __name__ == "__main__":
     out = os.path.dirname(os.path.abspath(__file__))
     for name in (sys.argv[1:] or list(ex.PROGRAMS)):

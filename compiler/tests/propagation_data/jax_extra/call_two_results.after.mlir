@@ -1,0 +1,12 @@
+module @jit_call_two_results attributes {mhlo.cross_program_prefetches = [], mhlo.input_output_alias = [], mhlo.is_dynamic = false, mhlo.num_partitions = 8 : i32, mhlo.use_auto_spmd_partitioning = false} {
+  sdy.mesh @mesh = <["x"=2, "y"=2, "z"=2]> {stablehlo.mesh = {axes = [{name = "x", size = 2 : i64}, {name = "y", size = 2 : i64}, {name = "z", size = 2 : i64}]}}
+  func.func @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y", "z"}]>}) -> (tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>}, tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"z"}, {}]>}) {
+    %0:2 = call @compute_on.1(%arg0, %arg1) {mhlo.frontend_attributes = {_xla_compute_type = "dense", inlineable = "false"}, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {"y", "z"}]>, <@mesh, [{"z"}, {"y"}]>]>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>)
+    return %0#0, %0#1 : tensor<16x16xf32>, tensor<16x16xf32>
+  }
+  func.func private @compute_on.1(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y", "z"}]>}) -> (tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y", "z"}]>}, tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"z"}, {"y"}]>}) {
+    %0 = stablehlo.dot %arg0, %arg1, precision = [DEFAULT, DEFAULT] {mhlo.frontend_attributes = {_xla_compute_type = "dense"}, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {"y", "z"}]>]>, sdy.sharding_rule = #sdy.op_sharding_rule<([i, k], [k, j])->([i, j]) {i=16, j=16, k=16} reduction={k}>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    %1 = stablehlo.exponential %arg1 {mhlo.frontend_attributes = {_xla_compute_type = "dense"}, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"z"}, {"y"}]>]>, sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([i, j]) {i=16, j=16}>} : tensor<16x16xf32>
+    return %0, %1 : tensor<16x16xf32>, tensor<16x16xf32>
+  }
+}
