@@ -9,8 +9,9 @@
 #    bitwise equal to the CPU backend; a failing rank ends the job with its
 #    message), runtime/tests/mpi_local_inputs.rs, tests/mpi_cli.rs and the
 #    MPI unit tests;
-# 4. runs `meshrun run --backend mpi --check` on the MLP fixtures, the
-#    command line users type (see README, "Running on several machines");
+# 4. runs `meshrun run --backend mpi --check` on the MLP fixtures and two
+#    loop fixtures (fori_loop, a data-dependent while), the command line
+#    users type (see README, "Running on several machines");
 # 5. runs `meshrun bench-comm --backend mpi` under mpirun -np 8: rank 0
 #    prints one table with every op, every result checked (a wrong one
 #    fails the command). On CI's oversubscribed cores the times are
@@ -44,11 +45,11 @@ cargo test -p meshrun-runtime --release --features mpi --lib mpi::
 cargo test -p meshrun-runtime --release --features mpi --test mpi_backend --test mpi_local_inputs
 cargo test -p meshrun --release --features mpi --test mpi_cli
 
-echo "== MPI: meshrun run --backend mpi --check on the MLP fixtures (mpirun -np 8)"
+echo "== MPI: meshrun run --backend mpi --check on the MLP and loop fixtures (mpirun -np 8)"
 # The binary with the feature, as the mpi_cli test just built it (a plain
 # `cargo build` would rebuild dependencies with other features).
-for f in mlp_forward mlp_train_step mlp_seed; do
-  d="fixtures/jax/$f"
+for d in fixtures/jax/mlp_forward fixtures/jax/mlp_train_step fixtures/jax/mlp_seed \
+  fixtures/jax_regions/fori_matmul fixtures/jax_regions/while_data_dependent; do
   mpirun --oversubscribe -np 8 "${CARGO_TARGET_DIR:-target}/release/meshrun" run "$d/input.mlir" \
     --backend mpi --inputs "$d"/in_*.npy --check
 done

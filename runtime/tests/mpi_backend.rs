@@ -6,12 +6,14 @@
 //! (`MESHRUN_MPI_WORKER`) and checks what the job prints and how it exits:
 //!
 //! 1. `programs`: every JAX fixture that runs on 8 devices (inputs read by
-//!    each rank from the fixture's `.npy` files, only its own blocks) and
-//!    at least 50 programs of the differential suite's generator
-//!    (`meshrun_runtime::testgen`) run through the MPI backend; on rank 0
-//!    every output must be bitwise equal to the CPU backend's and within
-//!    the tolerance of the unsharded reference; the collectives they run
-//!    are counted, and every kind must occur. All-reduces go through both
+//!    each rank from the fixture's `.npy` files, only its own blocks), the
+//!    fixtures with loops, a branch and shard_map (the user's own
+//!    collectives), and at least 50 programs of the differential suite's
+//!    generator (`meshrun_runtime::testgen`) run through the MPI backend;
+//!    on rank 0 every output must be bitwise equal to the CPU backend's and
+//!    within the tolerance of the unsharded reference (JAX's outputs for
+//!    the loop and shard_map fixtures); the collectives they run are
+//!    counted, and every kind must occur. All-reduces go through both
 //!    the one-phase and the two-phase path. The NCCL-id broadcast (with
 //!    made-up id bytes), the communicator cache and `bench-comm`'s hook
 //!    (`mpi::bench::time_collective`, one collective of each kind) are
@@ -189,6 +191,22 @@ fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/jax")
 }
 
+/// Fixtures with structure, checked against JAX's outputs: loops and a
+/// branch (the executor reads the loop condition / branch index with
+/// `Device::read_scalar`) and every shard_map fixture (the user's
+/// collectives; the reference interpreter does not run manual
+/// computations). The scan fixtures are left out until their
+/// `dynamic_slice` has a CPU kernel.
+const STRUCTURED_FIXTURES: &[&str] = &[
+    "jax_regions/fori_matmul",
+    "jax_regions/while_data_dependent",
+    "jax_regions/cond_sharded",
+    "jax_shard_map/shard_map_psum",
+    "jax_shard_map/shard_map_gather_scatter",
+    "jax_shard_map/shard_map_ring_allreduce",
+    "jax_shard_map/shard_map_partial",
+];
+
 fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     (0..)
         .map(|i| dir.join(format!("{prefix}_{i}.npy")))
@@ -200,6 +218,15 @@ fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
 enum Source {
     Files(Vec<PathBuf>),
     Seed(u64),
+}
+
+/// What one program's outputs are checked against (besides the CPU
+/// backend, bitwise).
+enum Expected {
+    /// The unsharded program on the reference interpreter.
+    Reference,
+    /// JAX's outputs (`out_K.npy`).
+    Jax(Vec<PathBuf>),
 }
 
 /// What rank 0 found wrong, if anything, and the collectives run.
@@ -219,6 +246,7 @@ fn run_one(
     name: &str,
     module: &Module,
     source: &Source,
+    expected: &Expected,
     checked: &mut Checked,
 ) {
     let program = backend.or_abort(
@@ -273,10 +301,27 @@ fn run_one(
         Ok(w) => w,
         Err(e) => return fail(format!("CPU backend: {e}")),
     };
-    let reference = match run_function(module, &f.name, &global, Parallelism::None) {
-        Ok(r) => r,
-        Err(e) => return fail(format!("reference: {e}")),
+    let (reference, against) = match expected {
+        Expected::Reference => match run_function(module, &f.name, &global, Parallelism::None) {
+            Ok(r) => (r, "the reference"),
+            Err(e) => return fail(format!("reference: {e}")),
+        },
+        Expected::Jax(paths) => match paths
+            .iter()
+            .map(|p| read_npy(p.as_path()))
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(r) => (r, "JAX"),
+            Err(e) => return fail(format!("JAX's outputs: {e}")),
+        },
     };
+    if reference.len() != got.len() {
+        return fail(format!(
+            "{} outputs, {against} gives {}",
+            got.len(),
+            reference.len()
+        ));
+    }
     if got.len() != want.len() {
         return fail(format!(
             "{} outputs, the CPU backend gives {}",
@@ -292,7 +337,7 @@ fn run_one(
             ));
         }
         if let Some(m) = mismatch(g, r, rtol_for(module)) {
-            fail(format!("output {k} vs the reference: {m}"));
+            fail(format!("output {k} vs {against}: {m}"));
         }
     }
 }
@@ -336,8 +381,26 @@ fn worker_programs() {
             &name,
             &module,
             &Source::Files(files),
+            &Expected::Reference,
             &mut checked,
         );
+    }
+    for name in STRUCTURED_FIXTURES {
+        let dir = fixtures_dir().join("..").join(name);
+        let text = backend.or_abort(std::fs::read_to_string(dir.join("input.mlir")));
+        let module = backend.or_abort(parse_module(&text).map_err(|d| format!("{name}: {d:?}")));
+        let before = checked.programs;
+        run_one(
+            &backend,
+            name,
+            &module,
+            &Source::Files(numbered(&dir, "in")),
+            &Expected::Jax(numbered(&dir, "out")),
+            &mut checked,
+        );
+        if checked.programs == before {
+            backend.abort(format!("{name}: not an 8-device program"));
+        }
     }
     let fixtures = checked.programs;
 
@@ -357,6 +420,7 @@ fn worker_programs() {
             &format!("seed {seed}"),
             &module,
             &Source::Seed(seed),
+            &Expected::Reference,
             &mut checked,
         );
         if seed > 100 * (cases as u64 + 1) {
@@ -376,7 +440,14 @@ fn worker_programs() {
         examples: BTreeMap::new(),
         programs: 0,
     };
-    run_one(&backend, "again", &module, &Source::Seed(seed), &mut again);
+    run_one(
+        &backend,
+        "again",
+        &module,
+        &Source::Seed(seed),
+        &Expected::Reference,
+        &mut again,
+    );
     checked.failures.extend(again.failures);
     if comms::cached() != before {
         checked.failures.push(format!(
