@@ -566,3 +566,100 @@ fn jax_region_fixtures_give_shardy_output() {
     );
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
 }
+
+// ---------------------------------------------------------------------------
+// 4. Kept calls printed as Shardy prints them.
+// ---------------------------------------------------------------------------
+
+/// `line` with every SSA value name replaced by `%_` (MLIR names a
+/// `stablehlo.while`'s block arguments `%iterArg`, meshrun `%argN`).
+fn without_value_names(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' {
+            out.push('_');
+            while chars
+                .peek()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '#' | '.'))
+            {
+                chars.next();
+            }
+        }
+    }
+    out
+}
+
+/// The function signatures and calls of a printed module, in order.
+fn signatures_and_calls(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("func.func") || l.contains("call @"))
+        .map(without_value_names)
+        .map(|l| without_explicit_replication(&l))
+        .collect()
+}
+
+/// `line` without the fully replicated shardings that
+/// meshrun's export makes explicit (`export::make_explicit`, so that the
+/// partitioner never guesses) where Shardy leaves a value without one.
+fn without_explicit_replication(line: &str) -> String {
+    let mut out = line.to_string();
+    for rank in 0..=4 {
+        let rep = format!("<@mesh, [{}]>", vec!["{}"; rank].join(", "));
+        for cut in [
+            format!(" {{sdy.sharding = #sdy.sharding{rep}}}"),
+            format!(" {{sdy.sharding = #sdy.sharding_per_value<[{rep}]>}}"),
+            format!(", sdy.sharding = #sdy.sharding_per_value<[{rep}]>"),
+        ] {
+            out = out.replace(&cut, "");
+        }
+    }
+    // MLIR prints one result without attributes without parentheses.
+    if let Some(at) = out.find("-> (") {
+        let rest = &out[at + 4..];
+        if let Some(end) = rest.find(") {") {
+            let inner = &rest[..end];
+            if !inner.contains(',') && !inner.contains('{') {
+                out = format!("{}-> {inner}{}", &out[..at], &rest[end + 1..]);
+            }
+        }
+    }
+    out
+}
+
+/// `meshrun propagate`'s text for the programs with kept calls: every
+/// function's signature (argument and result shardings) and every call
+/// (its callee and result shardings) printed exactly as Shardy prints
+/// them (`func.call` inside regions, `call` at a function's top level),
+/// fully replicated shardings dropped on both sides (meshrun spells out
+/// every one; Shardy only those it was given).
+#[test]
+fn kept_calls_print_as_shardy_prints_them() {
+    let dir = manifest("tests/propagation_data/jax_extra");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("jax_extra")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.strip_prefix("call_")
+                .and_then(|n| n.strip_suffix(".before.mlir"))
+                .map(|n| format!("call_{n}"))
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 7, "the call programs: {names:?}");
+    for name in names {
+        let input = read_module(&dir.join(format!("{name}.before.mlir")));
+        let ours = propagate(&input, &PropagationOptions::default()).expect("propagates");
+        let theirs =
+            std::fs::read_to_string(dir.join(format!("{name}.after.mlir"))).expect("after");
+        let (o, t) = (
+            signatures_and_calls(&meshrun_compiler::text::print_module(&ours)),
+            signatures_and_calls(&theirs),
+        );
+        assert!(t.iter().any(|l| l.contains("call @")), "{name}: no calls");
+        assert_eq!(o, t, "{name}");
+    }
+}

@@ -20,3 +20,6 @@ mod data_flow;
 
 #[path = "propagation_shardy/calls.rs"]
 mod calls;
+
+#[path = "propagation_shardy/call_passes.rs"]
+mod call_passes;

@@ -666,7 +666,12 @@ impl<'a> FuncPrinter<'a> {
                 self.functional(op);
             }
             OpKind::Call { callee } => {
-                self.out.push_str("call ");
+                // MLIR drops the `func.` prefix only where `func.func`'s
+                // default dialect applies: in a function's own body, not
+                // in the regions of the ops in it.
+                let nested = self.indent > 4;
+                self.out
+                    .push_str(if nested { "func.call " } else { "call " });
                 write_symbol(self.out, callee);
                 self.out.push('(');
                 self.values(&op.operands);

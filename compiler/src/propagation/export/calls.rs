@@ -327,7 +327,8 @@ fn equivalent(a: Option<&TensorSharding>, b: Option<&TensorSharding>) -> bool {
     }
 }
 
-fn insert_call_reshards(module: &mut Module) {
+/// Shardy's `InsertFuncCallReshardsPass` on its own (step 4 above).
+pub fn insert_call_reshards(module: &mut Module) {
     let results: HashMap<String, Vec<Option<TensorSharding>>> = module
         .funcs
         .iter()
