@@ -843,6 +843,60 @@ def _dynamic_slices(name, rng):
                    [P("data", "model"), P(), P(), P()])
 
 
+# ----------------------------------------------------------------------------
+# Windowed programs: reduce_window, select_and_scatter (issue 12)
+# ----------------------------------------------------------------------------
+
+def _max_pool_2x2(x):
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
+@program("cumsum_batch", "jnp.cumsum along the feature axis of a batch sharded on data (reduce_window: window = axis, low padding)")
+def _cumsum_batch(name, rng):
+    mesh = M_DM()
+
+    def f(x, y):
+        return jnp.cumsum(x, axis=1), jnp.cumsum(y, axis=0)
+
+    args = [randn(rng, 16, 12), rng.randint(-5, 5, size=(6, 8)).astype(np.int32)]
+    return Program(name, None, named(f, name), args, mesh, [P("data", None), P(None, "data")])
+
+
+@program("max_pool", "2x2 max pooling (stride 2) of an NHWC batch: batch on data, channels on model")
+def _max_pool(name, rng):
+    mesh = M_DM()
+    f = _max_pool_2x2
+    return Program(name, None, named(f, name), [randn(rng, 8, 8, 6, 4)], mesh,
+                   [P("data", None, None, "model")])
+
+
+@program("max_pool_grad", "gradient of 2x2 max pooling (select_and_scatter): batch on data, channels on model")
+def _max_pool_grad(name, rng):
+    mesh = M_DM()
+
+    def loss(x, w):
+        return jnp.sum(jnp.tanh(_max_pool_2x2(x)) * w)
+
+    f = jax.grad(loss)
+    args = [randn(rng, 8, 8, 6, 4), randn(rng, 8, 4, 3, 4)]
+    return Program(name, None, named(f, name), args, mesh,
+                   [P("data", None, None, "model"), P("data", None, None, "model")])
+
+
+@program("avg_pool", "3x3 average pooling, stride 2, SAME padding (reduce_window add, divided by the window counts), batch on data")
+def _avg_pool(name, rng):
+    mesh = M_DM()
+
+    def f(x):
+        win, st = (1, 3, 3, 1), (1, 2, 2, 1)
+        s = jax.lax.reduce_window(x, 0.0, jax.lax.add, win, st, "SAME")
+        n = jax.lax.reduce_window(jnp.ones_like(x), 0.0, jax.lax.add, win, st, "SAME")
+        return s / n
+
+    return Program(name, None, named(f, name), [randn(rng, 8, 7, 7, 2)], mesh,
+                   [P("data", None, None, None)])
+
+
 # A GPT-2-style decoder written as JAX users write it: token embedding with
 # jnp.take (a gather), learned positions, pre-LN blocks with causal
 # attention and a GELU MLP (layers unrolled in Python), a final LN and

@@ -200,11 +200,10 @@ def dynamic_slices(rng):
     return f, [x, u, a, b]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="runtime/tests/data/jax_index_ops")
-    args = ap.parse_args()
-    for name, build in CASES:
+def export(cases, out):
+    """Write each (name, build) case's program, inputs and JAX's outputs
+    under OUT/NAME (also used by tools/jax_window_cases.py)."""
+    for name, build in cases:
         rng = np.random.RandomState(zlib.crc32(name.encode()) & 0x7FFFFFFF)
         fn, inputs = build(rng)
         fn.__name__ = name
@@ -212,7 +211,7 @@ def main():
         text = jitted.lower(*inputs).as_text()
         outs = jitted(*inputs)
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-        d = os.path.join(args.out, name)
+        d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         with open(os.path.join(d, "input.mlir"), "w") as f:
@@ -222,6 +221,13 @@ def main():
         for k, a in enumerate(outs):
             np.save(os.path.join(d, f"out_{k}.npy"), np.asarray(a))
         print(f"{name}: {len(inputs)} inputs, {len(outs)} outputs")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="runtime/tests/data/jax_index_ops")
+    args = ap.parse_args()
+    export(CASES, args.out)
 
 
 if __name__ == "__main__":

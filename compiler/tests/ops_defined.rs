@@ -725,3 +725,197 @@ fn calls_in_regions_are_inlined() {
     assert!(printed.contains("stablehlo.tanh"), "{printed}");
     roundtrip(&printed);
 }
+
+/// `jnp.cumsum(x, axis=1)` as JAX prints it.
+const CUMSUM: &str = r#"func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %r = "stablehlo.reduce_window"(%x, %cst) <{base_dilations = array<i64: 1, 1>, padding = dense<[[0, 0], [3, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 1, 4>, window_strides = array<i64: 1, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+"#;
+
+/// Max and sum over the same 2x2 windows (stride 1): two inputs, one body.
+const TWO_INPUT_WINDOW: &str = r#"func.func @f(%x: tensor<2x4x4x3xf32>) -> tensor<2x3x3x3xf32> {
+  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %r:2 = "stablehlo.reduce_window"(%x, %x, %c, %z) <{base_dilations = array<i64: 1, 1, 1, 1>, padding = dense<0> : tensor<4x2xi64>, window_dilations = array<i64: 1, 1, 1, 1>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 1, 1, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c2: tensor<f32>, %d: tensor<f32>):
+    %m = stablehlo.maximum %a, %c2 : tensor<f32>
+    %s = stablehlo.add %b, %d : tensor<f32>
+    stablehlo.return %m, %s : tensor<f32>, tensor<f32>
+  }) : (tensor<2x4x4x3xf32>, tensor<2x4x4x3xf32>, tensor<f32>, tensor<f32>) -> (tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>)
+  return %r#1 : tensor<2x3x3x3xf32>
+}
+"#;
+
+/// The gradient of 2x2 max pooling as JAX prints it.
+const MAX_POOL_GRAD: &str = r#"func.func @f(%x: tensor<8x8x6x4xf32>, %s: tensor<8x4x3x4xf32>) -> tensor<8x8x6x4xf32> {
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %r = "stablehlo.select_and_scatter"(%x, %s, %z) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %q = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %q : tensor<f32>
+  }) : (tensor<8x8x6x4xf32>, tensor<8x4x3x4xf32>, tensor<f32>) -> tensor<8x8x6x4xf32>
+  return %r : tensor<8x8x6x4xf32>
+}
+"#;
+
+#[test]
+fn reduce_window_as_jax_prints_it_round_trips() {
+    let m = roundtrip(CUMSUM);
+    let OpKind::ReduceWindow(rw) = last_kind(&m) else {
+        panic!("not a reduce_window");
+    };
+    let w = rw.window(2).unwrap();
+    assert_eq!(w.dims, [1, 4]);
+    assert_eq!(w.padding, [(0, 0), (3, 0)]);
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=2, j=4} permutation={j}>"
+    );
+    let m = roundtrip(TWO_INPUT_WINDOW);
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i, j, k, l], [i, j, k, l], [], [])->([i, j, k, l], [i, j, k, l]) \
+         {i=2, j=3, k=3, l=3} permutation={j, k}>"
+    );
+    // Only window_dimensions is required; absent lists stay absent.
+    let bare = CUMSUM.replace(
+        "<{base_dilations = array<i64: 1, 1>, padding = dense<[[0, 0], [3, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 1, 4>, window_strides = array<i64: 1, 1>}>",
+        "<{window_dimensions = array<i64: 1, 2>}>",
+    ).replace(") -> tensor<2x4xf32>\n  return", ") -> tensor<2x3xf32>\n  return")
+    .replace("-> tensor<2x4xf32> {", "-> tensor<2x3xf32> {")
+    .replace("return %r : tensor<2x4xf32>", "return %r : tensor<2x3xf32>");
+    let m = roundtrip(&bare);
+    assert!(
+        !print_module(&m).contains("padding"),
+        "{}",
+        print_module(&m)
+    );
+}
+
+#[test]
+fn reduce_window_result_shape_follows_dilations_and_padding() {
+    // The spec's example: 3x2 input, window [2, 1], strides [4, 1], base
+    // dilations [2, 1], window dilations [3, 1], padding [[2, 1], [0, 0]].
+    let src = r#"func.func @f(%x: tensor<3x2xi64>, %c: tensor<i64>) -> tensor<2x2xi64> {
+  %r = "stablehlo.reduce_window"(%x, %c) <{base_dilations = array<i64: 2, 1>, padding = dense<[[2, 1], [0, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 3, 1>, window_dimensions = array<i64: 2, 1>, window_strides = array<i64: 4, 1>}> ({
+  ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+    %s = stablehlo.add %a, %b : tensor<i64>
+    stablehlo.return %s : tensor<i64>
+  }) : (tensor<3x2xi64>, tensor<i64>) -> tensor<2x2xi64>
+  return %r : tensor<2x2xi64>
+}
+"#;
+    roundtrip(src);
+    let wrong = src
+        .replace("-> tensor<2x2xi64>", "-> tensor<3x2xi64>")
+        .replace("return %r : tensor<2x2xi64>", "return %r : tensor<3x2xi64>");
+    let e = error(&wrong);
+    assert!(
+        e.contains("stablehlo.reduce_window") && e.contains("tensor<2x2xi64>"),
+        "{e}"
+    );
+}
+
+#[test]
+fn reduce_window_errors_name_op_and_position() {
+    let short = CUMSUM.replace(
+        "window_dimensions = array<i64: 1, 4>",
+        "window_dimensions = array<i64: 4>",
+    );
+    let e = error(&short);
+    assert!(
+        e.starts_with("3:")
+            && e.contains("stablehlo.reduce_window")
+            && e.contains("window_dimensions has 1 entries but the input has rank 2"),
+        "{e}"
+    );
+    let zero = CUMSUM.replace(
+        "window_strides = array<i64: 1, 1>",
+        "window_strides = array<i64: 1, 0>",
+    );
+    assert!(error(&zero).contains("window_strides must be positive, got 0"));
+    let pad = CUMSUM.replace(
+        "[[0, 0], [3, 0]]> : tensor<2x2xi64>",
+        "[0, 3]> : tensor<2xi64>",
+    );
+    assert!(error(&pad).contains("padding"), "{}", error(&pad));
+    let bad_body = CUMSUM.replace(
+        "%s = stablehlo.add %a, %b : tensor<f32>",
+        "%s = stablehlo.add %a, %a : tensor<f32>\n    %t = stablehlo.reshape %s : (tensor<f32>) -> tensor<1xf32>",
+    );
+    assert!(
+        error(&bad_body).contains("stablehlo.reduce_window"),
+        "{}",
+        error(&bad_body)
+    );
+    let wrong_init = CUMSUM
+        .replace(
+            "%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
+            "%cst = stablehlo.constant dense<0.000000e+00> : tensor<1xf32>",
+        )
+        .replace(
+            "(tensor<2x4xf32>, tensor<f32>)",
+            "(tensor<2x4xf32>, tensor<1xf32>)",
+        );
+    let e = error(&wrong_init);
+    assert!(e.contains("init value 0 must be a scalar"), "{e}");
+    let odd = TWO_INPUT_WINDOW.replace("(%x, %x, %c, %z)", "(%x, %x, %c)");
+    assert!(
+        error(&odd).contains("stablehlo.reduce_window"),
+        "{}",
+        error(&odd)
+    );
+}
+
+#[test]
+fn select_and_scatter_as_jax_prints_it_round_trips() {
+    let m = roundtrip(MAX_POOL_GRAD);
+    let OpKind::SelectAndScatter(ss) = last_kind(&m) else {
+        panic!("not a select_and_scatter");
+    };
+    assert_eq!(ss.window(4).unwrap().strides, [1, 2, 2, 1]);
+    // As XLA's propagated dump of the max_pool_grad fixture prints it.
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i, k, m, n], [i, j, l, n], [])->([i, k, m, n]) \
+         {i=8, j=4, k=8, l=3, m=6, n=4} need_replication={j, l} permutation={k, m}>"
+    );
+}
+
+#[test]
+fn select_and_scatter_errors_name_op_and_position() {
+    let e = error(&MAX_POOL_GRAD.replace("8x4x3x4xf32", "8x4x2x4xf32"));
+    assert!(
+        e.starts_with("3:")
+            && e.contains("stablehlo.select_and_scatter")
+            && e.contains(
+                "source has shape tensor<8x4x2x4xf32> but the operand has [8, 4, 3, 4] windows"
+            ),
+        "{e}"
+    );
+    let select_f32 = MAX_POOL_GRAD.replace(
+        "%p = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n    stablehlo.return %p : tensor<i1>",
+        "%p = stablehlo.maximum %a, %b : tensor<f32>\n    stablehlo.return %p : tensor<f32>",
+    );
+    let e = error(&select_f32);
+    assert!(e.contains("the select body returns"), "{e}");
+    let one_region = MAX_POOL_GRAD.replace(
+        "  }, {\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %q = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %q : tensor<f32>\n",
+        "",
+    );
+    assert!(
+        error(&one_region).contains("region"),
+        "{}",
+        error(&one_region)
+    );
+}

@@ -120,6 +120,17 @@ fn reference_matches_jax_on_index_op_cases() {
     assert!(n >= 16, "only {n} index-op cases found");
 }
 
+/// The windowed ops (reduce_window, select_and_scatter) on JAX's own
+/// programs: cumulative ops, pooling, dilations, negative padding, several
+/// inputs, max-pool gradients with overlapping windows and ties, made by
+/// `tools/jax_window_cases.py`.
+#[test]
+fn reference_matches_jax_on_window_op_cases() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jax_window_ops");
+    let n = check_all(&root);
+    assert!(n >= 5, "only {n} window-op cases found");
+}
+
 /// Check every fixture directory under `root`; all must match. Returns
 /// how many did.
 fn check_all(root: &Path) -> usize {

@@ -216,8 +216,10 @@ op_kinds! {
         ManualComputation(crate::ops::manual_computation::ManualComputation),
         PartitionId(crate::ops::collectives::PartitionId),
         ReduceScatter(crate::ops::collectives::ReduceScatter),
+        ReduceWindow(crate::ops::reduce_window::ReduceWindow),
         NamedComputation(crate::ops::named_computation::NamedComputation),
         Scatter(crate::ops::scatter::Scatter),
+        SelectAndScatter(crate::ops::select_and_scatter::SelectAndScatter),
         Sort(crate::ops::sort::Sort),
         While(crate::ops::while_loop::While),
     }

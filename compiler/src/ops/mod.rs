@@ -19,6 +19,7 @@
 //! or per pass: kernels (`meshrun-kernels`), and how the partitioner
 //! computes the op on sharded operands (`partition`).
 
+pub mod body;
 pub mod decode;
 pub mod format;
 
@@ -30,9 +31,12 @@ pub mod gather;
 pub mod index_dims;
 pub mod manual_computation;
 pub mod named_computation;
+pub mod reduce_window;
 pub mod scatter;
+pub mod select_and_scatter;
 pub mod sort;
 pub mod while_loop;
+pub mod window;
 
 use std::fmt;
 

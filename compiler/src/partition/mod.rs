@@ -35,6 +35,7 @@ pub mod manual;
 mod op_reshards;
 mod structure;
 pub mod trip_count;
+mod window_factors;
 // 2. Reshard lowering.
 pub mod collective;
 pub mod error;

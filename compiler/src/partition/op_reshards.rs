@@ -9,6 +9,7 @@ use crate::ops::scatter::ScatterUpdate;
 use crate::partition::compat::{self, is_remap_kind};
 use crate::partition::explicit_reshards::{braced, is_fully_replicated, placement, Builder};
 use crate::partition::global::{Cause, GStepKind};
+use crate::partition::window_factors::{fit_window_factors, is_window_op};
 use crate::rules::axis_algebra::push_or_merge;
 use crate::rules::{
     factor_symbol, rule_for_op, FactorKind, FactorSharding, OpShardingRule, ShardingProjection,
@@ -183,6 +184,17 @@ impl Builder<'_> {
                 common[f].clear();
             }
         }
+        let input_shape = op.operands.first().map(|&v| f.ty(v).shape.clone());
+        fit_window_factors(
+            &op.kind,
+            &rule,
+            input_shape.as_deref().unwrap_or(&[]),
+            &mut common,
+            &mesh,
+        );
+        // A windowed op computes on blocks of its operands as they are,
+        // so they must be sharded exactly as its factors are.
+        let remaps = !is_window_op(&op.kind);
 
         // Operands: reshard to what the common axes imply.
         let mut new_operands = Vec::with_capacity(operands.len());
@@ -194,7 +206,8 @@ impl Builder<'_> {
             let current = &proj.operands[k];
             let cur_sharding = self.prog.values[g].sharding.clone();
             let keep_empty = |f: usize| {
-                is_remap_kind(rule.kind(f))
+                remaps
+                    && is_remap_kind(rule.kind(f))
                     && current.factors.get(&f).is_none_or(|fs| fs.axes.is_empty())
             };
             let mut required =

@@ -1,6 +1,7 @@
 //! CPU kernels, one file per op family, and [`eval_op`], which dispatches an
 //! `OpKind` to them.
 
+pub mod computation;
 pub mod convert;
 pub mod dot;
 pub mod dynamic_slice;
@@ -13,6 +14,7 @@ mod real;
 pub mod reduce;
 pub mod shape_ops;
 pub mod vmath;
+pub mod window;
 
 use gemm::Parallelism;
 use meshrun_compiler::ir::{OpKind, TensorType};
@@ -177,6 +179,14 @@ fn compute(
                 "needs an operand and an update",
             )),
         },
+        OpKind::ReduceWindow(rw) => {
+            let (inputs, inits) = x.split_at(x.len() / 2);
+            window::reduce_window(rw, inputs, inits)
+        }
+        OpKind::SelectAndScatter(ss) => {
+            n(3)?;
+            one(window::select_and_scatter(ss, x[0], x[1], x[2])?)
+        }
         OpKind::Call { .. }
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
