@@ -40,7 +40,9 @@ fn collectives(p: &PartitionedProgram) -> Vec<(CollectiveKind, String)> {
 /// Values that differ everywhere (so a wrong window or selection shows).
 fn wavy(shape: &[usize]) -> HostTensor {
     let n: usize = shape.iter().product();
-    let v = (0..n).map(|i| ((i * 37 % 101) as f32) * 0.125 - 6.0).collect();
+    let v = (0..n)
+        .map(|i| ((i * 37 % 101) as f32) * 0.125 - 6.0)
+        .collect();
     HostTensor::from_vec(shape, v).unwrap()
 }
 
@@ -83,9 +85,11 @@ fn cumsum_along_a_sharded_axis_gathers_it_first() {
         .collect();
     assert!(
         !gathers.is_empty()
-            && gathers.iter().all(|(k, why)| *k == CollectiveKind::AllGather
-                && why.contains("stablehlo.reduce_window")
-                && why.contains("factor j (permutation)")),
+            && gathers
+                .iter()
+                .all(|(k, why)| *k == CollectiveKind::AllGather
+                    && why.contains("stablehlo.reduce_window")
+                    && why.contains("factor j (permutation)")),
         "{c:?}"
     );
     // Along rows (the scanned axis on both mesh axes).

@@ -15,7 +15,7 @@ pub(crate) struct Entries {
 }
 
 impl Entries {
-    fn push(&mut self, name: String, params: &str, body: &str) {
+    pub(crate) fn push(&mut self, name: String, params: &str, body: &str) {
         self.source.push_str(&format!(
             "extern \"C\" __global__ void {name}({params}) {{ {body} }}\n"
         ));
@@ -48,7 +48,7 @@ fn binary_functor(op: BinaryOp, e: ElemType) -> String {
     }
 }
 
-fn reducer(kind: ReduceKind, e: ElemType) -> String {
+pub(crate) fn reducer(kind: ReduceKind, e: ElemType) -> String {
     if e.is_float() {
         format!("FR_{}", kind.name())
     } else if e == ElemType::I1 {

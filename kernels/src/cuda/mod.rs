@@ -16,6 +16,7 @@
 
 mod generate;
 pub mod names;
+pub mod window;
 
 /// Threads per block of the `reduce_*` kernels (a power of two; the
 /// kernels' shared-memory tree assumes it).
@@ -38,19 +39,21 @@ pub struct KernelModule {
 
 /// Every kernel module, in a fixed order.
 pub fn modules() -> Vec<KernelModule> {
-    let parts: [(&'static str, generate::Entries); 5] = [
-        ("elementwise", generate::elementwise()),
-        ("compare_select", generate::compare_select()),
-        ("convert", generate::convert()),
-        ("movement", generate::movement()),
-        ("reduce", generate::reduce()),
+    // (name, entry points, templates of this module only)
+    let parts: [(&'static str, generate::Entries, &str); 6] = [
+        ("elementwise", generate::elementwise(), ""),
+        ("compare_select", generate::compare_select(), ""),
+        ("convert", generate::convert(), ""),
+        ("movement", generate::movement(), ""),
+        ("reduce", generate::reduce(), ""),
+        ("window", window::entries(), window::SOURCE),
     ];
     parts
         .into_iter()
-        .map(|(name, entries)| KernelModule {
+        .map(|(name, entries, own)| KernelModule {
             name,
             source: format!(
-                "// meshrun kernel module `{name}` (generated)\n{PRELUDE}\n{TEMPLATES}\n{}",
+                "// meshrun kernel module `{name}` (generated)\n{PRELUDE}\n{TEMPLATES}\n{own}\n{}",
                 entries.source
             ),
             functions: entries.functions,

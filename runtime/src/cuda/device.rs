@@ -333,6 +333,9 @@ impl CudaDevice {
                 }
                 Ok(results)
             }
+            OpKind::ReduceWindow(_) | OpKind::SelectAndScatter(_) => {
+                self.window_op(kind, x, result_types)
+            }
             OpKind::DotGeneral { .. }
             | OpKind::Call { .. }
             | OpKind::ShardingConstraint { .. }

@@ -370,3 +370,5 @@ impl Launcher<'_> {
         launched
     }
 }
+
+mod window;

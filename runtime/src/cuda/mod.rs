@@ -48,6 +48,8 @@ pub mod ffi;
 pub mod kernels;
 #[cfg(feature = "cuda")]
 pub mod nvrtc;
+#[cfg(feature = "cuda")]
+mod window_op;
 
 #[cfg(all(feature = "cuda", feature = "mpi"))]
 pub(crate) use backend::open_lone_device;
