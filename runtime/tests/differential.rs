@@ -126,6 +126,9 @@ fn the_generator_makes_what_it_promises() {
             "transpose",
             "broadcast_in_dim",
             "stablehlo.reduce",
+            "stablehlo.reduce_window",
+            "base_dilations = array<i64: 2",
+            "stablehlo.select_and_scatter",
             "sharding_constraint",
             "device_ids",
             "@mesh2",
@@ -139,5 +142,5 @@ fn the_generator_makes_what_it_promises() {
             }
         }
     }
-    assert_eq!(seen.len(), 13, "{seen:?}");
+    assert_eq!(seen.len(), 16, "{seen:?}");
 }

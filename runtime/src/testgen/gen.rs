@@ -140,7 +140,7 @@ impl Gen {
 
     pub(super) fn op(&mut self) {
         let x = self.pick_value();
-        let made = match self.rng.below(9) {
+        let made = match self.rng.below(11) {
             0 | 1 => Some(self.unary(x)),
             2 => Some(self.binary(x)),
             3 => self.broadcast(x),
@@ -148,7 +148,9 @@ impl Gen {
             5 => self.reshape(x),
             6 => self.reduce(x),
             7 => self.dot(x),
-            _ => Some(self.constraint(x)),
+            8 => Some(self.constraint(x)),
+            9 => self.reduce_window(x),
+            _ => self.max_pool_grad(),
         };
         if made.is_none() {
             let x = self.pick_value();

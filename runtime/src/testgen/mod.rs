@@ -13,7 +13,8 @@
 //!
 //! Layout: `rng` (random choices), `text` (meshes, values, MLIR type
 //! text), `gen` (the program being written: arguments, shardings, the op
-//! mix), one file per family of op generators (`basic`: the ops above).
+//! mix), one file per family of op generators (`basic`: the ops above;
+//! `window`: reduce_window, cumsum, max-pool gradients).
 //! A new family adds its file with `impl Gen` methods and its line in
 //! `Gen::op`.
 
@@ -21,6 +22,7 @@ mod basic;
 mod gen;
 mod rng;
 mod text;
+mod window;
 
 use meshrun_compiler::ir::OpKind;
 use meshrun_compiler::partition::global::GStepKind;
