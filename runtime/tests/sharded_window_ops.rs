@@ -4,38 +4,12 @@
 //! sharded axis, pooling over sharded rows) is gathered whole first, with
 //! the op and the reason in the listing.
 
-use meshrun_compiler::partition::{CollectiveKind, PartitionedProgram};
-use meshrun_compiler::text::parse_module;
-use meshrun_kernels::{HostTensor, Parallelism};
-use meshrun_runtime::compare::mismatch;
-use meshrun_runtime::pipeline::{compile, run_sharded};
-use meshrun_runtime::reference::run_function;
-use meshrun_runtime::CpuBackend;
+use meshrun_compiler::partition::CollectiveKind;
+use meshrun_kernels::HostTensor;
 
-const MESH: &str = r#"sdy.mesh @mesh = <["data"=2, "model"=4]>"#;
-
-/// Compile `body` (a `func.func @main`) on the 2x4 mesh, run it sharded
-/// and unsharded on `inputs`, and require equal results.
-fn run_both(body: &str, inputs: &[HostTensor]) -> PartitionedProgram {
-    let text = format!("module @m {{\n  {MESH}\n{body}\n}}");
-    let module = parse_module(&text).unwrap_or_else(|d| panic!("{d}\n{text}"));
-    let want = run_function(&module, "main", inputs, Parallelism::None).expect("reference");
-    let program = compile(&module).unwrap_or_else(|d| panic!("compile: {d}"));
-    let got = run_sharded(&CpuBackend::new(), &program, inputs).expect("sharded run");
-    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-        if let Some(m) = mismatch(g, w, 1e-5) {
-            panic!("output {k}: {m}\n{text}");
-        }
-    }
-    program
-}
-
-fn collectives(p: &PartitionedProgram) -> Vec<(CollectiveKind, String)> {
-    p.device
-        .collectives()
-        .map(|(c, cause)| (c.kind, format!("{}: {}", cause.op, cause.reason)))
-        .collect()
-}
+#[path = "common/sharded.rs"]
+mod sharded;
+use sharded::{collectives, run_both};
 
 /// Values that differ everywhere (so a wrong window or selection shows).
 fn wavy(shape: &[usize]) -> HostTensor {

@@ -56,14 +56,14 @@ pub(crate) fn gpu_err(m: String) -> DeviceError {
     DeviceError::Invalid(m)
 }
 
-fn invalid(kind: &OpKind, message: impl Into<String>) -> DeviceError {
+pub(crate) fn invalid(kind: &OpKind, message: impl Into<String>) -> DeviceError {
     DeviceError::Kernel(KernelError::Invalid {
         op: kind.name(),
         message: message.into(),
     })
 }
 
-fn unsupported(kind: &OpKind, b: &CudaBuffer) -> DeviceError {
+pub(crate) fn unsupported(kind: &OpKind, b: &CudaBuffer) -> DeviceError {
     DeviceError::Kernel(KernelError::UnsupportedType {
         op: kind.name(),
         elem: b.ty.elem,

@@ -8,29 +8,10 @@ use meshrun_kernels::cuda::window::{
     reduce_window, reduce_window_kind, scatter_selected, select_and_scatter_kinds, select_window,
     window_meta,
 };
-use meshrun_kernels::KernelError;
 
 use super::buffer::CudaBuffer;
-use super::device::CudaDevice;
+use super::device::{gpu_err, invalid, unsupported, CudaDevice};
 use crate::backend::DeviceError;
-
-fn invalid(kind: &OpKind, message: impl Into<String>) -> DeviceError {
-    DeviceError::Kernel(KernelError::Invalid {
-        op: kind.name(),
-        message: message.into(),
-    })
-}
-
-fn unsupported(kind: &OpKind, b: &CudaBuffer) -> DeviceError {
-    DeviceError::Kernel(KernelError::UnsupportedType {
-        op: kind.name(),
-        elem: b.ty.elem,
-    })
-}
-
-fn gpu_err(m: String) -> DeviceError {
-    DeviceError::Invalid(m)
-}
 
 impl CudaDevice {
     /// `kind` (a reduce_window or select_and_scatter) on `x`.
