@@ -51,6 +51,11 @@ enum Command {
         /// propagated module came from, axis by axis.
         #[arg(long, value_name = "VALUE")]
         explain: Option<String>,
+        /// Shardy's conservative propagation: no sharding moves through a
+        /// dimension a reshape splits or merges, a sliced, padded or
+        /// concatenated dimension.
+        #[arg(long)]
+        conservative: bool,
     },
     /// Propagate shardings, insert explicit reshards and partition the
     /// entry function: print the global program with its collectives (and
@@ -66,6 +71,9 @@ enum Command {
         /// The file is already propagated: partition it as written.
         #[arg(long)]
         no_propagate: bool,
+        /// Propagate conservatively (see `propagate --conservative`).
+        #[arg(long, conflicts_with = "no_propagate")]
+        conservative: bool,
     },
     /// Estimate what the sharding costs on a machine: every collective's
     /// time (α-β model, nccl-tests conventions), compute FLOPs per device
@@ -143,6 +151,9 @@ enum Command {
         /// reference sums in f32 in another order than the devices.
         #[arg(long, value_name = "X", value_parser = cli::parse_rtol)]
         rtol: Option<f64>,
+        /// Propagate conservatively (see `propagate --conservative`).
+        #[arg(long)]
+        conservative: bool,
     },
 }
 
@@ -163,12 +174,14 @@ fn main() -> ExitCode {
             out,
             strategy,
             explain,
+            conservative,
         } => cli::propagate(
             &file,
             &cli::PropagateArgs {
                 out,
                 strategy,
                 explain,
+                conservative,
             },
         ),
         Command::Partition {
@@ -176,12 +189,14 @@ fn main() -> ExitCode {
             device,
             json,
             no_propagate,
+            conservative,
         } => cli::partition(
             &file,
             cli::PartitionArgs {
                 device,
                 json,
                 no_propagate,
+                conservative,
             },
         ),
         Command::Cost {
@@ -213,6 +228,7 @@ fn main() -> ExitCode {
             repeat,
             json,
             rtol,
+            conservative,
         } => cli::run(
             &file,
             &cli::RunArgs {
@@ -224,6 +240,7 @@ fn main() -> ExitCode {
                 repeat,
                 json,
                 rtol,
+                conservative,
             },
         ),
     };

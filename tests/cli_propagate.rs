@@ -190,3 +190,40 @@ fn show_propagated_draws_the_inferred_shardings() {
         "{plain}"
     );
 }
+
+#[test]
+fn conservative_keeps_shardings_out_of_split_dimensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reshape.mlir");
+    std::fs::write(
+        &path,
+        r#"module @m {
+  sdy.mesh @mesh = <["x"=4, "y"=2]>
+  func.func @main(%arg0: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) -> tensor<2x8xf32> {
+    %0 = stablehlo.reshape %arg0 : (tensor<16xf32>) -> tensor<2x8xf32>
+    return %0 : tensor<2x8xf32>
+  }
+}
+"#,
+    )
+    .unwrap();
+    let split = r#"[{"x":(1)2}, {"x":(2)2}]"#;
+    let out = meshrun(&["propagate"], &path);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(split), "{}", stdout(&out));
+    let out = meshrun(&["propagate", "--conservative"], &path);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains(split), "{text}");
+    assert!(text.contains(r#"<@mesh, [{}, {}]>"#), "{text}");
+    // partition and run take the same flag: the reshape's result is then
+    // replicated, so the input is gathered first.
+    let out = meshrun(&["partition", "--conservative"], &path);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("all_gather"), "{}", stdout(&out));
+    let out = meshrun(
+        &["run", "--conservative", "--random-inputs", "1", "--check"],
+        &path,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+}

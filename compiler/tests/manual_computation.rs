@@ -395,6 +395,7 @@ fn basic(src: &str) -> Module {
     let opts = PropagationOptions {
         strategy: Strategy::Basic,
         close: false,
+        conservative: false,
     };
     propagate(&m, &opts).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -119,10 +119,11 @@ fn run(case: &Case) {
         results: case.results.clone(),
     };
     let mut p = fresh();
-    propagate_basic(&mut p, &dir, case.sizes, &mesh).expect("known axes");
+    propagate_basic(&mut p, &dir, case.sizes, &mesh, false).expect("known axes");
     assert_eq!(table(&p), case.basic, "{}: basic", case.name);
     let mut p = fresh();
-    propagate_aggressive(&mut p, &dir, case.sizes, &mesh, case.elementwise).expect("known axes");
+    propagate_aggressive(&mut p, &dir, case.sizes, &mesh, case.elementwise, false)
+        .expect("known axes");
     assert_eq!(table(&p), case.aggressive, "{}: aggressive", case.name);
 }
 

@@ -9,6 +9,8 @@
 
 mod propagation_support;
 
+#[path = "propagation_shardy/conservative.rs"]
+mod conservative;
 #[path = "propagation_shardy/op_priority.rs"]
 mod op_priority;
 

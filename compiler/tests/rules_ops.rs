@@ -396,7 +396,7 @@ fn every_binary_and_unary_op_is_pointwise() {
 }
 
 #[test]
-fn conservative_mode_shares_no_factor_across_changed_dims() {
+fn conservative_mode_blocks_changed_dims() {
     let conservative = RuleOptions { conservative: true };
     let (f, op) = single_op(
         OpKind::Concatenate { dim: 0 },
@@ -419,9 +419,38 @@ fn conservative_mode_shares_no_factor_across_changed_dims() {
     let r = rule_for_op_with(&f, op, conservative)
         .expect("valid")
         .expect("rule");
+    // Shardy's registry (op_sharding_rule_registry_conservative.mlir): the
+    // sliced dimension keeps its permutation factor, blocked.
     assert_eq!(
         r.to_string(),
-        "#sdy.op_sharding_rule<([j, i])->([k, i]) {i=16, j=1, k=1}>"
+        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i} blocked_propagation={i}>"
+    );
+    let pad = OpKind::Pad {
+        low: vec![0, 1],
+        high: vec![0, -1],
+        interior: vec![0, 0],
+    };
+    let (f, op) = single_op(pad, &["8x16", ""], &["8x16"]);
+    let r = rule_for_op_with(&f, op, conservative)
+        .expect("valid")
+        .expect("rule");
+    // Sizes that match are pass-through even where padding shifts them.
+    assert_eq!(
+        r.to_string(),
+        "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16}>"
+    );
+    let pad = OpKind::Pad {
+        low: vec![1, 0],
+        high: vec![1, 0],
+        interior: vec![0, 0],
+    };
+    let (f, op) = single_op(pad, &["8x16", ""], &["10x16"]);
+    let r = rule_for_op_with(&f, op, conservative)
+        .expect("valid")
+        .expect("rule");
+    assert_eq!(
+        r.to_string(),
+        "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16} permutation={i} blocked_propagation={i}>"
     );
 }
 

@@ -15,7 +15,15 @@ use crate::reference::run_function;
 /// Propagate shardings (Shardy's full pipeline) and partition the entry
 /// function.
 pub fn compile(module: &Module) -> Result<PartitionedProgram, Diagnostic> {
-    let propagated = propagate(module, &PropagationOptions::default())?;
+    compile_with(module, &PropagationOptions::default())
+}
+
+/// [`compile`] with the given propagation options.
+pub fn compile_with(
+    module: &Module,
+    propagation: &PropagationOptions,
+) -> Result<PartitionedProgram, Diagnostic> {
+    let propagated = propagate(module, propagation)?;
     partition(&propagated)
 }
 

@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
+use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::cost::calibrate::{calibrate, calibrated_topology, read_bench, Calibration};
 use meshrun::cost::render::{annotate_json, render_table, significant};
 use meshrun::cost::{cost_report, CostError, Topology, DEFAULT_TOPOLOGY};
@@ -75,7 +76,8 @@ pub fn cost(file: Option<&Path>, args: &CostArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let module = load_file(file)?;
-    let program = partition_file(file, &module, args.no_propagate)?;
+    let propagation = (!args.no_propagate).then(PropagationOptions::default);
+    let program = partition_file(file, &module, propagation.as_ref())?;
     let report = cost_report(&program, &topo, peak_tflops)?;
     let text = if args.json {
         let mut doc = report_json(&program);

@@ -1,4 +1,4 @@
-//! `meshrun partition FILE [--device D] [--json] [--no-propagate]`.
+//! `meshrun partition FILE [--device D] [--json] [--no-propagate] [--conservative]`.
 //!
 //! Propagates the shardings of FILE (Shardy's full pipeline; skipped with
 //! `--no-propagate`, for files that are already propagated), partitions the
@@ -28,11 +28,17 @@ pub struct PartitionArgs {
     pub device: Option<i64>,
     pub json: bool,
     pub no_propagate: bool,
+    /// Shardy's conservative propagation (`--conservative`).
+    pub conservative: bool,
 }
 
 pub fn partition(file: &Path, args: PartitionArgs) -> anyhow::Result<()> {
     let module = load_file(file)?;
-    let program = partition_file(file, &module, args.no_propagate)?;
+    let propagation = (!args.no_propagate).then_some(PropagationOptions {
+        conservative: args.conservative,
+        ..PropagationOptions::default()
+    });
+    let program = partition_file(file, &module, propagation.as_ref())?;
     let text = if args.json {
         let mut s = serde_json::to_string_pretty(&report_json(&program))?;
         s.push('\n');
@@ -51,24 +57,26 @@ pub fn partition(file: &Path, args: PartitionArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Propagate (unless told not to), then partition; errors name the file.
+/// Propagate with `propagation` (none: the module is already propagated),
+/// then partition; errors name the file.
 pub fn partition_file(
     file: &Path,
     module: &Module,
-    no_propagate: bool,
+    propagation: Option<&PropagationOptions>,
 ) -> anyhow::Result<PartitionedProgram> {
     let at = |diag| LoadError::Invalid {
         path: file.to_path_buf(),
         diag,
     };
     let propagated;
-    let module = if no_propagate {
-        module
-    } else {
-        propagated = propagate(module, &PropagationOptions::default())
-            .map_err(at)
-            .context("sharding propagation failed")?;
-        &propagated
+    let module = match propagation {
+        None => module,
+        Some(opts) => {
+            propagated = propagate(module, opts)
+                .map_err(at)
+                .context("sharding propagation failed")?;
+            &propagated
+        }
     };
     Ok(partition_module(module).map_err(at)?)
 }

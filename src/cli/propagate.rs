@@ -1,4 +1,4 @@
-//! `meshrun propagate FILE [-o OUT] [--strategy S] [--explain VALUE]`:
+//! `meshrun propagate FILE [-o OUT] [--strategy S] [--conservative] [--explain VALUE]`:
 //! infer the sharding of every tensor (Shardy's propagation), print the
 //! propagated module (or write it to OUT), or explain where the sharding of
 //! one value came from.
@@ -21,6 +21,8 @@ pub struct PropagateArgs {
     pub out: Option<PathBuf>,
     pub strategy: Strategy,
     pub explain: Option<String>,
+    /// Shardy's conservative propagation (`--conservative`).
+    pub conservative: bool,
 }
 
 /// Parse a `--strategy` value.
@@ -36,7 +38,11 @@ pub fn parse_strategy(s: &str) -> Result<Strategy, String> {
 
 pub fn propagate(file: &Path, args: &PropagateArgs) -> anyhow::Result<()> {
     let module = load_file(file)?;
-    let propagated = propagate_file(file, &module, args.strategy)?;
+    let opts = PropagationOptions {
+        conservative: args.conservative,
+        ..PropagationOptions::with_strategy(args.strategy)
+    };
+    let propagated = propagate_file(file, &module, &opts)?;
     if let Some(value) = &args.explain {
         let text = explain(&propagated, None, value).map_err(|diag| LoadError::Invalid {
             path: file.to_path_buf(),
@@ -59,11 +65,10 @@ pub fn propagate(file: &Path, args: &PropagateArgs) -> anyhow::Result<()> {
 pub fn propagate_file(
     file: &Path,
     module: &Module,
-    strategy: Strategy,
+    opts: &PropagationOptions,
 ) -> anyhow::Result<Propagated> {
-    let opts = PropagationOptions::with_strategy(strategy);
     Ok(
-        propagate_with_provenance(module, &opts).map_err(|diag| LoadError::Invalid {
+        propagate_with_provenance(module, opts).map_err(|diag| LoadError::Invalid {
             path: file.to_path_buf(),
             diag,
         })?,

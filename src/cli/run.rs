@@ -25,11 +25,12 @@ use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
 use meshrun::compiler::ir::TensorType;
+use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::compiler::Module;
 use meshrun::load::{load_file, LoadError};
 use meshrun::runtime::compare::{compare, rtol_for, Diff};
 use meshrun::runtime::npy::{read_npy_as, write_npy};
-use meshrun::runtime::pipeline::{compile, run_reference, with_source};
+use meshrun::runtime::pipeline::{compile_with, run_reference, with_source};
 use meshrun::runtime::random_inputs::random_inputs;
 use meshrun::runtime::{Backend, CpuBackend, ExecOptions, Executor};
 use meshrun_kernels::HostTensor;
@@ -46,6 +47,16 @@ pub struct RunArgs {
     pub json: bool,
     /// `--check`'s relative tolerance, instead of the element types' rule.
     pub rtol: Option<f64>,
+    /// Shardy's conservative propagation (`--conservative`).
+    pub conservative: bool,
+}
+
+/// How `meshrun run` propagates.
+fn propagation_options(args: &RunArgs) -> PropagationOptions {
+    PropagationOptions {
+        conservative: args.conservative,
+        ..PropagationOptions::default()
+    }
 }
 
 /// Parse `--rtol`: a positive number.
@@ -112,10 +123,11 @@ fn run_on<B: Backend>(backend: &B, file: &Path, args: &RunArgs) -> anyhow::Resul
     }
     let module = load_file(file)?;
     let inputs = read_inputs(file, &module, args)?;
-    let program = compile(&module).map_err(|diag| LoadError::Invalid {
-        path: file.to_path_buf(),
-        diag,
-    })?;
+    let program =
+        compile_with(&module, &propagation_options(args)).map_err(|diag| LoadError::Invalid {
+            path: file.to_path_buf(),
+            diag,
+        })?;
     let exec = Executor::new(&program.device)?;
     let placed = exec.place(backend, &inputs)?;
     let opts = ExecOptions::default();
@@ -238,9 +250,11 @@ fn run_ranks<B: meshrun::runtime::mpi::session::RankBackend>(
             bail!("--repeat must be at least 1");
         }
         let module = load_file(file)?;
-        let program = compile(&module).map_err(|diag| LoadError::Invalid {
-            path: file.to_path_buf(),
-            diag,
+        let program = compile_with(&module, &propagation_options(args)).map_err(|diag| {
+            LoadError::Invalid {
+                path: file.to_path_buf(),
+                diag,
+            }
         })?;
         mpi.local_device(&program.device.devices)?;
         // Drawn inputs are drawn whole on every rank; files are read block

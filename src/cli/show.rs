@@ -12,8 +12,8 @@ use meshrun::render::describe_sharding;
 pub fn show(file: &Path, all: bool, propagated: bool) -> anyhow::Result<()> {
     let mut module = load_file(file)?;
     if propagated {
-        let strategy = meshrun::compiler::propagation::Strategy::Full;
-        module = super::propagate::propagate_file(file, &module, strategy)?.module;
+        let opts = meshrun::compiler::propagation::PropagationOptions::default();
+        module = super::propagate::propagate_file(file, &module, &opts)?.module;
     }
     print!("{}", show_module(&module, all));
     Ok(())

@@ -14,7 +14,9 @@
 //! 3. every factor of every op, a broadcast still only backward;
 //! 4. everything, both ways (broadcast forward last).
 //!
-//! JAX 0.10.2's Shardy runs the same five schedules.
+//! `dynamic_slice` and `dynamic_update_slice` count as pass-through ops in
+//! 0 and 1, forward only. A blocked factor (`blocked_propagation`) never
+//! moves. JAX 0.10.2's Shardy runs the same five schedules.
 
 use crate::ir::OpKind;
 use crate::rules::OpShardingRule;
@@ -67,6 +69,11 @@ pub enum OpClass {
     PassThrough {
         multi_use: bool,
     },
+    /// `dynamic_slice` and `dynamic_update_slice`: like pass-through ops,
+    /// but only forward.
+    ForwardPassThrough {
+        multi_use: bool,
+    },
     /// `broadcast_in_dim`: backward only until the last schedule.
     Broadcast,
     Other,
@@ -85,6 +92,13 @@ impl OpClass {
     pub fn of(kind: &OpKind, multi_use: bool) -> OpClass {
         if is_elementwise(kind) || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. }) {
             OpClass::PassThrough { multi_use }
+        } else if kind.def().is_some_and(|d| {
+            matches!(
+                d.spec().name,
+                "stablehlo.dynamic_slice" | "stablehlo.dynamic_update_slice"
+            )
+        }) {
+            OpClass::ForwardPassThrough { multi_use }
         } else if matches!(kind, OpKind::BroadcastInDim { .. }) {
             OpClass::Broadcast
         } else {
@@ -130,8 +144,10 @@ impl Policy {
 fn schedule(index: u8, class: OpClass, rule: &OpShardingRule, factor: usize) -> Direction {
     match (index, class) {
         (0, OpClass::PassThrough { multi_use: false }) => Direction::Both,
+        (0, OpClass::ForwardPassThrough { multi_use: false }) => Direction::Forward,
         (0, _) => Direction::None,
         (1, OpClass::PassThrough { .. }) => Direction::Both,
+        (1, OpClass::ForwardPassThrough { .. }) => Direction::Forward,
         (1, _) => Direction::None,
         (2, _) if !rule.is_pass_through(factor) => Direction::None,
         (2 | 3, OpClass::Broadcast) => Direction::Backward,

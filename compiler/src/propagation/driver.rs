@@ -45,6 +45,8 @@ pub struct Run<'a> {
     pub meshes: Meshes<'a>,
     pub strategy: FactorStrategy,
     pub policy: Policy,
+    /// Shardy's conservative propagation: no sub-axes are propagated.
+    pub conservative: bool,
     /// Provenance label index of this run.
     pub stage: usize,
 }
@@ -400,15 +402,20 @@ impl<'a> Run<'a> {
         .map_err(|e| at(&e))?;
         let direction = |f: usize| edge.policy.direction(edge.class, edge.rule, f);
         let updated = match self.strategy {
-            FactorStrategy::Basic => {
-                propagate_basic(&mut projection, &direction, &edge.rule.factor_sizes, mesh)
-            }
+            FactorStrategy::Basic => propagate_basic(
+                &mut projection,
+                &direction,
+                &edge.rule.factor_sizes,
+                mesh,
+                self.conservative,
+            ),
             FactorStrategy::Aggressive => propagate_aggressive(
                 &mut projection,
                 &direction,
                 &edge.rule.factor_sizes,
                 mesh,
                 edge.elementwise,
+                self.conservative,
             ),
         }
         .map_err(|e| at(&e))?;

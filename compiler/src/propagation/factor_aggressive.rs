@@ -96,6 +96,7 @@ fn propagated_factor_axes(
     wanted: &[AxisRef],
     factor_size: i64,
     mesh: &Mesh,
+    conservative: bool,
 ) -> AxisResult<Vec<AxisRef>> {
     let Some(fs) = tensor.factors.get(&factor) else {
         return Ok(Vec::new());
@@ -107,13 +108,13 @@ fn propagated_factor_axes(
         return Ok(Vec::new());
     }
     let mut axes = wanted.to_vec();
-    truncate_at_conflict(&mut axes, mesh, |axis, prev| {
+    truncate_at_conflict(&mut axes, mesh, conservative, |axis, prev| {
         prefix_no_conflicts_within_factor(axis, tensor, fs, prev, factor_size, mesh)
     })?;
     if prefix_status(&fs.axes, &axes) != PrefixStatus::StrictPrefix {
         return Ok(Vec::new());
     }
-    truncate_at_conflict(&mut axes, mesh, |axis, _| {
+    truncate_at_conflict(&mut axes, mesh, conservative, |axis, _| {
         prefix_no_conflicts_across_factors(axis, tensor, factor, mesh)
     })?;
     Ok(axes)
@@ -121,13 +122,15 @@ fn propagated_factor_axes(
 
 /// Aggressive propagation of one op's projection. `is_elementwise` turns on
 /// the "most sharded factor first" order and stops operands of an
-/// element-wise op from getting more than its results have.
+/// element-wise op from getting more than its results have; `conservative`
+/// stops at sub-axes (see `factor_basic::truncate_at_conflict`).
 pub fn propagate_aggressive(
     projection: &mut ShardingProjection,
     direction: &dyn Fn(usize) -> Direction,
     factor_sizes: &[i64],
     mesh: &Mesh,
     is_elementwise: bool,
+    conservative: bool,
 ) -> AxisResult<UpdatedTensors> {
     let mut updated = UpdatedTensors {
         operands: vec![false; projection.operands.len()],
@@ -151,6 +154,7 @@ pub fn propagate_aggressive(
                 &wanted[f],
                 factor_sizes[f],
                 mesh,
+                conservative,
             )?;
             if !axes.is_empty() {
                 changed |= projection.results[k].expand_sharding_axes(f, &axes);
@@ -167,6 +171,7 @@ pub fn propagate_aggressive(
                 &wanted[f],
                 factor_sizes[f],
                 mesh,
+                conservative,
             )?;
             if axes.is_empty() {
                 continue;

@@ -166,15 +166,22 @@ pub fn prefix_no_conflicts_within_factor(
 
 /// Shortens `axes` at the first axis that `remove_conflicts` cuts
 /// (Shardy's `truncateAxesByRemovingConflicts`): an axis it drops ends the
-/// list there, an axis it shortens is the new last one.
+/// list there, an axis it shortens is the new last one. With
+/// `conservative`, the list also ends at the first sub-axis: a sharding
+/// never moves through a dimension that a reshape splits or merges.
 pub fn truncate_at_conflict(
     axes: &mut Vec<AxisRef>,
     mesh: &Mesh,
+    conservative: bool,
     mut remove_conflicts: impl FnMut(&AxisRef, i64) -> AxisResult<Option<AxisRef>>,
 ) -> AxisResult<()> {
     let mut prev_sharded = 1i64;
     for i in 0..axes.len() {
         match remove_conflicts(&axes[i], prev_sharded)? {
+            Some(new_axis) if conservative && new_axis.sub.is_some() => {
+                axes.truncate(i);
+                return Ok(());
+            }
             None => {
                 axes.truncate(i);
                 return Ok(());
@@ -198,9 +205,10 @@ pub fn compatible_major_sharding_axes(
     direction: Direction,
     factor_size: i64,
     mesh: &Mesh,
+    conservative: bool,
 ) -> AxisResult<Vec<AxisRef>> {
     let mut axes = compatible_major_axes(projection, factor, direction);
-    truncate_at_conflict(&mut axes, mesh, |axis, prev| {
+    truncate_at_conflict(&mut axes, mesh, conservative, |axis, prev| {
         let mut result = axis.clone();
         for (_, tensor) in projection.tensors() {
             let Some(r) = prefix_no_conflicts_across_factors(&result, tensor, factor, mesh)? else {
@@ -228,20 +236,27 @@ pub fn compatible_major_sharding_axes(
 
 /// Basic propagation of one op's projection: factor by factor, each
 /// extension applied before the next factor. `direction(f)` is the
-/// direction for factor `f`.
+/// direction for factor `f`; `conservative` as in [`truncate_at_conflict`].
 pub fn propagate_basic(
     projection: &mut ShardingProjection,
     direction: &dyn Fn(usize) -> Direction,
     factor_sizes: &[i64],
     mesh: &Mesh,
+    conservative: bool,
 ) -> AxisResult<UpdatedTensors> {
     let mut updated = UpdatedTensors {
         operands: vec![false; projection.operands.len()],
         results: vec![false; projection.results.len()],
     };
     for (factor, &size) in factor_sizes.iter().enumerate() {
-        let axes =
-            compatible_major_sharding_axes(projection, factor, direction(factor), size, mesh)?;
+        let axes = compatible_major_sharding_axes(
+            projection,
+            factor,
+            direction(factor),
+            size,
+            mesh,
+            conservative,
+        )?;
         let changed = projection.expand_sharding(factor, &axes);
         updated.merge(&changed);
     }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::diag::Diagnostic;
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
-use crate::rules::{rule_for_op, OpShardingRule};
+use crate::rules::{rule_for_op_with, OpShardingRule, RuleOptions};
 
 use super::data_flow::{self, DataFlowEdge, Use};
 use super::direction::OpClass;
@@ -131,7 +131,9 @@ pub struct FuncGraph {
 }
 
 impl FuncGraph {
-    pub fn build(f: &Function) -> Result<FuncGraph, Diagnostic> {
+    /// The facts of `f`, with the op rules that `options` choose
+    /// (conservative propagation changes some rules).
+    pub fn build(f: &Function, options: RuleOptions) -> Result<FuncGraph, Diagnostic> {
         let n = f.ops.len();
         let mut rules = vec![None; n];
         let mut classes = vec![OpClass::Other; n];
@@ -139,7 +141,7 @@ impl FuncGraph {
         let uses = super::values::use_counts(f);
         for id in f.all_ops() {
             let op = f.op(id);
-            rules[id.index()] = rule_for_op(f, id)?;
+            rules[id.index()] = rule_for_op_with(f, id, options)?;
             // Scalars cannot be sharded, so their other uses do not matter.
             let multi_use = op
                 .operands
@@ -293,7 +295,7 @@ mod tests {
         assert_eq!(g.members_of(f.args[1]), &[f.args[0], f.args[1]]);
         assert_eq!(g.members_of(f.args[2]), &[f.args[2]]);
         // Users are listed latest first, once per op.
-        let graph = FuncGraph::build(f).unwrap();
+        let graph = FuncGraph::build(f, RuleOptions::default()).unwrap();
         assert_eq!(graph.users[f.args[0].index()].len(), 2);
     }
 }

@@ -103,6 +103,11 @@ pub struct PropagationOptions {
     /// shardings open (as Shardy's single passes do) by turning this off;
     /// `Full` always closes.
     pub close: bool,
+    /// Shardy's conservative propagation (`conservative-propagation=true`):
+    /// no sharding moves through a dimension that a reshape splits or
+    /// merges (no sub-axes are propagated), a sliced or a padded dimension,
+    /// or a concatenated one.
+    pub conservative: bool,
 }
 
 impl Default for PropagationOptions {
@@ -110,6 +115,7 @@ impl Default for PropagationOptions {
         PropagationOptions {
             strategy: Strategy::Full,
             close: true,
+            conservative: false,
         }
     }
 }
@@ -177,12 +183,16 @@ fn propagate_around_manual(
             *f = compacted;
             seeds = renumber_seeds(seeds, &map);
         }
-        let graph = graph::FuncGraph::build(f)?;
+        let rule_options = crate::rules::RuleOptions {
+            conservative: opts.conservative,
+        };
+        let graph = graph::FuncGraph::build(f, rule_options)?;
         let mut st = state::FuncState::load_with(f, &seeds);
         Runner {
             f,
             graph: &graph,
             meshes,
+            conservative: opts.conservative,
             stages: &mut stages,
             log: driver::VisitLog::new(f, &graph),
         }
@@ -313,6 +323,7 @@ struct Runner<'a> {
     f: &'a crate::ir::Function,
     graph: &'a graph::FuncGraph,
     meshes: state::Meshes<'a>,
+    conservative: bool,
     stages: &'a mut Vec<String>,
     log: driver::VisitLog,
 }
@@ -333,6 +344,7 @@ impl Runner<'_> {
             meshes: self.meshes,
             strategy: factor,
             policy,
+            conservative: self.conservative,
             stage,
         }
         .propagate(st, &mut self.log)

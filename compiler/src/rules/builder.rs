@@ -186,18 +186,6 @@ impl RuleBuilder {
         self
     }
 
-    /// A shared pass-through factor for every dimension whose input and
-    /// output sizes match; the others are left to get size-1 factors
-    /// (Shardy's `addPointwiseIfDimSizesMatch`, conservative mode).
-    pub fn pointwise_if_sizes_match(&mut self, in_shape: &[i64], out_shape: &[i64]) -> &mut Self {
-        for (dim, (&in_size, &out_size)) in in_shape.iter().zip(out_shape).enumerate() {
-            if in_size == out_size {
-                self.add_factor_all(dim, in_size, FactorKind::PassThrough);
-            }
-        }
-        self
-    }
-
     /// The finished rule. Every dimension still without a factor gets a new
     /// size-1 factor, operands first, then results, in dimension order.
     pub fn build(&self) -> Result<OpShardingRule, DimOutOfRange> {

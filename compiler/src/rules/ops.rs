@@ -506,7 +506,7 @@ impl<'a> RuleMaker<'a> {
 
     /// `slice(operand)` and `pad(operand, value)`: a factor of the operand's
     /// size per dimension, shared with the result; dimensions whose size
-    /// changes are permutation factors (absent when conservative).
+    /// changes are permutation factors (blocked when conservative).
     fn slice_or_pad(&self, num_operands: usize) -> RuleResult {
         self.expect_counts(num_operands, 1)?;
         let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
@@ -520,12 +520,15 @@ impl<'a> RuleMaker<'a> {
         if num_operands == 2 && !self.shapes.operands[1].is_empty() {
             return Err(self.error("the padding value must be a scalar"));
         }
+        // A sliced or padded dimension is a permutation factor (sharding it
+        // moves data between devices); conservative propagation blocks it.
         let mut b = self.builder();
-        if self.options.conservative {
-            b.pointwise_if_sizes_match(in_shape, out_shape);
-        } else {
-            b.pointwise_with_mismatch_kind(in_shape, out_shape, FactorKind::Permutation);
-        }
+        b.pointwise_with_mismatch_blocked(
+            in_shape,
+            out_shape,
+            FactorKind::Permutation,
+            self.options.conservative,
+        );
         self.build(&b)
     }
 }

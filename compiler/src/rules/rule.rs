@@ -316,8 +316,9 @@ impl OpShardingRule {
 /// Choices that change which rule an op gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RuleOptions {
-    /// Shardy's conservative propagation: no factor is shared across a
-    /// sliced, padded or concatenated dimension (each side gets its own
-    /// size-1 factor), so shardings never move through one.
+    /// Shardy's conservative propagation: a sliced or padded dimension's
+    /// factor is blocked, and a concatenated dimension gets no shared
+    /// factor (each side its own size-1 factor), so shardings never move
+    /// through one.
     pub conservative: bool,
 }

@@ -20,6 +20,7 @@ pub fn run(src: &str, strategy: Strategy) -> Result<Module, Diagnostic> {
     let opts = PropagationOptions {
         strategy,
         close: strategy == Strategy::Full,
+        ..PropagationOptions::default()
     };
     propagate(&parse(src), &opts)
 }
