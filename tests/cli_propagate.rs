@@ -165,14 +165,37 @@ fn bad_constraints_and_groups_are_errors() {
     );
     assert_error(
         &module(
-            r#"    %0 = sdy.sharding_constraint %arg1 <@mesh, [{"y"}, {}]> : tensor<8x16xf32>
+            r#"    %0 = stablehlo.tanh %arg1 : tensor<16x16xf32>
     sdy.sharding_group %arg0 group_id=1 : tensor<8x16xf32>
-    sdy.sharding_group %arg1 group_id=1 : tensor<8x16xf32>
-    return %0 : tensor<8x16xf32>"#,
+    sdy.sharding_group %0 group_id=1 : tensor<16x16xf32>
+    return %arg0 : tensor<8x16xf32>"#,
         ),
         6,
-        &["conflicting shardings", "%arg0", "%arg1"],
+        &["same shape", "%arg0"],
     );
+}
+
+#[test]
+fn groups_whose_members_disagree_get_constraints() {
+    // %arg0 is on "x", the constraint puts %0 on "y": as in Shardy, each
+    // member gets an open constraint and propagation picks one sharding
+    // for the group (no error).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("prog.mlir");
+    std::fs::write(
+        &path,
+        module(
+            r#"    %0 = sdy.sharding_constraint %arg1 <@mesh, [{"y"}, {}]> : tensor<8x16xf32>
+    sdy.sharding_group %arg0 group_id=1 : tensor<8x16xf32>
+    sdy.sharding_group %0 group_id=1 : tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>"#,
+        ),
+    )
+    .unwrap();
+    let out = meshrun(&["propagate"], &path);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("sdy.reshard").count(), 3, "{text}");
 }
 
 #[test]

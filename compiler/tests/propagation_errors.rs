@@ -5,7 +5,6 @@
 mod propagation_support;
 
 use meshrun_compiler::propagation::Strategy;
-use meshrun_compiler::DiagKind;
 use propagation_support::{parse, run};
 
 fn module(body: &str) -> String {
@@ -72,32 +71,6 @@ fn constraint_that_cannot_be_satisfied() {
     return %1 : tensor<8x16xf32>"#,
     );
     assert_fails(&src, 4, &["cannot be satisfied", "%arg1", "\"y\""]);
-}
-
-#[test]
-fn conflicting_sharding_groups() {
-    // %arg0 is on "x", the constraint puts %0 on "y": one group cannot
-    // have both.
-    let src = module(
-        r#"    %0 = stablehlo.tanh %arg1 : tensor<8x16xf32>
-    %1 = sdy.sharding_constraint %0 <@mesh, [{"y"}, {}]> : tensor<8x16xf32>
-    sdy.sharding_group %arg0 group_id=3 : tensor<8x16xf32>
-    sdy.sharding_group %0 group_id=3 : tensor<8x16xf32>
-    return %1 : tensor<8x16xf32>"#,
-    );
-    let err = run(&src, Strategy::Full).expect_err("conflicting groups");
-    assert_eq!(err.kind, DiagKind::Sharding);
-    assert_eq!(err.pos.line, 7, "{err}");
-    for n in [
-        "sharding_group",
-        "conflicting",
-        "%arg0",
-        "stablehlo.tanh",
-        "\"x\"",
-        "\"y\"",
-    ] {
-        assert!(err.message.contains(n), "`{n}` not in: {}", err.message);
-    }
 }
 
 #[test]

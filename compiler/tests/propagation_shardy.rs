@@ -9,19 +9,19 @@
 
 mod propagation_support;
 
-#[path = "propagation_shardy/conservative.rs"]
-mod conservative;
-#[path = "propagation_shardy/op_priority.rs"]
-mod op_priority;
-
 #[path = "propagation_shardy/blocked.rs"]
 mod blocked;
-
-#[path = "propagation_shardy/data_flow.rs"]
-mod data_flow;
-
-#[path = "propagation_shardy/calls.rs"]
-mod calls;
-
 #[path = "propagation_shardy/call_passes.rs"]
 mod call_passes;
+#[path = "propagation_shardy/calls.rs"]
+mod calls;
+#[path = "propagation_shardy/conservative.rs"]
+mod conservative;
+#[path = "propagation_shardy/data_flow.rs"]
+mod data_flow;
+#[path = "propagation_shardy/groups.rs"]
+mod groups;
+#[path = "propagation_shardy/op_priority.rs"]
+mod op_priority;
+#[path = "propagation_shardy/shardings.rs"]
+mod shardings;

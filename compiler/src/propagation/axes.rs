@@ -6,12 +6,13 @@
 //! instead of assuming one; propagation validates shardings first, so these
 //! errors only surface for programs built in Rust with broken shardings.
 
-use crate::rules::axis_algebra::{axis_size, overlaps, UnknownAxis};
+use crate::rules::axis_algebra::{axis_size, can_coexist, overlaps, UnknownAxis};
 use crate::sharding::{AxisRef, Mesh};
 
 /// The largest prefix of `axis` that does not overlap `other` (Shardy's
 /// `AxisRefAttr::getPrefixWithoutOverlap`): `axis` itself when they are
-/// disjoint, `None` when `other` covers the start of `axis`.
+/// disjoint, `None` when `other` covers the start of `axis` or the two
+/// cannot coexist in one sharding ([`can_coexist`]).
 ///
 /// Overlap is decided as Shardy's `AxisRefAttr::overlaps` does: two
 /// references to one axis overlap whenever either is the full axis. This
@@ -23,6 +24,9 @@ pub fn prefix_without_overlap(
     other: &AxisRef,
     mesh: &Mesh,
 ) -> Result<Option<AxisRef>, UnknownAxis> {
+    if !can_coexist(axis, other) {
+        return Ok(None);
+    }
     if !overlaps(axis, other) {
         return Ok(Some(axis.clone()));
     }
@@ -112,6 +116,22 @@ mod tests {
         assert_eq!(
             prefix_without_overlap(&x12, &AxisRef::full("y"), &m),
             Ok(Some(x12))
+        );
+    }
+
+    #[test]
+    fn sub_axes_from_different_splits_block_each_other() {
+        // On "a"=6, (1)2 is the major 2 of 2x3, (3)2 the minor 2 of 3x2.
+        let m = Mesh::new(&[("a", 6)]);
+        let major = AxisRef::sub("a", 1, 2);
+        let minor = AxisRef::sub("a", 3, 2);
+        assert_eq!(prefix_without_overlap(&minor, &major, &m), Ok(None));
+        assert_eq!(prefix_without_overlap(&major, &minor, &m), Ok(None));
+        // (1)2 and (2)3 are the two parts of 2x3.
+        let rest = AxisRef::sub("a", 2, 3);
+        assert_eq!(
+            prefix_without_overlap(&rest, &major, &m),
+            Ok(Some(rest.clone()))
         );
     }
 

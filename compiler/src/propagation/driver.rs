@@ -98,15 +98,16 @@ impl Tensors<'_> {
     }
 
     /// The value whose sharding group an update of tensor `id` is copied
-    /// to: the tensor itself, or for a function result the returned value
-    /// (as in Shardy, both sides of that edge update the value's group).
-    fn group_value(&self, id: TensorId) -> Value {
+    /// to: the tensor itself; none for a function result, which is no
+    /// value and belongs to no group (Shardy's `isFuncResult`).
+    fn group_value(&self, id: TensorId) -> Option<Value> {
         match (self, id) {
-            (Tensors::FuncResult { value, .. }, _) => *value,
-            (Tensors::Op { operands, .. }, TensorId::Operand(k)) => operands[k],
-            (Tensors::Op { results, .. }, TensorId::Result(k)) => results[k],
-            (Tensors::Edge { sources, .. }, TensorId::Operand(k)) => sources[k],
-            (Tensors::Edge { owner, .. }, TensorId::Result(_)) => *owner,
+            (Tensors::FuncResult { .. }, TensorId::Result(_)) => None,
+            (Tensors::FuncResult { value, .. }, TensorId::Operand(_)) => Some(*value),
+            (Tensors::Op { operands, .. }, TensorId::Operand(k)) => Some(operands[k]),
+            (Tensors::Op { results, .. }, TensorId::Result(k)) => Some(results[k]),
+            (Tensors::Edge { sources, .. }, TensorId::Operand(k)) => Some(sources[k]),
+            (Tensors::Edge { owner, .. }, TensorId::Result(_)) => Some(*owner),
         }
     }
 
@@ -495,8 +496,8 @@ impl<'a> Run<'a> {
             state.provenance.record(slot, Some(&new), origin_of);
             state.set(slot, Some(new.clone()));
             notify(slot);
-            if !self.graph.groups.is_empty() {
-                for &member in self.graph.groups.members_of(edge.tensors.group_value(id)) {
+            if let Some(value) = edge.tensors.group_value(id) {
+                for &member in self.graph.groups.members_of(value) {
                     let member_slot = state.owner(Slot::Value(member));
                     if member_slot == slot {
                         continue;

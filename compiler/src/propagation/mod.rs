@@ -178,6 +178,16 @@ fn propagate_around_manual(
     let meshes = state::Meshes { defs: &defs };
     for (f, seeds) in module.funcs.iter_mut().zip(&seeds) {
         let mut seeds = seeds.clone();
+        // Every strategy starts by making each sharding group's members
+        // agree (Shardy's `syncGroupMemberShardings`).
+        for (v, from) in import::sync_groups(f)?.seeded {
+            seeds.push((
+                v,
+                Origin::Group {
+                    from: Slot::Value(from),
+                },
+            ));
+        }
         if !compact::is_compact(f) {
             let (compacted, map) = compact::compact(f)?;
             *f = compacted;
@@ -273,14 +283,6 @@ fn import_passes(module: &mut Module) -> Result<Vec<Vec<(crate::ir::Value, Origi
             func_seeds.push((
                 v,
                 Origin::Constraint {
-                    from: Slot::Value(from),
-                },
-            ));
-        }
-        for (v, from) in import::import_groups(f)? {
-            func_seeds.push((
-                v,
-                Origin::Group {
                     from: Slot::Value(from),
                 },
             ));

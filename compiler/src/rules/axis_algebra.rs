@@ -56,6 +56,31 @@ pub fn overlaps(a: &AxisRef, b: &AxisRef) -> bool {
     }
 }
 
+/// Whether the two references can appear in one sharding (Shardy's
+/// `AxisRefAttr::canCoexist`): other axes and full axes always can; two
+/// sub-axes of one axis can when both come from one way of splitting it
+/// into a mixed radix, e.g. on `"a"=6` `"a":(1)2` (the major 2 of 2x3)
+/// and `"a":(3)2` (the minor 2 of 3x2) cannot: no split of 6 has both.
+pub fn can_coexist(a: &AxisRef, b: &AxisRef) -> bool {
+    let (Some(x), Some(y)) = (a.sub, b.sub) else {
+        return true;
+    };
+    if a.name != b.name {
+        return true;
+    }
+    let (min_pre, max_pre) = (x.pre_size.min(y.pre_size), x.pre_size.max(y.pre_size));
+    let (x_next, y_next) = (x.pre_size * x.size, y.pre_size * y.size);
+    let (min_next, max_next) = (x_next.min(y_next), x_next.max(y_next));
+    if min_next > max_pre {
+        // They overlap: the shared part and both rests must be pieces of
+        // one split.
+        min_next % max_pre == 0 && max_pre % min_pre == 0 && max_next % min_next == 0
+    } else {
+        // Disjoint: the gap between them must be a piece too.
+        max_pre % min_next == 0
+    }
+}
+
 /// Whether `major` is immediately followed by `minor` within one axis, so
 /// that the two can be written as a single sub-axis.
 pub fn can_merge(major: &AxisRef, minor: &AxisRef) -> bool {
@@ -208,6 +233,23 @@ mod tests {
             ),
             vec![x]
         );
+    }
+
+    #[test]
+    fn coexistence_of_sub_axes() {
+        let sub = |m, k| AxisRef::sub("a", m, k);
+        // "a"=12: (1)2 and (2)3 split 12 as 2x3x2; (1)3 and (3)2 as 3x2x2.
+        assert!(can_coexist(&sub(1, 2), &sub(2, 3)));
+        assert!(can_coexist(&sub(1, 3), &sub(3, 2)));
+        // (1)2 and (3)2: the gap [2, 3) is no piece of a split.
+        assert!(!can_coexist(&sub(1, 2), &sub(3, 2)));
+        // Overlapping (1)4 and (2)6: shared (2)2 and rests (1)2, (4)3 fit.
+        assert!(can_coexist(&sub(1, 4), &sub(2, 6)));
+        // (1)4 and (2)3: 4 is not a multiple of the shared start's split.
+        assert!(!can_coexist(&sub(1, 4), &sub(2, 3)));
+        // Full axes and other axes always coexist.
+        assert!(can_coexist(&AxisRef::full("a"), &sub(3, 2)));
+        assert!(can_coexist(&AxisRef::sub("b", 1, 2), &sub(3, 2)));
     }
 
     #[test]

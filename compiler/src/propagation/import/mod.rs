@@ -1,7 +1,8 @@
 //! Passes before propagation, as Shardy's import pipeline runs them:
 //! calls into named computations (`calls`), removing mesh axes of size 1 from
 //! shardings, splitting constants per use, applying sharding constraints to
-//! their inputs, and importing sharding groups.
+//! their inputs, and importing sharding groups (`groups::sync_groups`
+//! runs at the start of every strategy, as in Shardy).
 
 pub mod calls;
 pub mod constant_split;
@@ -12,5 +13,5 @@ pub mod size_one_axes;
 pub use calls::import_calls;
 pub use constant_split::split_constants;
 pub use constraints::apply_constraints;
-pub use groups::import_groups;
+pub use groups::{sync_groups, GroupSync};
 pub use size_one_axes::remove_size_one_axes;

@@ -1,0 +1,25 @@
+//! Cases of `basic_propagation.mlir` and `propagation_pipeline.mlir` about
+//! what a sharding can say: sub-axes that cannot coexist, meshes written
+//! inline, maximal (single-device) shardings, and values propagation
+//! skips (tokens, dynamic shapes).
+
+use meshrun_compiler::propagation::Strategy;
+
+use crate::propagation_support::{expect, run_ok};
+
+/// `sub_axes_cannot_coexist`: on "w"=6 the result's "w":(3)2 (the minor 2
+/// of 3x2) and the argument's "w":(1)2 (the major 2 of 2x3) come from
+/// different splits of the axis, so one tensor cannot hold both: the cos
+/// takes the result's sub-axis only.
+#[test]
+fn sub_axes_from_different_splits_do_not_meet() {
+    let src = r#"module @m {
+  sdy.mesh @six = <["w"=6]>
+  func.func @main(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@six, [{"w":(1)2}, {}]>}) -> (tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@six, [{}, {"w":(3)2}]>}) {
+    %0 = stablehlo.cosine %arg0 : tensor<4x4xf32>
+    return %0 : tensor<4x4xf32>
+  }
+}"#;
+    let m = run_ok(src, Strategy::Basic);
+    expect(&m, &[("%0", r#"<@six, [{?}, {"w":(3)2, ?}]>"#)]);
+}
