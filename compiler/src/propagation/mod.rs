@@ -274,6 +274,7 @@ fn propagate_around_manual(
 /// values they gave a sharding and where it came from.
 fn import_passes(module: &mut Module) -> Result<Vec<Vec<(crate::ir::Value, Origin)>>, Diagnostic> {
     import::import_calls(module)?;
+    import::lift_inline_meshes(module);
     import::remove_size_one_axes(module);
     let mut seeds = Vec::with_capacity(module.funcs.len());
     for f in &mut module.funcs {

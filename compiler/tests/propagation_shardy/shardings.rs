@@ -23,3 +23,35 @@ fn sub_axes_from_different_splits_do_not_meet() {
     let m = run_ok(src, Strategy::Basic);
     expect(&m, &[("%0", r#"<@six, [{?}, {"w":(3)2, ?}]>"#)]);
 }
+
+/// `inlined_mesh` (full pipeline): a mesh written inside a sharding becomes
+/// the module mesh `@mesh`, and everything propagated refers to it.
+#[test]
+fn an_inline_mesh_becomes_a_named_one() {
+    let src = r#"module @m {
+  func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<mesh<["u"=2, "v"=4]>, [{"u"}, {"v"}]>}, %arg1: tensor<8x16xf32>, %arg2: tensor<16x4xf32>) -> tensor<8x4xf32> {
+    %0 = stablehlo.subtract %arg0, %arg1 : tensor<8x16xf32>
+    %1 = stablehlo.dot_general %0, %arg2, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+}"#;
+    let m = run_ok(src, Strategy::Full);
+    let meshes: Vec<String> = m
+        .meshes
+        .iter()
+        .map(|d| format!("@{} = {}", d.name, d.mesh))
+        .collect();
+    assert_eq!(meshes, [r#"@mesh = <["u"=2, "v"=4]>"#]);
+    let both = r#"<@mesh, [{"u"}, {"v"}]>"#;
+    expect(
+        &m,
+        &[
+            ("%arg0", both),
+            ("%arg1", both),
+            ("%arg2", r#"<@mesh, [{"v"}, {}]>"#),
+            ("%0", both),
+            ("%1", r#"<@mesh, [{"u"}, {}]>"#),
+            ("result0", r#"<@mesh, [{"u"}, {}]>"#),
+        ],
+    );
+}
