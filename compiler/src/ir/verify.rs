@@ -17,7 +17,7 @@ use crate::ir::module::{Function, Module, OpData, OpId, Value, ValueDef};
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
 use crate::ops::RegionTypes;
-use crate::sharding::TensorSharding;
+use crate::sharding::{MeshRef, TensorSharding};
 
 mod call_graph;
 mod manual;
@@ -166,7 +166,7 @@ impl<'a> FunctionChecker<'a> {
                 &attrs.sharding,
                 f.args.get(i).and_then(|&v| self.value_type(v)),
             ) {
-                if let Some(msg) = sharding_rank_mismatch(s, ty) {
+                if let Some(msg) = sharding_rank_mismatch(self.module, s, ty) {
                     self.error(
                         DiagKind::Sharding,
                         f.pos,
@@ -180,7 +180,7 @@ impl<'a> FunctionChecker<'a> {
                 self.func_error(format!("result {i} {msg}"));
             }
             if let Some(s) = f.result_attrs.get(i).and_then(|a| a.sharding.as_ref()) {
-                if let Some(msg) = sharding_rank_mismatch(s, ty) {
+                if let Some(msg) = sharding_rank_mismatch(self.module, s, ty) {
                     self.error(
                         DiagKind::Sharding,
                         f.pos,
@@ -445,7 +445,7 @@ impl<'a> FunctionChecker<'a> {
             return;
         }
         for (i, (s, ty)) in shardings.iter().zip(results).enumerate() {
-            if let Some(msg) = sharding_rank_mismatch(s, ty) {
+            if let Some(msg) = sharding_rank_mismatch(self.module, s, ty) {
                 self.op_error(op, DiagKind::Sharding, format!("result {i}: {msg}"));
             }
         }
@@ -523,8 +523,14 @@ fn negative_dim(ty: &TensorType) -> Option<String> {
 }
 
 /// `Some(why)` unless `s` has one dimension sharding per dimension of `ty`.
-fn sharding_rank_mismatch(s: &TensorSharding, ty: &TensorType) -> Option<String> {
-    (s.dims.len() != ty.rank()).then(|| {
+/// A sharding on a maximal mesh has none whatever the rank (the sharding
+/// validator checks it).
+fn sharding_rank_mismatch(m: &Module, s: &TensorSharding, ty: &TensorType) -> Option<String> {
+    let maximal = match &s.mesh {
+        MeshRef::Symbol(name) => m.mesh(name).is_some_and(|d| d.mesh.is_maximal()),
+        MeshRef::Inline(mesh) => mesh.is_maximal(),
+    };
+    (!maximal && s.dims.len() != ty.rank()).then(|| {
         format!(
             "sharding {s} has {} dimension shardings but {ty} has rank {}",
             s.dims.len(),

@@ -387,6 +387,11 @@ impl<'a> Run<'a> {
             return Ok(false);
         };
         let mesh = common.mesh();
+        if mesh.is_maximal() {
+            // A maximal sharding marks a value for one device (a host
+            // transfer, a callback): Shardy never propagates it.
+            return Ok(false);
+        }
         let at = |e: &dyn std::fmt::Display| {
             let what = edge
                 .op

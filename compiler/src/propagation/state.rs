@@ -32,7 +32,8 @@ impl<'m> Meshes<'m> {
 
     /// The mesh every given sharding uses (Shardy's `getCommonMeshName`):
     /// `None` when no tensor has a sharding or two use different meshes.
-    /// Meshes without axes are compatible with any other mesh.
+    /// An empty mesh (no axes, no devices) is compatible with any other
+    /// mesh; a maximal one (no axes, one device) is a mesh of its own.
     pub fn common<'a>(
         &self,
         shardings: impl IntoIterator<Item = Option<&'a TensorSharding>>,
@@ -48,8 +49,8 @@ impl<'m> Meshes<'m> {
             match &found {
                 None => found = Some(this),
                 Some(f) if f.same_as(&this) || f.mesh() == this.mesh() => {}
-                Some(f) if this.mesh().axes.is_empty() && !f.mesh().axes.is_empty() => {}
-                Some(f) if f.mesh().axes.is_empty() => found = Some(this),
+                Some(f) if f.mesh().is_empty() => found = Some(this),
+                Some(_) if this.mesh().is_empty() => {}
                 Some(_) => return None,
             }
         }

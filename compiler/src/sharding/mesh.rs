@@ -41,6 +41,18 @@ impl Mesh {
         self.axes.iter().map(|a| a.size).product()
     }
 
+    /// Shardy's maximal mesh: no axes and exactly one device id (a value
+    /// on it lives on that one device).
+    pub fn is_maximal(&self) -> bool {
+        self.axes.is_empty() && self.device_ids.as_ref().is_some_and(|ids| ids.len() == 1)
+    }
+
+    /// Shardy's empty mesh: no axes and no device ids, a placeholder that
+    /// any other mesh may replace.
+    pub fn is_empty(&self) -> bool {
+        self.axes.is_empty() && self.device_ids.as_ref().is_none_or(|ids| ids.is_empty())
+    }
+
     pub fn axis(&self, name: &str) -> Option<&MeshAxis> {
         self.axes.iter().find(|a| a.name == name)
     }

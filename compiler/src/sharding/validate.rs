@@ -244,7 +244,7 @@ fn mesh_label(r: &MeshRef) -> String {
 /// A mesh with no axes and exactly one explicit device id: Shardy's
 /// "maximal" mesh (the value lives on that one device).
 pub fn is_maximal_mesh(mesh: &Mesh) -> bool {
-    mesh.axes.is_empty() && mesh.device_ids.as_ref().is_some_and(|ids| ids.len() == 1)
+    mesh.is_maximal()
 }
 
 /// Shardy's mesh order on axis references: by the axis's position in the

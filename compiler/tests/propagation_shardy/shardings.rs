@@ -55,3 +55,58 @@ fn an_inline_mesh_becomes_a_named_one() {
         ],
     );
 }
+
+/// `maximal_mesh_not_replaced`: an argument on a maximal mesh (no axes,
+/// one device) is on another mesh than its partner, so nothing
+/// propagates through the op they meet in, and the maximal sharding stays.
+#[test]
+fn a_maximal_sharding_meets_nothing() {
+    let src = r#"module @m {
+  sdy.mesh @one = <[], device_ids=[3]>
+  sdy.mesh @grid = <["x"=2, "y"=2]>
+  func.func @main(%arg0: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@grid, [{"x"}, {"y"}]>}, %arg1: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@one, []>}) -> tensor<4x16xf32> {
+    %0 = stablehlo.multiply %arg0, %arg1 : tensor<4x16xf32>
+    return %0 : tensor<4x16xf32>
+  }
+}"#;
+    for strategy in [Strategy::Basic, Strategy::OpPriority] {
+        let m = run_ok(src, strategy);
+        expect(
+            &m,
+            &[
+                ("%arg1", "<@one, []>"),
+                ("%0", "none"),
+                ("result0", "none"),
+            ],
+        );
+    }
+}
+
+/// `do_not_propagate_along_maximal_mesh`, with meshrun's ops: a value
+/// marked for one device (there a `recv`, here a negate) neither gives its
+/// sharding to its users nor takes theirs; the users still take the
+/// function result's sharding.
+#[test]
+fn propagation_does_not_follow_a_maximal_sharding() {
+    let src = r#"module @m {
+  sdy.mesh @one = <[], device_ids=[0]>
+  sdy.mesh @grid = <["x"=2, "y"=2]>
+  func.func @main(%arg0: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@grid, [{"x"}, {"y"}]>}) -> (tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@grid, [{"y"}, {"x"}]>}) {
+    %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@one, []>]>} : tensor<4x16xf32>
+    %1 = stablehlo.abs %0 : tensor<4x16xf32>
+    %2 = stablehlo.add %1, %1 : tensor<4x16xf32>
+    return %2 : tensor<4x16xf32>
+  }
+}"#;
+    let m = run_ok(src, Strategy::Basic);
+    let cols = r#"<@grid, [{"y", ?}, {"x", ?}]>"#;
+    expect(
+        &m,
+        &[
+            ("%0", "<@one, []>"),
+            ("%1", cols),
+            ("%2", cols),
+            ("%arg0", r#"<@grid, [{"x"}, {"y"}]>"#),
+        ],
+    );
+}
