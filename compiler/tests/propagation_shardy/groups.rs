@@ -10,7 +10,9 @@ use meshrun_compiler::Module;
 use crate::propagation_support::{expect, run_ok};
 
 fn module(func: &str) -> String {
-    format!("module @m {{\n  sdy.mesh @mesh = <[\"p\"=2, \"q\"=2, \"r\"=2, \"s\"=2]>\n  {func}\n}}\n")
+    format!(
+        "module @m {{\n  sdy.mesh @mesh = <[\"p\"=2, \"q\"=2, \"r\"=2, \"s\"=2]>\n  {func}\n}}\n"
+    )
 }
 
 /// The printed form of every op of the entry function, in order.
@@ -210,7 +212,12 @@ fn a_fully_open_member_takes_the_others_sharding() {
     let rows = r#"constraint <@mesh, [{"p"}, {?}]>"#;
     assert_eq!(
         ops(&m),
-        [rows.to_string(), "group 0".into(), rows.into(), "group 0".into()]
+        [
+            rows.to_string(),
+            "group 0".into(),
+            rows.into(),
+            "group 0".into()
+        ]
     );
 }
 

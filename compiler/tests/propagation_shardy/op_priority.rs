@@ -140,3 +140,54 @@ fn ops_outside_the_early_schedules_still_propagate() {
         ],
     );
 }
+
+/// `defer_forward_propagation_for_multi_use_dynamic_slice`: a dynamic
+/// slice counts as a pass-through op (forward only) in the first
+/// schedules; its result has two users, so its row sharding waits, and the
+/// result's column sharding reaches both users first.
+#[test]
+fn multi_use_dynamic_slice_does_not_push_its_sharding_first() {
+    let src = module(
+        r#"func.func @main(%arg0: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@grid, [{"x"}, {}]>}, %arg1: tensor<i32>, %arg2: tensor<i32>) -> (tensor<16x4xf32> {sdy.sharding = #sdy.sharding<@grid, [{}, {"x"}]>}) {
+    %0 = stablehlo.dynamic_slice %arg0, %arg1, %arg2, sizes = [16, 4] : (tensor<16x32xf32>, tensor<i32>, tensor<i32>) -> tensor<16x4xf32>
+    %1 = stablehlo.multiply %0, %0 : tensor<16x4xf32>
+    %2 = stablehlo.subtract %0, %0 : tensor<16x4xf32>
+    %3 = stablehlo.add %1, %2 : tensor<16x4xf32>
+    return %3 : tensor<16x4xf32>
+  }"#,
+    );
+    let m = run_ok(&src, Strategy::OpPriority);
+    let cols = r#"<@grid, [{?}, {"x", ?}]>"#;
+    expect(
+        &m,
+        &[
+            ("%0", r#"<@grid, [{"x", ?}, {?}]>"#),
+            ("%1", cols),
+            ("%2", cols),
+            ("%3", cols),
+        ],
+    );
+}
+
+/// `defer_backwards_propagation_dynamic_slice`: a dynamic slice never
+/// propagates backward in the first schedules, so its result's rows do
+/// not reach the argument before the add's columns do.
+#[test]
+fn dynamic_slice_does_not_propagate_backward_first() {
+    let src = module(
+        r#"func.func @main(%arg0: tensor<16x32xf32>, %arg1: tensor<i32>, %arg2: tensor<i32>) -> (tensor<16x4xf32> {sdy.sharding = #sdy.sharding<@grid, [{"y"}, {}]>}, tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@grid, [{}, {"y"}]>}) {
+    %0 = stablehlo.dynamic_slice %arg0, %arg1, %arg2, sizes = [16, 4] : (tensor<16x32xf32>, tensor<i32>, tensor<i32>) -> tensor<16x4xf32>
+    %1 = stablehlo.negate %arg0 : tensor<16x32xf32>
+    return %0, %1 : tensor<16x4xf32>, tensor<16x32xf32>
+  }"#,
+    );
+    let m = run_ok(&src, Strategy::OpPriority);
+    expect(
+        &m,
+        &[
+            ("%arg0", r#"<@grid, [{?}, {"y", ?}]>"#),
+            ("%0", r#"<@grid, [{"y", ?}, {?}]>"#),
+            ("%1", r#"<@grid, [{?}, {"y", ?}]>"#),
+        ],
+    );
+}

@@ -73,11 +73,7 @@ fn a_maximal_sharding_meets_nothing() {
         let m = run_ok(src, strategy);
         expect(
             &m,
-            &[
-                ("%arg1", "<@one, []>"),
-                ("%0", "none"),
-                ("result0", "none"),
-            ],
+            &[("%arg1", "<@one, []>"), ("%0", "none"), ("result0", "none")],
         );
     }
 }
