@@ -165,9 +165,9 @@ fn bad_constraints_and_groups_are_errors() {
     );
     assert_error(
         &module(
-            r#"    %0 = stablehlo.tanh %arg1 : tensor<16x16xf32>
+            r#"    %0 = stablehlo.reshape %arg1 : (tensor<8x16xf32>) -> tensor<16x8xf32>
     sdy.sharding_group %arg0 group_id=1 : tensor<8x16xf32>
-    sdy.sharding_group %0 group_id=1 : tensor<16x16xf32>
+    sdy.sharding_group %0 group_id=1 : tensor<16x8xf32>
     return %arg0 : tensor<8x16xf32>"#,
         ),
         6,
