@@ -12,6 +12,11 @@ use meshrun_compiler::ir::TensorType;
 use meshrun_compiler::sharding::layout::{DeviceSlice, TensorLayout};
 use meshrun_compiler::sharding::{Mesh, TensorSharding};
 
+/// The largest mesh whose blocks are drawn: a picture of more devices is
+/// unreadable, and listing them would take time and memory that grow
+/// with the mesh (a mesh may have 2^63 devices).
+pub const MAX_DRAWN_DEVICES: i64 = 4096;
+
 /// A multi-line description of `sharding` on a tensor of type `ty`: the
 /// sharding, the mesh, local shape and padding, and the block picture.
 pub fn describe_sharding(
@@ -46,6 +51,14 @@ pub fn describe_sharding(
         shape_str(&layout.local_shape()),
         padding_note(&layout)
     );
+    if mesh.num_devices() > MAX_DRAWN_DEVICES {
+        let _ = writeln!(
+            out,
+            "  (no picture: the mesh has {} devices; show draws meshes of up to {MAX_DRAWN_DEVICES})",
+            mesh.num_devices()
+        );
+        return out;
+    }
     let slices = layout.slices();
     match ty.rank() {
         0 => out.push_str(&grid(&[vec![devices_of(&slices, |_| true)]], &[], &[])),
@@ -88,11 +101,17 @@ fn padding_note(layout: &TensorLayout) -> String {
 
 /// Devices (sorted) whose slice satisfies `pred`, as `0,1,4`.
 fn devices_of(slices: &[DeviceSlice], pred: impl Fn(&DeviceSlice) -> bool) -> String {
-    let mut ids: Vec<i64> = slices
+    let ids: Vec<i64> = slices
         .iter()
         .filter(|s| pred(s))
         .map(|s| s.device)
         .collect();
+    id_list(&ids)
+}
+
+/// Device ids, sorted, as `0,1,4`.
+fn id_list(ids: &[i64]) -> String {
+    let mut ids = ids.to_vec();
     ids.sort_unstable();
     ids.iter()
         .map(|d| d.to_string())
@@ -108,14 +127,20 @@ fn grid_2d(layout: &TensorLayout, slices: &[DeviceSlice], shape: &[i64]) -> Stri
     } else {
         (dims[0].shards, dims[1].shards)
     };
+    // Devices by block, so each cell is one lookup.
+    let mut by_block: BTreeMap<(i64, i64), Vec<i64>> = BTreeMap::new();
+    for s in slices {
+        let key = match s.shard[..] {
+            [c] => (0, c),
+            [r, c] => (r, c),
+            _ => continue,
+        };
+        by_block.entry(key).or_default().push(s.device);
+    }
     let cell = |r: i64, c: i64| {
-        devices_of(slices, |s| {
-            if s.shard.len() == 1 {
-                s.shard[0] == c
-            } else {
-                s.shard[0] == r && s.shard[1] == c
-            }
-        })
+        by_block
+            .get(&(r, c))
+            .map_or(String::new(), |ids| id_list(ids))
     };
     let cells: Vec<Vec<String>> = (0..rows)
         .map(|r| (0..cols).map(|c| cell(r, c)).collect())

@@ -8,6 +8,7 @@ use meshrun_compiler::partition::partition;
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, TensorSharding};
 use meshrun_compiler::text::parse_module;
+use meshrun_compiler::SrcPos;
 
 fn module(text: &str) -> Module {
     parse_module(text).expect("test module parses")
@@ -244,6 +245,7 @@ fn rust_built_program_partitions() {
             name: "mesh".into(),
             mesh: Mesh::new(&[("x", 4)]),
             attrs: None,
+            pos: SrcPos::UNKNOWN,
         }],
         funcs: vec![f],
     };

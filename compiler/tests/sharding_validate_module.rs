@@ -26,6 +26,7 @@ fn mesh_def(name: &str, mesh: Mesh) -> MeshDef {
         name: name.into(),
         mesh,
         attrs: None,
+        pos: SrcPos::UNKNOWN,
     }
 }
 

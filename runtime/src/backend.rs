@@ -73,6 +73,18 @@ pub trait Backend: Sync {
         Ok(())
     }
 
+    /// The most devices one run may have; a program on more is refused
+    /// before anything is allocated (see [`crate::capacity`]).
+    fn max_devices(&self) -> usize {
+        usize::MAX
+    }
+
+    /// The memory of one device in bytes, the bound on each local block
+    /// (`None`: unknown, not checked).
+    fn device_memory_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// Put a host tensor on device `device`.
     fn upload(&self, device: i64, t: HostTensor) -> Result<Self::Buffer, RuntimeError>;
 

@@ -86,6 +86,12 @@ pub enum RuntimeError {
     #[error("{0}")]
     Program(String),
 
+    /// The program needs more devices or memory than the backend or this
+    /// machine has; found before anything was allocated (see
+    /// [`crate::capacity`]).
+    #[error("{}", with_pos(.pos, .message))]
+    TooLarge { pos: SrcPos, message: String },
+
     /// An input or output could not be split into, or rebuilt from, the
     /// per-device blocks of its sharding.
     #[error("{what} {index}: {message}")]
@@ -95,6 +101,15 @@ pub enum RuntimeError {
         index: usize,
         message: String,
     },
+}
+
+/// `12:5: message`, or the message alone when the position is unknown.
+fn with_pos(pos: &SrcPos, message: &str) -> String {
+    if pos.is_known() {
+        format!("{pos}: {message}")
+    } else {
+        message.to_string()
+    }
 }
 
 /// Where an op is: `12:5: @main` when it was parsed, `@main, op 3` (its

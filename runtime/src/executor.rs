@@ -161,6 +161,10 @@ impl<'p> Executor<'p> {
     ) -> Result<Placed<B::Buffer>, RuntimeError> {
         self.check_inputs(inputs)?;
         let p = self.program;
+        crate::capacity::program_fits_backend(p, backend).map_err(|e| RuntimeError::TooLarge {
+            pos: meshrun_compiler::SrcPos::UNKNOWN,
+            message: e.message,
+        })?;
         backend.prepare(&p.devices)?;
         let n = p.num_devices();
         let mut per_device: Vec<Vec<B::Buffer>> = (0..n).map(|_| Vec::new()).collect();

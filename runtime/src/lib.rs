@@ -20,6 +20,8 @@
 //!   is checked against;
 //! - [`npy`] — `.npy` files to and from host tensors;
 //! - [`blocks`] — copying boxes between row-major tensors;
+//! - [`capacity`] — whether a program fits the backend and the host,
+//!   checked before anything is allocated;
 //! - [`testgen`] — random sharded programs for differential tests;
 //! - [`error`] — `RuntimeError`;
 //! - `mpi` (feature `mpi`) — the MPI backend: one process per device
@@ -27,6 +29,7 @@
 
 pub mod backend;
 pub mod blocks;
+pub mod capacity;
 pub mod comm_bench;
 pub mod compare;
 pub mod cpu;

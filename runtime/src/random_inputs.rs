@@ -10,6 +10,8 @@
 use meshrun_compiler::ir::{Scalar, TensorType};
 use meshrun_kernels::{with_array, HostElem, HostTensor};
 
+use crate::capacity::{host_memory_bytes, human_bytes};
+
 /// SplitMix64: small, fast, and good enough for test data.
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);
@@ -41,6 +43,14 @@ impl SplitMix64 {
 /// Random input number `index` of type `ty` for `seed`.
 pub fn random_tensor(ty: &TensorType, seed: u64, index: usize) -> Result<HostTensor, String> {
     let mut rng = SplitMix64::new(seed ^ (index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+    if let (Some(memory), bytes) = (host_memory_bytes(), ty.checked_byte_size()) {
+        if bytes.is_none_or(|b| b as u64 > memory) {
+            return Err(format!(
+                "input {index} ({ty}) does not fit in this machine's memory ({})",
+                human_bytes(memory as u128)
+            ));
+        }
+    }
     let mut t = HostTensor::zeros(ty).map_err(|e| e.to_string())?;
     let float = ty.elem.is_float();
     let boolean = ty.elem.is_bool();

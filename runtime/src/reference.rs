@@ -13,6 +13,7 @@ use std::rc::Rc;
 use meshrun_compiler::ir::{Function, Module, OpData, OpId, OpKind, Region, TensorType, Value};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
+use crate::capacity::{self, host_memory_bytes};
 use crate::error::RuntimeError;
 
 /// Calls nested deeper than this are reported instead of overflowing the
@@ -31,6 +32,14 @@ pub fn run_function(
         .func(func)
         .ok_or_else(|| RuntimeError::UnknownFunction(func.to_string()))?;
     check_inputs(f, inputs)?;
+    // Every value is held whole: refuse what this machine cannot hold
+    // before allocating any of it.
+    capacity::module_fits(module, "reference", usize::MAX, host_memory_bytes(), true).map_err(
+        |d| RuntimeError::TooLarge {
+            pos: d.pos,
+            message: d.message,
+        },
+    )?;
     let interp = Interpreter { module, par };
     let args = inputs.iter().map(Slot::Input).collect();
     let results = interp.run(f, args, 0)?;

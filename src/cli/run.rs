@@ -27,7 +27,9 @@ use serde_json::{json, Value};
 use meshrun::compiler::ir::TensorType;
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::compiler::Module;
+use meshrun::compiler::{DiagKind, Diagnostic, SrcPos};
 use meshrun::load::{load_file, LoadError};
+use meshrun::runtime::capacity::{module_fits_backend, program_fits_backend};
 use meshrun::runtime::compare::{compare, rtol_for, Diff};
 use meshrun::runtime::npy::{read_npy_as, write_npy};
 use meshrun::runtime::pipeline::{compile_with, run_reference, with_source};
@@ -122,12 +124,21 @@ fn run_on<B: Backend>(backend: &B, file: &Path, args: &RunArgs) -> anyhow::Resul
         bail!("--repeat must be at least 1");
     }
     let module = load_file(file)?;
+    let invalid = |diag| LoadError::Invalid {
+        path: file.to_path_buf(),
+        diag,
+    };
+    // Sizes first: nothing is allocated for a program that cannot fit.
+    module_fits_backend(&module, backend, args.check).map_err(invalid)?;
+    let program = compile_with(&module, &propagation_options(args)).map_err(invalid)?;
+    program_fits_backend(&program.device, backend).map_err(|e| {
+        let pos = e
+            .step
+            .and_then(|s| program.global.steps.get(s))
+            .map_or(SrcPos::UNKNOWN, |s| s.cause.pos);
+        invalid(Diagnostic::new(DiagKind::Unsupported, pos, e.message))
+    })?;
     let inputs = read_inputs(file, &module, args)?;
-    let program =
-        compile_with(&module, &propagation_options(args)).map_err(|diag| LoadError::Invalid {
-            path: file.to_path_buf(),
-            diag,
-        })?;
     let exec = Executor::new(&program.device)?;
     let placed = exec.place(backend, &inputs)?;
     let opts = ExecOptions::default();
@@ -250,12 +261,12 @@ fn run_ranks<B: meshrun::runtime::mpi::session::RankBackend>(
             bail!("--repeat must be at least 1");
         }
         let module = load_file(file)?;
-        let program = compile_with(&module, &propagation_options(args)).map_err(|diag| {
-            LoadError::Invalid {
-                path: file.to_path_buf(),
-                diag,
-            }
-        })?;
+        let invalid = |diag| LoadError::Invalid {
+            path: file.to_path_buf(),
+            diag,
+        };
+        module_fits_backend(&module, backend, args.check).map_err(invalid)?;
+        let program = compile_with(&module, &propagation_options(args)).map_err(invalid)?;
         mpi.local_device(&program.device.devices)?;
         // Drawn inputs are drawn whole on every rank; files are read block
         // by block, and whole only by rank 0 for the check.

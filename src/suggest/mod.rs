@@ -152,6 +152,7 @@ fn with_mesh(mut module: Module, mesh: Option<&Mesh>) -> Result<Module, SuggestE
             name: "mesh".into(),
             mesh: mesh.clone(),
             attrs: None,
+            pos: meshrun_compiler::SrcPos::UNKNOWN,
         }),
         Some(def) if def.mesh == *mesh => return Ok(module),
         Some(def) => {

@@ -127,6 +127,18 @@ impl TensorType {
         self.num_elements() * self.elem.byte_size() as i64
     }
 
+    /// The number of elements, `None` when it overflows `i64`.
+    pub fn checked_num_elements(&self) -> Option<i64> {
+        self.shape.iter().try_fold(1i64, |n, &d| n.checked_mul(d))
+    }
+
+    /// The size in bytes, `None` when it overflows `i64` (no allocation
+    /// could hold such a tensor; the parser rejects its type).
+    pub fn checked_byte_size(&self) -> Option<i64> {
+        self.checked_num_elements()?
+            .checked_mul(self.elem.byte_size() as i64)
+    }
+
     pub fn with_shape(&self, shape: impl Into<Vec<i64>>) -> TensorType {
         TensorType::new(shape, self.elem)
     }

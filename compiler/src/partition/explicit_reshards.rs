@@ -31,6 +31,7 @@ use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
 use crate::partition::global::{Cause, GStep, GStepKind, GValue, GValueId, GlobalProgram};
 use crate::partition::hoist::hoist_reshards;
 use crate::partition::inline::inlined_entry;
+use crate::partition::limits::check_mesh_devices;
 use crate::sharding::validate::{is_maximal_mesh, sort_in_mesh_order, validate_sharding};
 use crate::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 
@@ -108,12 +109,16 @@ pub(crate) struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new(module: &'a Module, f: &'a Function) -> Result<Builder<'a>, Diagnostic> {
+        for m in &module.meshes {
+            check_mesh_devices(&format!("mesh @{}", m.name), &m.mesh, m.pos)?;
+        }
         let mut meshes = module.meshes.clone();
         if meshes.is_empty() {
             meshes.push(MeshDef {
                 name: SINGLE_DEVICE_MESH.into(),
                 mesh: Mesh::new(&[]),
                 attrs: None,
+                pos: SrcPos::UNKNOWN,
             });
         }
         let prog = GlobalProgram {
@@ -226,6 +231,7 @@ impl<'a> Builder<'a> {
             name: name.clone(),
             mesh: mesh.clone(),
             attrs: None,
+            pos: SrcPos::UNKNOWN,
         });
         name
     }
@@ -256,7 +262,10 @@ impl<'a> Builder<'a> {
                 }
                 n.clone()
             }
-            MeshRef::Inline(m) => self.intern_mesh(m),
+            MeshRef::Inline(m) => {
+                check_mesh_devices(&format!("the inline mesh of {what}"), m, pos)?;
+                self.intern_mesh(m)
+            }
         };
         let mesh = self.mesh(&name).cloned().unwrap_or_default();
         if is_maximal_mesh(&mesh) {

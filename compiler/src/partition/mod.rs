@@ -31,6 +31,7 @@ pub mod explicit_reshards;
 pub mod global;
 pub mod hoist;
 pub mod inline;
+pub mod limits;
 pub mod manual;
 mod op_reshards;
 mod structure;

@@ -21,6 +21,7 @@
 use std::collections::HashMap;
 
 use crate::partition::groups::{device_groups, group_ranks};
+use crate::partition::limits::MAX_REMAP_ENTRIES;
 use crate::sharding::layout::TensorLayout;
 use crate::sharding::{AxisRef, Mesh};
 
@@ -127,6 +128,19 @@ pub fn plan_remap(
         srcs.push(Src { block, own, groups });
     }
     let position: HashMap<i64, usize> = devices.iter().enumerate().map(|(i, &d)| (d, i)).collect();
+    // The plan has an entry per device and result element, and a range
+    // per device and block shift: bounded, so absurd sizes are an error
+    // (or, for a reshard, a reason to keep whole-block collectives).
+    let too_large = || {
+        format!(
+            "a remap of dimension {dim} on {} devices needs a table larger than the partitioner handles ({MAX_REMAP_ENTRIES} entries)",
+            devices.len()
+        )
+    };
+    let entries = |rows: i64| i64::try_from(devices.len()).ok()?.checked_mul(rows);
+    if entries(r_dim.local).is_none_or(|n| n > MAX_REMAP_ENTRIES) {
+        return Err(too_large());
+    }
 
     // First pass: what each device needs.
     enum Need {
@@ -137,6 +151,7 @@ pub fn plan_remap(
     let mut needs: Vec<Vec<Need>> = Vec::with_capacity(devices.len());
     // (source, shift) -> per receiving device position, [lo, hi].
     let mut ranges: Vec<((usize, i64), PerDeviceRange)> = Vec::new();
+    let mut slot_of: HashMap<(usize, i64), usize> = HashMap::new();
     for (p, &t) in devices.iter().enumerate() {
         let r = *result
             .shard_index(t)
@@ -163,10 +178,14 @@ pub fn plan_remap(
                 continue;
             }
             row.push(Need::Halo(s, shift, i));
-            let slot = match ranges.iter().position(|(key, _)| *key == (s, shift)) {
-                Some(x) => x,
+            let slot = match slot_of.get(&(s, shift)) {
+                Some(&x) => x,
                 None => {
+                    if entries(ranges.len() as i64 + 1).is_none_or(|n| n > MAX_REMAP_ENTRIES) {
+                        return Err(too_large());
+                    }
                     ranges.push(((s, shift), vec![None; devices.len()]));
+                    slot_of.insert((s, shift), ranges.len() - 1);
                     ranges.len() - 1
                 }
             };
@@ -234,10 +253,7 @@ pub fn plan_remap(
                     Need::Fill => Pick::Fill,
                     Need::Local(source, index) => Pick::Local { source, index },
                     Need::Halo(s, shift, i) => {
-                        let round = ranges
-                            .iter()
-                            .position(|(key, _)| *key == (s, shift))
-                            .unwrap_or(0);
+                        let round = slot_of.get(&(s, shift)).copied().unwrap_or(0);
                         Pick::Received {
                             round,
                             index: i - recv_start[round][p],

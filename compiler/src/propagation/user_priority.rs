@@ -95,6 +95,7 @@ pub fn restore(state: &mut FuncState, held: &[(Slot, TensorSharding)], p: i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::SrcPos;
     use crate::sharding::{Mesh, MeshDef};
 
     #[test]
@@ -103,6 +104,7 @@ mod tests {
             name: "mesh".into(),
             mesh: Mesh::new(&[("a", 2), ("b", 2), ("c", 2)]),
             attrs: None,
+            pos: SrcPos::UNKNOWN,
         }];
         let meshes = Meshes { defs: &defs };
         let dim = |axes: &[&str], closed: bool, p: Option<i64>| DimSharding {

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::diag::SrcPos;
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MeshAxis {
     pub name: String,
@@ -132,6 +134,8 @@ pub struct MeshDef {
     /// A trailing attribute dictionary (JAX writes `{stablehlo.mesh = ...}`),
     /// kept verbatim including braces.
     pub attrs: Option<String>,
+    /// Where it is defined (compares equal to every position).
+    pub pos: SrcPos,
 }
 
 #[cfg(test)]

@@ -575,14 +575,14 @@ pub fn validate_module(module: &Module) -> Result<(), Diagnostic> {
         if !names.insert(def.name.as_str()) {
             return Err(Diagnostic::new(
                 DiagKind::Sharding,
-                SrcPos::UNKNOWN,
+                def.pos,
                 format!("mesh @{} is defined twice", def.name),
             ));
         }
         validate_mesh(&def.mesh).map_err(|e| {
             Diagnostic::new(
                 DiagKind::Sharding,
-                SrcPos::UNKNOWN,
+                def.pos,
                 format!("invalid mesh @{}: {e}", def.name),
             )
         })?;

@@ -123,7 +123,12 @@ impl<'s> Cursor<'s> {
             None
         };
         self.generic_op_tail(NAME)?;
-        Ok(MeshDef { name, mesh, attrs })
+        Ok(MeshDef {
+            name,
+            mesh,
+            attrs,
+            pos,
+        })
     }
 
     /// `[{...}, {...}]` of `arg_attrs` / `res_attrs`.

@@ -186,7 +186,19 @@ fn parse_tensor_body(body: &str) -> Result<TensorType, (usize, DiagKind, String)
         ));
     }
     match ElemType::from_name(name) {
-        Some(elem) => Ok(TensorType::new(shape, elem)),
+        Some(elem) => {
+            let ty = TensorType::new(shape, elem);
+            // Every size computed later (elements, bytes, local blocks)
+            // then fits in an i64.
+            if ty.checked_byte_size().is_none() {
+                return Err((
+                    0,
+                    DiagKind::Unsupported,
+                    format!("{ty} is too large: its size in bytes does not fit in 64 bits"),
+                ));
+            }
+            Ok(ty)
+        }
         None if name.is_empty() => Err((i, DiagKind::Syntax, "expected an element type in tensor type".into())),
         None if is_mlir_elem_type(name) => Err((
             i,

@@ -292,6 +292,7 @@ impl<'s> Cursor<'s> {
 
     /// `sdy.mesh @name = <...> [{attrs}] [loc(...)]`.
     fn parse_mesh_def(&mut self) -> PResult<MeshDef> {
+        let pos = self.pos();
         self.bump(); // sdy.mesh
         let name = self.parse_symbol("sdy.mesh")?;
         self.expect(Tok::Equal, "sdy.mesh")?;
@@ -305,7 +306,12 @@ impl<'s> Cursor<'s> {
             None
         };
         self.skip_loc()?;
-        Ok(MeshDef { name, mesh, attrs })
+        Ok(MeshDef {
+            name,
+            mesh,
+            attrs,
+            pos,
+        })
     }
 
     /// `func.func [public|private] @name(args) [-> results] [attributes {...}]

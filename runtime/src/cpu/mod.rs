@@ -123,12 +123,27 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
+/// The most simulated devices of one run: each is a thread blocked in
+/// collectives until its peers arrive, and with a thousand threads a
+/// trivial program already takes 15 s on two cores (4096: over 100 s),
+/// the time going to scheduling them.
+pub const MAX_SIMULATED_DEVICES: usize = 1024;
+
 impl Backend for CpuBackend {
     type Buffer = CpuBuffer;
     type Device = CpuDevice;
 
     fn name(&self) -> &'static str {
         "cpu"
+    }
+
+    fn max_devices(&self) -> usize {
+        MAX_SIMULATED_DEVICES
+    }
+
+    /// The devices share the host's memory.
+    fn device_memory_bytes(&self) -> Option<u64> {
+        crate::capacity::host_memory_bytes()
     }
 
     fn upload(&self, _device: i64, t: HostTensor) -> Result<CpuBuffer, RuntimeError> {

@@ -228,6 +228,11 @@ impl Backend for CudaBackend {
         "cuda"
     }
 
+    /// The smallest GPU's memory (mesh devices sharing a GPU share it).
+    fn device_memory_bytes(&self) -> Option<u64> {
+        self.gpus.iter().map(|g| g.info.memory_bytes as u64).min()
+    }
+
     fn prepare(&self, devices: &[i64]) -> Result<(), RuntimeError> {
         self.place(devices)
     }

@@ -257,6 +257,11 @@ impl Backend for MpiBackend {
         "mpi"
     }
 
+    /// A rank's device is this process, on this machine's memory.
+    fn device_memory_bytes(&self) -> Option<u64> {
+        crate::capacity::host_memory_bytes()
+    }
+
     fn prepare(&self, devices: &[i64]) -> Result<(), RuntimeError> {
         check_world(devices.len(), self.size)
     }

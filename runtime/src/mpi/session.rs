@@ -75,6 +75,12 @@ pub fn place_local<B: RankBackend>(
 ) -> Result<Placed<B::Buffer>, RuntimeError> {
     let mpi = backend.mpi();
     let device = mpi.local_device(&program.devices)?;
+    crate::capacity::program_fits_backend(program, backend).map_err(|e| {
+        RuntimeError::TooLarge {
+            pos: meshrun_compiler::SrcPos::UNKNOWN,
+            message: e.message,
+        }
+    })?;
     backend.prepare(&program.devices)?;
     let given = match inputs {
         Inputs::Files(f) => f.len(),

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use crate::diag::SrcPos;
 use crate::ir::{Module, OpKind};
 use crate::sharding::{Mesh, MeshDef, MeshRef, TensorSharding};
 
@@ -32,30 +33,31 @@ pub fn lift_inline_meshes(module: &mut Module) {
         counter: 0,
         meshes: &mut module.meshes,
     };
-    let mut lift = |s: &mut TensorSharding| {
+    // A lifted mesh is placed where its first inline use is written.
+    let mut lift = |s: &mut TensorSharding, pos: SrcPos| {
         let name = match &s.mesh {
             MeshRef::Symbol(name) => match renamed.get(name) {
                 Some(new) => new.clone(),
                 None => return,
             },
-            MeshRef::Inline(mesh) => names.of(mesh),
+            MeshRef::Inline(mesh) => names.of(mesh, pos),
         };
         s.mesh = MeshRef::Symbol(name);
     };
     for f in &mut module.funcs {
         for attrs in f.arg_attrs.iter_mut().chain(f.result_attrs.iter_mut()) {
             if let Some(s) = &mut attrs.sharding {
-                lift(s);
+                lift(s, f.pos);
             }
         }
         for op in &mut f.ops {
             for s in op.shardings.iter_mut().flatten() {
-                lift(s);
+                lift(s, op.pos);
             }
             if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } =
                 &mut op.kind
             {
-                lift(sharding);
+                lift(sharding, op.pos);
             }
         }
     }
@@ -69,7 +71,7 @@ struct Names<'m> {
 
 impl Names<'_> {
     /// The name of the module mesh equal to `mesh`, defining it if needed.
-    fn of(&mut self, mesh: &Mesh) -> String {
+    fn of(&mut self, mesh: &Mesh, pos: SrcPos) -> String {
         if let Some(def) = self.meshes.iter().find(|d| &d.mesh == mesh) {
             return def.name.clone();
         }
@@ -89,6 +91,7 @@ impl Names<'_> {
             name: name.clone(),
             mesh: mesh.clone(),
             attrs: None,
+            pos,
         });
         name
     }
