@@ -61,6 +61,7 @@ fn tensor(cells: &[Cell], replicated: &[&str]) -> TensorFactorShardings {
         factors,
         replicated: replicated.iter().map(|a| axis(a)).collect(),
         unreduced: Vec::new(),
+        unreduced_op: Default::default(),
     }
 }
 

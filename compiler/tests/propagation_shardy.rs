@@ -25,3 +25,5 @@ mod groups;
 mod op_priority;
 #[path = "propagation_shardy/shardings.rs"]
 mod shardings;
+#[path = "propagation_shardy/unreduced.rs"]
+mod unreduced;

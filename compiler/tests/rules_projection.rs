@@ -283,12 +283,14 @@ fn closedness_replicated_and_unreduced_are_kept() {
         ],
         replicated: vec![x("z")],
         unreduced: vec![],
+        unreduced_op: Default::default(),
     };
     let rhs = TensorSharding {
         mesh: mesh_ref(),
         dims: vec![DimSharding::closed(vec![x("y")]), DimSharding::open(vec![])],
         replicated: vec![],
         unreduced: vec![x("x")],
+        unreduced_op: Default::default(),
     };
     let p = ShardingProjection::build(&rule, &[Some(&lhs), Some(&rhs)], &[None], &mesh, true)
         .expect("projects");

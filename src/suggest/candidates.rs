@@ -81,6 +81,7 @@ pub fn normalize(s: &TensorSharding) -> TensorSharding {
             .collect(),
         replicated: Vec::new(),
         unreduced: Vec::new(),
+        unreduced_op: Default::default(),
     }
 }
 

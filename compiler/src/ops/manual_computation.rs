@@ -125,6 +125,7 @@ impl ManualComputation {
                 .collect(),
             replicated: keep(&s.replicated),
             unreduced: keep(&s.unreduced),
+            unreduced_op: s.unreduced_op,
         }
     }
 

@@ -33,7 +33,7 @@ use crate::partition::hoist::hoist_reshards;
 use crate::partition::inline::inlined_entry;
 use crate::partition::limits::check_mesh_devices;
 use crate::sharding::validate::{is_maximal_mesh, sort_in_mesh_order, validate_sharding};
-use crate::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
+use crate::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, ReductionOp, TensorSharding};
 
 /// Name of the mesh made up when a module defines none (one device).
 pub const SINGLE_DEVICE_MESH: &str = "single_device";
@@ -56,6 +56,26 @@ pub fn insert_explicit_reshards(module: &Module) -> Result<GlobalProgram, Diagno
         hoist_reshards(&mut prog);
     }
     Ok(prog)
+}
+
+/// The all-reduce that combines partial results written `unreduced=op{...}`.
+pub(crate) fn reduce_kind(op: ReductionOp) -> ReduceKind {
+    match op {
+        ReductionOp::Sum => ReduceKind::Add,
+        ReductionOp::Max => ReduceKind::Maximum,
+        ReductionOp::Min => ReduceKind::Minimum,
+    }
+}
+
+/// How partial results an op's reduction leaves are written, if the
+/// sharding syntax can say it (products and logical reductions cannot).
+pub(crate) fn reduction_op(kind: ReduceKind) -> Option<ReductionOp> {
+    match kind {
+        ReduceKind::Add => Some(ReductionOp::Sum),
+        ReduceKind::Maximum => Some(ReductionOp::Max),
+        ReduceKind::Minimum => Some(ReductionOp::Min),
+        ReduceKind::Multiply | ReduceKind::And | ReduceKind::Or => None,
+    }
 }
 
 /// `stablehlo.dot_general at 5:10`, or with the op number when the op was
@@ -89,6 +109,7 @@ pub(crate) fn placement(s: &TensorSharding, mesh: &Mesh) -> TensorSharding {
             .collect(),
         replicated: Vec::new(),
         unreduced,
+        unreduced_op: s.unreduced_op,
     }
 }
 
@@ -416,14 +437,15 @@ impl<'a> Builder<'a> {
             .collect();
         if !reduce.is_empty() {
             let reason = format!(
-                "the value is a partial sum over {}: {}",
+                "the value is partial {} over {}: {}",
+                src.unreduced_op.plural(),
                 braced(&reduce),
                 cause.reason
             );
             v = self.all_reduce(
                 v,
                 &reduce,
-                ReduceKind::Add,
+                reduce_kind(src.unreduced_op),
                 Cause {
                     reason,
                     ..cause.clone()
@@ -455,6 +477,9 @@ impl<'a> Builder<'a> {
     ) -> GValueId {
         let mut s = self.prog.values[v].sharding.clone();
         s.unreduced.retain(|a| !axes.contains(a));
+        if s.unreduced.is_empty() {
+            s.unreduced_op = ReductionOp::default();
+        }
         let ty = self.prog.values[v].ty.clone();
         let r = self.new_value(ty, s);
         self.push(

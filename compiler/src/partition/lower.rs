@@ -211,7 +211,11 @@ pub fn single_changed_dim(prog: &GlobalProgram, step: usize) -> Option<usize> {
         &prog.value(s.operands[0]).sharding,
         &prog.value(s.results[0]).sharding,
     );
-    if a.mesh != b.mesh || a.unreduced != b.unreduced || a.dims.len() != b.dims.len() {
+    if a.mesh != b.mesh
+        || a.unreduced != b.unreduced
+        || a.unreduced_op != b.unreduced_op
+        || a.dims.len() != b.dims.len()
+    {
         return None;
     }
     let mut changed = (0..a.dims.len()).filter(|&d| a.dims[d].axes != b.dims[d].axes);

@@ -7,7 +7,9 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{OpData, OpId, OpKind, ReduceKind};
 use crate::ops::scatter::ScatterUpdate;
 use crate::partition::compat::{self, is_remap_kind};
-use crate::partition::explicit_reshards::{braced, is_fully_replicated, placement, Builder};
+use crate::partition::explicit_reshards::{
+    braced, is_fully_replicated, placement, reduce_kind, reduction_op, Builder,
+};
 use crate::partition::global::{Cause, GStepKind};
 use crate::partition::window_factors::{fit_window_factors, is_window_op};
 use crate::rules::axis_algebra::push_or_merge;
@@ -16,7 +18,7 @@ use crate::rules::{
     TensorFactorShardings, TensorMapping,
 };
 use crate::sharding::validate::sort_in_mesh_order;
-use crate::sharding::{AxisRef, Mesh, MeshRef, TensorSharding};
+use crate::sharding::{AxisRef, Mesh, MeshRef, ReductionOp, TensorSharding};
 
 impl Builder<'_> {
     /// The mesh an op runs on: the most common mesh of its sharded
@@ -84,6 +86,9 @@ impl Builder<'_> {
         // that stay partial (the result is unreduced too) make the result
         // partial along the same axes.
         let mut kept_partial: Vec<AxisRef> = Vec::new();
+        // How the partial results kept through the op combine: one way
+        // for all of them.
+        let mut kept_op: Option<ReductionOp> = None;
         let mut operands = Vec::with_capacity(op.operands.len());
         for (k, &v) in op.operands.iter().enumerate() {
             let mut g = self.lookup(v, op.pos)?;
@@ -96,11 +101,30 @@ impl Builder<'_> {
                 .collect();
             if !reduce.is_empty() {
                 let reason = format!(
-                    "operand {k} is a partial sum over {} and {} needs its full value",
+                    "operand {k} is partial {} over {} and {} needs its full value",
+                    s.unreduced_op.plural(),
                     braced(&reduce),
                     op.kind.name()
                 );
-                g = self.all_reduce(g, &reduce, ReduceKind::Add, cause_of(reason));
+                g = self.all_reduce(g, &reduce, reduce_kind(s.unreduced_op), cause_of(reason));
+            }
+            let left = &self.prog.values[g].sharding;
+            if !left.unreduced.is_empty() {
+                match kept_op {
+                    Some(other) if other != left.unreduced_op => {
+                        return Err(Diagnostic::new(
+                            DiagKind::Sharding,
+                            op.pos,
+                            format!(
+                                "{label}: operand {k} stays partial {} but another operand stays partial {}: \
+                                 one result cannot be both",
+                                left.unreduced_op.plural(),
+                                other.plural()
+                            ),
+                        ));
+                    }
+                    _ => kept_op = Some(left.unreduced_op),
+                }
             }
             for a in &self.prog.values[g].sharding.unreduced {
                 if !kept_partial.contains(a) {
@@ -252,6 +276,36 @@ impl Builder<'_> {
             }
         }
         sort_in_mesh_order(&mesh, &mut partial_axes);
+        let reduction = match &op.kind {
+            OpKind::Reduce { kind, .. } => *kind,
+            OpKind::Scatter(s) => match s.update_kind() {
+                Ok(ScatterUpdate::Combine(kind)) => kind,
+                _ => ReduceKind::Add,
+            },
+            _ => ReduceKind::Add,
+        };
+        // How the results' partial values combine: the op's own reduction
+        // where a reduction factor is sharded, else the operands'.
+        let partial_op = if reduction_axes.is_empty() {
+            kept_op.unwrap_or_default()
+        } else {
+            let own = reduction_op(reduction);
+            match (own, kept_op) {
+                (Some(own), Some(kept)) if own != kept => {
+                    return Err(Diagnostic::new(
+                        DiagKind::Sharding,
+                        op.pos,
+                        format!(
+                            "{label}: operands stay partial {} but the op's own partial results are {}",
+                            kept.plural(),
+                            own.plural()
+                        ),
+                    ));
+                }
+                (Some(own), _) => own,
+                (None, _) => ReductionOp::default(),
+            }
+        };
         let mut computed = Vec::with_capacity(op.results.len());
         for (k, &res) in op.results.iter().enumerate() {
             let mapping = &rule.results[k];
@@ -271,6 +325,7 @@ impl Builder<'_> {
                 },
             )?;
             s.unreduced = partial_axes.clone();
+            s.unreduced_op = partial_op;
             let g = self.new_value(f.ty(res).clone(), s);
             computed.push(g);
         }
@@ -280,14 +335,6 @@ impl Builder<'_> {
             computed.clone(),
             cause_of(String::new()),
         );
-        let reduction = match &op.kind {
-            OpKind::Reduce { kind, .. } => *kind,
-            OpKind::Scatter(s) => match s.update_kind() {
-                Ok(ScatterUpdate::Combine(kind)) => kind,
-                _ => ReduceKind::Add,
-            },
-            _ => ReduceKind::Add,
-        };
         for (k, &res) in op.results.iter().enumerate() {
             let mut g = computed[k];
             let keep: Vec<AxisRef> = annotated[k]
@@ -299,6 +346,15 @@ impl Builder<'_> {
                 .filter(|a| !keep.contains(a))
                 .cloned()
                 .collect();
+            self.check_kept_reduction(
+                &label,
+                op.pos,
+                k,
+                annotated[k].as_ref(),
+                &partial_axes,
+                partial_op,
+                reduction_op(reduction).is_none() && reduce.len() < reduction_axes.len(),
+            )?;
             if !reduce.is_empty() {
                 let factors: Vec<String> = rule
                     .factors_of_kind(FactorKind::Reduction)
@@ -324,6 +380,9 @@ impl Builder<'_> {
             if let Some(a) = &annotated[k] {
                 let mut target = a.clone();
                 target.unreduced.retain(|x| partial_axes.contains(x));
+                if target.unreduced.is_empty() {
+                    target.unreduced_op = ReductionOp::default();
+                }
                 if !self.same_placement(&self.prog.values[g].sharding, &target) {
                     let reason = format!(
                         "result {k} is computed as {} but annotated {target}",
@@ -335,6 +394,50 @@ impl Builder<'_> {
             self.map.insert(res, g);
         }
         Ok(())
+    }
+
+    /// A result annotated `unreduced=op{...}` along axes it is computed
+    /// partial along must name how those partial results really combine.
+    #[allow(clippy::too_many_arguments)]
+    fn check_kept_reduction(
+        &self,
+        label: &str,
+        pos: crate::diag::SrcPos,
+        k: usize,
+        annotated: Option<&TensorSharding>,
+        partial_axes: &[AxisRef],
+        partial_op: ReductionOp,
+        unwritable: bool,
+    ) -> Result<(), Diagnostic> {
+        let Some(a) = annotated else { return Ok(()) };
+        let kept: Vec<AxisRef> = a
+            .unreduced
+            .iter()
+            .filter(|x| partial_axes.contains(x))
+            .cloned()
+            .collect();
+        if kept.is_empty() {
+            return Ok(());
+        }
+        let why = if unwritable {
+            "its partial results are combined by a reduction the sharding syntax cannot name (only sum, max and min)".to_string()
+        } else if a.unreduced_op != partial_op {
+            format!(
+                "annotated partial {} but computed as partial {}",
+                a.unreduced_op.plural(),
+                partial_op.plural()
+            )
+        } else {
+            return Ok(());
+        };
+        Err(Diagnostic::new(
+            DiagKind::Sharding,
+            pos,
+            format!(
+                "{label}: result {k} is unreduced along {}: {why}",
+                braced(&kept)
+            ),
+        ))
     }
 }
 

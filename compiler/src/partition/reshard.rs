@@ -27,7 +27,7 @@ use crate::partition::pieces::{
 };
 use crate::partition::planner::{Move, Planner, Step};
 use crate::sharding::validate::{is_maximal_mesh, validate_mesh_structure, validate_sharding};
-use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, TensorSharding};
+use crate::sharding::{DimSharding, Mesh, MeshRef, TensorSharding};
 
 /// How a reshard was lowered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -201,17 +201,19 @@ fn check_inputs(
     }
     let same_unreduced = if from_mesh.axes == to_mesh.axes {
         from.unreduced == to.unreduced
+            && (from.unreduced.is_empty() || from.unreduced_op == to.unreduced_op)
     } else {
         from.unreduced.is_empty() && to.unreduced.is_empty()
     };
     if !same_unreduced {
-        let show = |v: &[AxisRef]| {
-            let s: Vec<String> = v.iter().map(ToString::to_string).collect();
-            format!("{{{}}}", s.join(", "))
+        let show = |t: &TensorSharding| {
+            let s: Vec<String> = t.unreduced.iter().map(ToString::to_string).collect();
+            let op = t.unreduced_op.keyword().unwrap_or_default();
+            format!("{op}{{{}}}", s.join(", "))
         };
         return Err(ReshardError::UnreducedMismatch {
-            from: show(&from.unreduced),
-            to: show(&to.unreduced),
+            from: show(from),
+            to: show(to),
         });
     }
     Ok(())
@@ -403,6 +405,7 @@ impl Lowering<'_> {
             },
             replicated: Vec::new(),
             unreduced: self.from.unreduced.clone(),
+            unreduced_op: self.from.unreduced_op,
         }
     }
 

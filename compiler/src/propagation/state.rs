@@ -221,6 +221,7 @@ impl FuncState {
                                     ],
                                     replicated: vec![],
                                     unreduced: vec![],
+                                    unreduced_op: Default::default(),
                                 })
                             })
                             .collect();

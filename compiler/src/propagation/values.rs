@@ -89,6 +89,7 @@ pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
                                 dims: vec![DimSharding::open(vec![]); r],
                                 replicated: vec![],
                                 unreduced: vec![],
+                                unreduced_op: Default::default(),
                             })
                             .collect()
                     });

@@ -22,7 +22,7 @@ use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{Function, OpId, Value};
 use crate::rules::axis_algebra::{self, axis_size, push_or_merge, PrefixStatus, UnknownAxis};
 use crate::rules::rule::{OpShardingRule, TensorId, TensorMapping};
-use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, SubAxis, TensorSharding};
+use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, ReductionOp, SubAxis, TensorSharding};
 
 /// The axes along which one tensor shards one factor.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -49,6 +49,7 @@ pub struct TensorFactorShardings {
     pub factors: BTreeMap<usize, FactorSharding>,
     pub replicated: Vec<AxisRef>,
     pub unreduced: Vec<AxisRef>,
+    pub unreduced_op: ReductionOp,
 }
 
 /// The factor shardings of all operands and results of one op.
@@ -430,6 +431,7 @@ impl TensorFactorShardings {
             dims,
             replicated: self.replicated.clone(),
             unreduced: self.unreduced.clone(),
+            unreduced_op: self.unreduced_op,
         })
     }
 }
@@ -610,6 +612,7 @@ fn project_tensor(
     if let Some(s) = sharding {
         out.replicated = s.replicated.clone();
         out.unreduced = s.unreduced.clone();
+        out.unreduced_op = s.unreduced_op;
     }
     Ok(out)
 }

@@ -8,4 +8,4 @@ pub mod tensor;
 pub mod validate;
 
 pub use mesh::{Mesh, MeshAxis, MeshDef};
-pub use tensor::{AxisRef, DimSharding, MeshRef, SubAxis, TensorSharding};
+pub use tensor::{AxisRef, DimSharding, MeshRef, ReductionOp, SubAxis, TensorSharding};

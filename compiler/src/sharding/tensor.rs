@@ -136,6 +136,46 @@ impl fmt::Display for MeshRef {
     }
 }
 
+/// How the partial results along a sharding's unreduced axes combine
+/// (Shardy's `ReductionOp`): `unreduced={"x"}` is a sum,
+/// `unreduced=max{"x"}` a maximum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ReductionOp {
+    #[default]
+    Sum,
+    Max,
+    Min,
+}
+
+impl ReductionOp {
+    /// The keyword written before the axis list; none for a sum.
+    pub fn keyword(self) -> Option<&'static str> {
+        match self {
+            ReductionOp::Sum => None,
+            ReductionOp::Max => Some("max"),
+            ReductionOp::Min => Some("min"),
+        }
+    }
+
+    /// What partial results combined this way are: "sums", "maxima", ...
+    pub fn plural(self) -> &'static str {
+        match self {
+            ReductionOp::Sum => "sums",
+            ReductionOp::Max => "maxima",
+            ReductionOp::Min => "minima",
+        }
+    }
+
+    pub fn from_keyword(s: &str) -> Option<ReductionOp> {
+        match s {
+            "sum" => Some(ReductionOp::Sum),
+            "max" => Some(ReductionOp::Max),
+            "min" => Some(ReductionOp::Min),
+            _ => None,
+        }
+    }
+}
+
 /// The sharding of a whole tensor over one mesh.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorSharding {
@@ -145,6 +185,8 @@ pub struct TensorSharding {
     pub replicated: Vec<AxisRef>,
     /// Axes along which the value is an unreduced partial result.
     pub unreduced: Vec<AxisRef>,
+    /// How those partial results combine.
+    pub unreduced_op: ReductionOp,
 }
 
 impl TensorSharding {
@@ -154,6 +196,7 @@ impl TensorSharding {
             dims,
             replicated: Vec::new(),
             unreduced: Vec::new(),
+            unreduced_op: ReductionOp::Sum,
         }
     }
 
@@ -197,7 +240,11 @@ impl fmt::Display for TensorSharding {
             ("unreduced", &self.unreduced),
         ] {
             if !axes.is_empty() {
-                write!(f, ", {label}={{")?;
+                write!(f, ", {label}=")?;
+                if let (true, Some(k)) = (label == "unreduced", self.unreduced_op.keyword()) {
+                    f.write_str(k)?;
+                }
+                f.write_str("{")?;
                 for (i, a) in axes.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -231,10 +278,17 @@ mod tests {
             ],
             replicated: vec![AxisRef::full("w")],
             unreduced: vec![],
+            unreduced_op: ReductionOp::Sum,
         };
         assert_eq!(
             s.to_string(),
             r#"<@mesh, [{"x"}, {"z", "y":(2)2, ?}p1, {?}, {}], replicated={"w"}>"#
         );
+        let max = TensorSharding {
+            unreduced: vec![AxisRef::full("u")],
+            unreduced_op: ReductionOp::Max,
+            ..TensorSharding::new("mesh", vec![DimSharding::open(vec![])])
+        };
+        assert_eq!(max.to_string(), r#"<@mesh, [{?}], unreduced=max{"u"}>"#);
     }
 }

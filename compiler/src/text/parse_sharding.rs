@@ -6,7 +6,9 @@
 //! duplicates, rank matches, ...) are `sharding::validate`'s job.
 
 use crate::diag::DiagKind;
-use crate::sharding::{AxisRef, DimSharding, Mesh, MeshAxis, MeshRef, SubAxis, TensorSharding};
+use crate::sharding::{
+    AxisRef, DimSharding, Mesh, MeshAxis, MeshRef, ReductionOp, SubAxis, TensorSharding,
+};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::{unescape, Tok};
 
@@ -263,6 +265,7 @@ impl<'s> Cursor<'s> {
         }
         let mut replicated = None;
         let mut unreduced = None;
+        let mut unreduced_op = ReductionOp::Sum;
         while self.eat(Tok::Comma) {
             let slot = if self.at_ident("replicated") {
                 &mut replicated
@@ -278,9 +281,26 @@ impl<'s> Cursor<'s> {
                     format!("'{label}' given twice in sharding"),
                 ));
             }
+            let is_unreduced = label == "unreduced";
             self.bump();
             self.expect(Tok::Equal, CTX)?;
-            *slot = Some(self.parse_axis_set(label)?);
+            // `unreduced=max{...}`: how the partial results combine.
+            if is_unreduced && self.at(Tok::Ident) {
+                let word = self.text();
+                unreduced_op = ReductionOp::from_keyword(word).ok_or_else(|| {
+                    self.err(
+                        DiagKind::Syntax,
+                        format!("unknown reduction '{word}' in unreduced (sum, max or min)"),
+                    )
+                })?;
+                self.bump();
+            }
+            let axes = self.parse_axis_set(label)?;
+            if is_unreduced {
+                unreduced = Some(axes);
+            } else {
+                replicated = Some(axes);
+            }
         }
         if !self.eat(Tok::Greater) {
             return Err(self.expected_in("',' or '>'", CTX));
@@ -290,6 +310,7 @@ impl<'s> Cursor<'s> {
             dims,
             replicated: replicated.unwrap_or_default(),
             unreduced: unreduced.unwrap_or_default(),
+            unreduced_op,
         })
     }
 

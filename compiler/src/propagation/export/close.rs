@@ -39,6 +39,7 @@ pub fn make_explicit(f: &mut Function, mesh: &MeshRef) {
         dims: vec![crate::sharding::DimSharding::replicated(); rank],
         replicated: Vec::new(),
         unreduced: Vec::new(),
+        unreduced_op: Default::default(),
     };
     for (i, &v) in f.args.iter().enumerate() {
         let rank = f.values[v.index()].ty.rank();

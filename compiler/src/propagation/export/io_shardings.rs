@@ -109,6 +109,7 @@ pub fn closed(sharding: &TensorSharding) -> TensorSharding {
             .collect(),
         replicated: Vec::new(),
         unreduced: sharding.unreduced.clone(),
+        unreduced_op: sharding.unreduced_op,
     }
 }
 

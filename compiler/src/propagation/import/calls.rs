@@ -161,6 +161,7 @@ fn named_computation(f: &mut Function, call: OpId, g: &Function) -> Result<OpId,
                         dims: vec![DimSharding::open(vec![]); g.ty(r).rank()],
                         replicated: Vec::new(),
                         unreduced: Vec::new(),
+                        unreduced_op: Default::default(),
                     })
                 })
                 .collect()

@@ -177,6 +177,7 @@ fn constrain_edge_value(
                 dims: vec![DimSharding::open(vec![]); rank],
                 replicated: Vec::new(),
                 unreduced: sharding.unreduced.clone(),
+                unreduced_op: sharding.unreduced_op,
             },
         );
     }

@@ -138,6 +138,7 @@ fn fully_open_like(s: &TensorSharding) -> TensorSharding {
         dims: vec![DimSharding::open(Vec::new()); s.dims.len()],
         replicated: Vec::new(),
         unreduced: Vec::new(),
+        unreduced_op: Default::default(),
     }
 }
 
