@@ -379,6 +379,7 @@ fn sdy_ops() {
         ],
         replicated: vec![AxisRef::sub("y", 2, 2)],
         unreduced: vec![],
+        unreduced_op: Default::default(),
     };
     check(
         "  %0 = sdy.reshard %a <@mesh, [{\"y\":(1)2}, {\"x\"}p2], replicated={\"y\":(2)2}> : tensor<4x8xf32>",
