@@ -11,7 +11,8 @@
 //!    data movement with its `Cause`.
 //! 2. **Reshard lowering** — `lower` turns each reshard / all-reduce step
 //!    into [`Collective`]s: `reshard` (its plan from `planner` over
-//!    `pieces`: slice → permute → all-to-all → gather), `groups` (device
+//!    `pieces`: slice → permute → all-to-all → gather; `padded` for
+//!    dimensions that do not divide), `groups` (device
 //!    groups of (sub-)axes), `remap_plan` (fetch only the missing elements
 //!    when that is cheaper), `error`.
 //! 3. **Device program** — `local_ops` walks the global steps and builds
@@ -42,6 +43,7 @@ pub mod collective;
 pub mod error;
 pub mod groups;
 pub mod lower;
+mod padded;
 mod pieces;
 mod planner;
 pub mod remap_plan;

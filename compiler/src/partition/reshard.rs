@@ -8,12 +8,18 @@
 //! with the source's shards per dimension (as close to the target as it
 //! can be), then the planner on the target mesh.
 //!
-//! When the planner cannot finish — sub-axes with no common refinement
-//! (`"x":(1)2` vs `"x":(1)3` on `"x"=6`) or a non-divisible dimension whose
-//! padded extent must change (13 split 4 ways pads to 16, split 2 ways to
-//! 14, so blocks move by more than whole shards) — the reshard falls back
-//! to gathering the dimensions that change and slicing them again:
-//! correct, but the local tensor grows before it shrinks
+//! Where a dimension does not divide, the planner also runs on the
+//! layouts of [`crate::partition::padded`] (virtual extents, padding
+//! selectors); of all plans found, the one that never makes the tensor
+//! less sharded before its last collective and moves the fewest bytes per
+//! device (then takes the fewest collectives) wins.
+//!
+//! When no plan is found — sub-axes with no common refinement (`"x":(1)2`
+//! vs `"x":(1)3` on `"x"=6`) or a non-divisible dimension whose padded
+//! blocks must shift (13 split 4 ways pads to 16, split 2 ways to 14, so
+//! blocks move by more than whole shards) — the reshard falls back to
+//! gathering the dimensions that change and slicing them again: correct,
+//! but the local tensor grows before it shrinks
 //! ([`ReshardStrategy::GrowThenShrink`]).
 
 use std::collections::BTreeMap;
@@ -22,6 +28,7 @@ use crate::ir::ElemType;
 use crate::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use crate::partition::error::{ReshardError, Side};
 use crate::partition::groups::device_groups;
+use crate::partition::padded::{add_selectors, candidates};
 use crate::partition::pieces::{
     align, block_index, complement, merged, pieces_of, product, DimPieces, Piece,
 };
@@ -93,34 +100,94 @@ pub fn plan_reshard(
     let same_axes = from_mesh.axes == to_mesh.axes;
     let same_order = from_mesh.device_list() == to_mesh.device_list();
 
-    let greedy = if same_axes {
+    let ctx = |extent: Vec<i64>| Lowering {
+        from_mesh,
+        to_mesh,
+        shape,
+        extent,
+        elem,
+        from,
+        to,
+    };
+    let mut best: Option<(Cost, Vec<Step>, Vec<Collective>)> = None;
+    let mut consider = |extent: Vec<i64>, steps: Vec<Step>| -> Result<(), ReshardError> {
+        let collectives = drop_idle_permutes(ctx(extent).collectives(&src, &steps)?);
+        let cost = Cost::of(is_monotone(&src, &steps), &collectives);
+        if best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
+            best = Some((cost, steps, collectives));
+        }
+        Ok(())
+    };
+    let devices = from_mesh.num_devices();
+    if same_axes {
         let (mut cur, mut want) = (src.clone(), tgt.clone());
         if align(&mut cur, &mut want) {
-            Planner::new(shape, cur, want, same_order).run()
-        } else {
-            None
+            for c in candidates(shape, devices, &cur, &want) {
+                let planned =
+                    Planner::new(&c.extent, c.start.clone(), c.target.clone(), same_order).run();
+                if let Some(steps) = planned {
+                    let mut all: Vec<Step> = c
+                        .prefix
+                        .iter()
+                        .map(|s| Step {
+                            on_target: same_order,
+                            ..s.clone()
+                        })
+                        .collect();
+                    all.extend(add_selectors(&c, steps));
+                    consider(c.extent, all)?;
+                }
+            }
         }
     } else {
-        bridged(shape, to_mesh, &src, tgt.clone())
+        for c in candidates(shape, devices, &src, &tgt) {
+            if c.selectors.iter().any(|s| !s.is_empty()) {
+                continue;
+            }
+            if let Some(steps) = bridged(&c.extent, to_mesh, &src, tgt.clone()) {
+                consider(c.extent, steps)?;
+            }
+        }
+    }
+    let (steps, collectives) = match best {
+        Some((_, steps, collectives)) => (steps, collectives),
+        None => {
+            let steps = gather_then_slice(&src, &tgt, same_axes && same_order);
+            let collectives = drop_idle_permutes(ctx(shape.to_vec()).collectives(&src, &steps)?);
+            (steps, collectives)
+        }
     };
-    let steps = greedy.unwrap_or_else(|| gather_then_slice(&src, &tgt, same_axes && same_order));
     let strategy = if is_monotone(&src, &steps) {
         ReshardStrategy::Monotone
     } else {
         ReshardStrategy::GrowThenShrink
     };
-    let ctx = Lowering {
-        from_mesh,
-        to_mesh,
-        shape,
-        elem,
-        from,
-        to,
-    };
     Ok(ReshardPlan {
-        collectives: drop_idle_permutes(ctx.collectives(&src, &steps)?),
+        collectives,
         strategy,
     })
+}
+
+/// How a candidate lowering compares: plans that never make the tensor
+/// less sharded before their last collective first, then bytes per
+/// device, then collectives that communicate, then all collectives.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+struct Cost {
+    grows: bool,
+    bytes: f64,
+    communicating: usize,
+    total: usize,
+}
+
+impl Cost {
+    fn of(monotone: bool, cs: &[Collective]) -> Cost {
+        Cost {
+            grows: !monotone,
+            bytes: cs.iter().map(Collective::bytes_per_device).sum(),
+            communicating: cs.iter().filter(|c| c.communicates()).count(),
+            total: cs.len(),
+        }
+    }
 }
 
 /// Removes collective-permutes in which every device keeps its block (a
@@ -377,6 +444,10 @@ struct Lowering<'a> {
     from_mesh: &'a Mesh,
     to_mesh: &'a Mesh,
     shape: &'a [i64],
+    /// Per dimension, the extent sharded dimensions are laid out over
+    /// (see [`crate::partition::padded`]); an unsharded dimension holds
+    /// its real size.
+    extent: Vec<i64>,
     elem: ElemType,
     from: &'a TensorSharding,
     to: &'a TensorSharding,
@@ -410,12 +481,14 @@ impl Lowering<'_> {
     }
 
     fn local_shape(&self, pieces: &DimPieces) -> Vec<i64> {
-        self.shape
-            .iter()
-            .zip(pieces)
-            .map(|(&d, p)| {
-                let n = product(p).max(1);
-                (d + n - 1) / n
+        (0..self.shape.len())
+            .map(|d| {
+                let n = product(&pieces[d]).max(1);
+                if n == 1 {
+                    self.shape[d]
+                } else {
+                    (self.extent[d] + n - 1) / n
+                }
             })
             .collect()
     }
