@@ -243,6 +243,12 @@ fn run_program(p: &DeviceProgram, inputs: &[HostTensor]) -> Vec<HostTensor> {
                 result,
                 ..
             } => {
+                for (d, b) in &vals[*operand] {
+                    assert_eq!(
+                        b.shape, collective.in_local_shape,
+                        "device {d}: {collective} is given a block of another shape"
+                    );
+                }
                 vals[*result] = run_collective(collective, &vals[*operand]);
             }
             _ => {
@@ -747,6 +753,46 @@ fn random_program(rng: &mut Rng) -> (String, Vec<Vec<usize>>) {
     (format!("{head}{body}}}\n"), inputs)
 }
 
+/// Random case 172: the dot's partial sums are all-reduced over x, then
+/// resharded to [{"y"}, {"x"}] by a plan whose first all-slice over x cuts
+/// the 6 rows as if they were 8 (blocks of 4, see `partition::padded`);
+/// the reduce-scatter fused from the two must cut the same blocks.
+#[test]
+fn reduce_scatter_fused_into_a_padded_reshard_keeps_its_blocks() {
+    use meshrun::runtime::reference::run_function;
+    let text = r#"module @m {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func @main(%arg0: tensor<6x5xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}, %arg1: tensor<5x12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> (tensor<6x12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) {
+    %0 = stablehlo.exponential %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {"y", "x"}]>]>} : tensor<6x5xf32>
+    %1 = stablehlo.dot_general %0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : (tensor<6x5xf32>, tensor<5x12xf32>) -> tensor<6x12xf32>
+    %2 = stablehlo.tanh %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"y"}, {"x"}]>]>} : tensor<6x12xf32>
+    return %2 : tensor<6x12xf32>
+  }
+}
+"#;
+    let m = parse_module(text).expect("parses");
+    let mut rng = Rng(172);
+    let inputs = [
+        random_input(&mut rng, &[6, 5]),
+        random_input(&mut rng, &[5, 12]),
+    ];
+    let want = run_function(&m, "main", &inputs, Parallelism::None).expect("reference");
+    let p = partition(&m).expect("partitions");
+    assert!(
+        p.device.instrs.iter().any(|i| matches!(
+            i,
+            Instr::Collective { collective, .. } if collective.kind == CollectiveKind::ReduceScatter
+        )),
+        "the all-reduce is fused into the reshard"
+    );
+    let got = run_program(&p.device, &inputs);
+    assert!(
+        got[0].allclose(&want[0], 1e-4, 1e-4),
+        "max abs diff {:?}",
+        got[0].max_abs_diff(&want[0])
+    );
+}
+
 #[test]
 fn random_shardings_compute_what_the_unsharded_program_computes() {
     use meshrun::runtime::reference::run_function;
@@ -777,8 +823,13 @@ fn random_shardings_compute_what_the_unsharded_program_computes() {
     }
     assert!(
         failures.is_empty(),
-        "{} failures, first:\n{}",
+        "{} failures ({}), first:\n{}",
         failures.len(),
+        failures
+            .iter()
+            .filter_map(|f| f.lines().next())
+            .collect::<Vec<_>>()
+            .join("; "),
         failures[0]
     );
 }

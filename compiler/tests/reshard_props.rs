@@ -10,7 +10,7 @@
 mod reshard_common;
 
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::partition::{lower_reshard, plan_reshard, ReshardStrategy};
+use meshrun_compiler::partition::{lower_reshard, plan_reshard, CollectiveKind, ReshardStrategy};
 use proptest::prelude::*;
 use reshard_common::*;
 
@@ -101,4 +101,20 @@ proptest! {
             prop_assert_eq!(a.strategy, ReshardStrategy::Monotone);
         }
     }
+}
+
+/// 6 rows over y(4) pad to 8, 12 columns over x(2) do not: the plan cuts
+/// the rows over x as if there were 8 (blocks of 4), so that the
+/// all-to-all over y's minor half moves whole blocks; its first all-slice
+/// must say so in its local shape (a reduce-scatter fused with it keeps
+/// that shape, see `tests/cli_partition.rs`).
+#[test]
+fn padded_rows_to_y_and_columns_to_x() {
+    let m = mesh(&[("x", 2), ("y", 4)]);
+    let from = sharding("m", &["", "y"]);
+    let to = sharding("m", &["y", "x"]);
+    let plan = lower_and_check(&m, &m, &[6, 12], &from, &to, true);
+    let first = &plan.collectives[0];
+    assert_eq!(first.kind, CollectiveKind::AllSlice);
+    assert_eq!(first.out_local_shape, vec![4, 3]);
 }

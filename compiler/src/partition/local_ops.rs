@@ -98,6 +98,17 @@ impl DeviceBuilder<'_> {
                 let cause = step.cause.clone();
                 let mut cur = input;
                 for (k, c) in collectives.iter().enumerate() {
+                    // Each collective must take the blocks the previous one
+                    // left (a mismatch silently mixes up padded blocks).
+                    if self.values[cur].ty.shape != c.in_local_shape {
+                        return Err(internal(
+                            step.cause.pos,
+                            format!(
+                                "internal error: {} takes blocks of {:?} but is given {}",
+                                c.kind, c.in_local_shape, self.values[cur].ty
+                            ),
+                        ));
+                    }
                     let ty = TensorType::new(c.out_local_shape.clone(), c.elem);
                     let name = if k + 1 == collectives.len() {
                         self.names[out_g].clone()

@@ -165,7 +165,7 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
             continue;
         };
         let at = |e: ReshardError| e.to_diagnostic(step.cause.pos);
-        let scatter = Collective::reduce_scatter(
+        let mut scatter = Collective::reduce_scatter(
             mesh,
             &input.ty.shape,
             input.ty.elem,
@@ -174,6 +174,11 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
             *reduction,
         )
         .map_err(at)?;
+        // The all-slice may cut blocks of a padded dimension laid out over
+        // a longer extent than the sharding's own (`partition::padded`):
+        // the rest of the reshard expects exactly its blocks, so the
+        // reduce-scatter keeps them.
+        scatter.out_local_shape = first.out_local_shape.clone();
         let rest: Vec<_> = axes
             .iter()
             .filter(|a| !first.axes.contains(a))
@@ -181,17 +186,18 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
             .collect();
         let mut fused = vec![scatter.clone()];
         if !rest.is_empty() {
-            fused.push(
-                Collective::all_reduce(
-                    mesh,
-                    &input.ty.shape,
-                    input.ty.elem,
-                    &scatter.out_sharding,
-                    &rest,
-                    *reduction,
-                )
-                .map_err(at)?,
-            );
+            let mut all_reduce = Collective::all_reduce(
+                mesh,
+                &input.ty.shape,
+                input.ty.elem,
+                &scatter.out_sharding,
+                &rest,
+                *reduction,
+            )
+            .map_err(at)?;
+            all_reduce.in_local_shape = first.out_local_shape.clone();
+            all_reduce.out_local_shape = first.out_local_shape.clone();
+            fused.push(all_reduce);
         }
         fused.extend(lowering.per_step[j].iter().skip(1).cloned());
         lowering.per_step[i].clear();
