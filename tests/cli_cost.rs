@@ -302,3 +302,45 @@ fn bad_input_is_one_line_and_exit_1() {
         &["no/such/program.mlir", "cannot read"],
     );
 }
+
+/// The collectives a shard_map body writes are counted by `partition
+/// --json` and `cost --json` with the reason "written in shard_map", one
+/// for one with XLA's (kind, device groups, bytes per device, in program
+/// order), nested shard_maps included.
+#[test]
+fn shard_map_collectives_are_counted_as_written_in_shard_map() {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/jax_shard_map"))
+        .expect("fixtures/jax_shard_map")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("input.mlir").is_file())
+        .collect();
+    dirs.sort();
+    assert!(
+        dirs.len() >= 5,
+        "shard_map fixtures present: {}",
+        dirs.len()
+    );
+    for dir in &dirs {
+        let file = dir.join("input.mlir");
+        let xla: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("xla_collectives.json")).expect("XLA's collectives"),
+        )
+        .expect("JSON");
+        let xla = xla["collectives"].as_array().expect("array");
+        for cmd in ["partition", "cost"] {
+            let report = run_json(&[cmd, s(&file), "--json"]);
+            let ours = report["collectives"].as_array().expect("array");
+            let what = format!("{} ({cmd})", dir.display());
+            assert_eq!(ours.len(), xla.len(), "{what}: {ours:?}");
+            for (o, x) in ours.iter().zip(xla) {
+                assert_eq!(o["reason"], json!("written in shard_map"), "{what}");
+                assert_eq!(o["kind"], x["kind"], "{what}");
+                assert_eq!(o["bytes_per_device"], x["bytes_per_device"], "{what}");
+                if x["groups"].as_array().is_some_and(|g| !g.is_empty()) {
+                    assert_eq!(o["groups"], x["groups"], "{what}");
+                }
+            }
+        }
+    }
+}

@@ -126,6 +126,30 @@ def _partial(name, rng):
                              mesh, [P("x", None), P(None, "y")], expected)
 
 
+@program("shard_map_nested",
+         "shard_map over x, inside it a shard_map over y: tanh and psum over y in the inner "
+         "body, psum over x in the outer one")
+def _nested(name, rng):
+    mesh = je.M_XY()
+
+    def f(a):
+        def inner(c):
+            return jax.lax.psum(jnp.tanh(c), "y")
+
+        def outer(b):
+            # The inner shard_map takes the mesh the outer one sets (x manual).
+            s = jax.shard_map(inner, in_specs=P(None, "y"), out_specs=P(),
+                              axis_names={"y"})(b)
+            return jax.lax.psum(s, "x")
+        return jax.shard_map(outer, mesh=mesh, in_specs=P("x"), out_specs=P(),
+                             axis_names={"x"})(a)
+
+    def expected(a):
+        return np.tanh(a.astype(np.float64)).reshape(4, 16, 2, 16).sum((0, 2))
+
+    return shard_map_program(name, f, [je.randn(rng, 64, 32)], mesh, [P("x", "y")], expected)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(

@@ -8,7 +8,6 @@ use meshrun_compiler::ir::{verify_module, OpKind, ReduceKind};
 use meshrun_compiler::ops::collectives::reduction_of;
 use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::{partition, CollectiveKind, Instr};
-use meshrun_compiler::propagation::{propagate, PropagationOptions, Strategy};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::Module;
 
@@ -386,103 +385,5 @@ fn partitioned_body_runs_the_users_collectives() {
     assert_eq!(dev.values[dev.outputs[0].value].ty.shape, [8, 16]);
 }
 
-const SHARDY_MESH: &str =
-    "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"c\"=2, \"d\"=2, \"e\"=2, \"f\"=2, \"g\"=2]>\n";
-
-/// Basic propagation (Shardy's `-sdy-basic-propagate`) of `src`.
-fn basic(src: &str) -> Module {
-    let m = roundtrip(&format!("{SHARDY_MESH}{src}"));
-    let opts = PropagationOptions {
-        strategy: Strategy::Basic,
-        close: false,
-        conservative: false,
-    };
-    propagate(&m, &opts).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The first manual computation of `@f` and the sharding of the first op
-/// of its body.
-fn manual_and_body(m: &Module) -> (String, String, Option<String>) {
-    let f = m.func("f").expect("@f");
-    let (id, mc) = f
-        .all_ops()
-        .into_iter()
-        .find_map(|id| match &f.op(id).kind {
-            OpKind::ManualComputation(mc) => Some((id, mc.clone())),
-            _ => None,
-        })
-        .expect("a manual computation");
-    let list = |v: &[meshrun_compiler::sharding::TensorSharding]| {
-        v.iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let first = f.op(id).regions[0].body.first().copied();
-    let body = first.and_then(|b| f.op(b).shardings.as_ref().map(|s| list(s)));
-    (list(&mc.in_shardings), list(&mc.out_shardings), body)
-}
-
-/// Shardy's `append_in_sharding_from_outside`: a free axis on the operand
-/// enters the body (the test's custom call, which only ends the body, is
-/// left out).
-#[test]
-fn shardy_free_axis_enters_the_body_from_the_operand() {
-    let m = basic(
-        r#"func.func @f(%arg0: tensor<32x32xf32>) -> tensor<32x32xf32> {
-  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"b", "a", ?}, {?}]>]>} : tensor<32x32xf32>
-  %1 = sdy.manual_computation(%0) in_shardings=[<@mesh, [{"b", ?}, {?}]>] out_shardings=[<@mesh, [{"b", ?}, {?}]>] manual_axes={"b"} (%arg1: tensor<16x32xf32>) {
-    %2 = stablehlo.add %arg1, %arg1 : tensor<16x32xf32>
-    sdy.return %2 : tensor<16x32xf32>
-  } : (tensor<32x32xf32>) -> tensor<32x32xf32>
-  return %1 : tensor<32x32xf32>
-}
-"#,
-    );
-    let (ins, _, body) = manual_and_body(&m);
-    assert_eq!(ins, r#"<@mesh, [{"b", "a", ?}, {?}]>"#);
-    assert_eq!(body.as_deref(), Some(r#"<@mesh, [{"a", ?}, {?}]>"#));
-}
-
-/// Shardy's `append_out_sharding_from_inside` (the custom call before the
-/// annotated add is a negate here): the body's free axis extends
-/// `out_shardings` and reaches the function's result.
-#[test]
-fn shardy_free_axis_leaves_the_body_through_out_shardings() {
-    let m = basic(
-        r#"func.func @f(%arg0: tensor<32x32xf32>) -> tensor<32x32xf32> {
-  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"b", ?}, {?}]>] out_shardings=[<@mesh, [{"b", ?}, {?}]>] manual_axes={"b"} (%arg1: tensor<16x32xf32>) {
-    %1 = stablehlo.negate %arg1 : tensor<16x32xf32>
-    %2 = stablehlo.add %1, %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a", ?}, {?}]>]>} : tensor<16x32xf32>
-    sdy.return %2 : tensor<16x32xf32>
-  } : (tensor<32x32xf32>) -> tensor<32x32xf32>
-  return %0 : tensor<32x32xf32>
-}
-"#,
-    );
-    let (ins, outs, _) = manual_and_body(&m);
-    assert_eq!(ins, r#"<@mesh, [{"b", ?}, {?}]>"#);
-    assert_eq!(outs, r#"<@mesh, [{"b", "a", ?}, {?}]>"#);
-    let f = m.func("f").unwrap();
-    let result = f.sharding_of(f.returns[0]).map(|s| s.to_string());
-    assert_eq!(result.as_deref(), Some(r#"<@mesh, [{"b", "a", ?}, {?}]>"#));
-}
-
-/// Shardy's `manual_computation_output_inside_body_forward_propagation`:
-/// with no manual axes, a sharding inside the body leaves it forward.
-#[test]
-fn shardy_sharding_inside_body_propagates_forward() {
-    let m = basic(
-        r#"func.func @f(%arg0: tensor<32x32xf32>) -> tensor<32x32xf32> {
-  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{?}, {?}]>] out_shardings=[<@mesh, [{?}, {?}]>] manual_axes={} (%arg1: tensor<32x32xf32>) {
-    %1 = stablehlo.negate %arg1 : tensor<32x32xf32>
-    %2 = stablehlo.add %1, %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a"}, {}]>]>} : tensor<32x32xf32>
-    sdy.return %2 : tensor<32x32xf32>
-  } : (tensor<32x32xf32>) -> tensor<32x32xf32>
-  return %0 : tensor<32x32xf32>
-}
-"#,
-    );
-    let (_, outs, _) = manual_and_body(&m);
-    assert_eq!(outs, r#"<@mesh, [{"a", ?}, {?}]>"#);
-}
+// Propagation through manual computations: Shardy's cases are ported in
+// propagation_shardy/manual_computation.rs.

@@ -12,6 +12,10 @@
 //!   one GPU, NCCL, staged through leaders when 8 devices share 2 GPUs);
 //! - `every_fixture_runs_and_matches_the_reference`: the JAX fixtures
 //!   through the executor (the MLP on 8 mesh devices among them);
+//! - `structured_fixtures_match_jax`: loops and a branch (the executor
+//!   reads their conditions with `Device::read_scalar`) and every
+//!   shard_map fixture, whose user-written collectives take the same
+//!   `Device::collective` path (NCCL on GPUs) as the partitioner's;
 //! - `random_programs_match_the_reference`: random sharded programs of the
 //!   runtime's differential generator.
 //!
@@ -902,6 +906,64 @@ fn every_fixture_runs_and_matches_the_reference<B: Backend>(backend: &B) {
     );
 }
 
+// ------------------------------------------- loops, branches, shard_map
+
+/// Fixtures with structure, checked against JAX's outputs (the reference
+/// interpreter does not run manual computations). The scan fixtures wait
+/// for `dynamic_slice`'s kernel.
+fn structured_fixtures_match_jax<B: Backend>(backend: &B) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut dirs: Vec<PathBuf> = ["fori_matmul", "while_data_dependent", "cond_sharded"]
+        .iter()
+        .map(|n| root.join("jax_regions").join(n))
+        .collect();
+    let mut shard_maps: Vec<PathBuf> = std::fs::read_dir(root.join("jax_shard_map"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("input.mlir").exists())
+        .collect();
+    shard_maps.sort();
+    assert!(
+        shard_maps.len() >= 5,
+        "only {} shard_map fixtures",
+        shard_maps.len()
+    );
+    dirs.extend(shard_maps);
+    let mut failed = Vec::new();
+    for dir in &dirs {
+        let run = || -> Result<(), String> {
+            let text =
+                std::fs::read_to_string(dir.join("input.mlir")).map_err(|e| e.to_string())?;
+            let module = parse_module(&text).map_err(|d| format!("input.mlir:{d}"))?;
+            let program =
+                compile(&module).map_err(|d| format!("compile: {}: {}", d.pos, d.message))?;
+            let exec = Executor::new(&program.device).map_err(|e| e.to_string())?;
+            let got = exec
+                .run_global(backend, &numbered(dir, "in"), &ExecOptions::default())
+                .map_err(|e| e.to_string())?;
+            let want = numbered(dir, "out");
+            if got.len() != want.len() {
+                return Err(format!("{} outputs, JAX gives {}", got.len(), want.len()));
+            }
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                if let Some(m) = mismatch(g, w, rtol_for(&module)) {
+                    return Err(format!("output {k} vs JAX: {m}"));
+                }
+            }
+            Ok(())
+        };
+        if let Err(e) = run() {
+            failed.push(format!("{}: {e}", dir.display()));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "fixtures that fail on {}:\n{}",
+        backend.name(),
+        failed.join("\n")
+    );
+}
+
 // ------------------------------------------------------ random programs
 
 /// Random sharded programs (the runtime's differential generator,
@@ -957,6 +1019,7 @@ backend_tests!(
     local_instructions_match_the_cpu,
     collectives_match_the_cpu_collectives,
     every_fixture_runs_and_matches_the_reference,
+    structured_fixtures_match_jax,
     random_programs_match_the_reference,
 );
 

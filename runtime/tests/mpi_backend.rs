@@ -205,6 +205,7 @@ const STRUCTURED_FIXTURES: &[&str] = &[
     "jax_shard_map/shard_map_gather_scatter",
     "jax_shard_map/shard_map_ring_allreduce",
     "jax_shard_map/shard_map_partial",
+    "jax_shard_map/shard_map_nested",
 ];
 
 fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {

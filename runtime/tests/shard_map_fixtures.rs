@@ -111,3 +111,12 @@ fn shard_map_over_one_axis_inside_an_automatic_program() {
     assert_eq!(user, [CollectiveKind::AllReduce]);
     assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
 }
+
+/// A shard_map over `y` inside a shard_map over `x` (JAX lowers it to a
+/// manual computation nested in another): each psum runs on its own axis.
+#[test]
+fn nested_shard_maps_run_each_psum_on_its_axis() {
+    let (ours, xla, user) = run("shard_map_nested");
+    assert_eq!(user, [CollectiveKind::AllReduce; 2]);
+    assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
+}

@@ -129,6 +129,48 @@ impl ManualComputation {
         }
     }
 
+    /// `outside` (a sharding as written on the op) with its free axes
+    /// taken from `free` (manual axes in `free` are ignored): each
+    /// dimension keeps `outside`'s manual axes first, and whether it is
+    /// closed and its priority. The manual axes fix the body's types, so
+    /// what propagation brings never changes them.
+    pub fn with_free_axes(
+        &self,
+        outside: &TensorSharding,
+        free: &TensorSharding,
+    ) -> TensorSharding {
+        if outside.dims.len() != free.dims.len() {
+            return outside.clone();
+        }
+        let manual = |axes: &[crate::sharding::AxisRef]| {
+            axes.iter()
+                .filter(|a| self.is_manual(&a.name))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let join = |m: &[crate::sharding::AxisRef], f: &[crate::sharding::AxisRef]| {
+            let mut out = manual(m);
+            out.extend(f.iter().filter(|a| !self.is_manual(&a.name)).cloned());
+            out
+        };
+        TensorSharding {
+            mesh: outside.mesh.clone(),
+            dims: outside
+                .dims
+                .iter()
+                .zip(&free.dims)
+                .map(|(o, f)| crate::sharding::DimSharding {
+                    axes: join(&o.axes, &f.axes),
+                    is_closed: o.is_closed,
+                    priority: o.priority,
+                })
+                .collect(),
+            replicated: join(&outside.replicated, &free.replicated),
+            unreduced: join(&outside.unreduced, &free.unreduced),
+            unreduced_op: outside.unreduced_op,
+        }
+    }
+
     /// Whether `axis` (a full axis or a sub-axis of one) is manual here.
     pub fn is_manual(&self, axis: &str) -> bool {
         self.manual_axes.iter().any(|a| a == axis)

@@ -14,6 +14,11 @@
 //!   operand `i`, and result `i` owns one whose source is what the body
 //!   returns at `i`. Both sides keep their own sharding, as a callee's
 //!   arguments and results do.
+//! - `sdy.manual_computation`: block argument `i` owns an edge whose
+//!   source is operand `i`; its sharding is `in_shardings[i]`, in the
+//!   operand's (global) view. The body is not walked here: it is in local
+//!   shapes and propagated as a function of its own (`manual`), which
+//!   also ties what it returns to `out_shardings`.
 //!
 //! Propagation visits an edge like an op with an identity rule from its
 //! sources to its owner (Shardy's `PropagateDataFlowEdgeOp`), a
@@ -88,7 +93,7 @@ pub fn edges_of(f: &Function, id: OpId) -> Vec<DataFlowEdge> {
                 });
             }
         }
-        OpKind::NamedComputation(_) => {
+        OpKind::NamedComputation(_) | OpKind::ManualComputation(_) => {
             let Some(body) = op.regions.first() else {
                 return out;
             };
@@ -99,6 +104,11 @@ pub fn edges_of(f: &Function, id: OpId) -> Vec<DataFlowEdge> {
                     sources: vec![operand],
                     targets: Vec::new(),
                 });
+            }
+            // A manual computation's body returns local blocks: its
+            // results are tied to them by `manual`, not here.
+            if matches!(op.kind, OpKind::ManualComputation(_)) {
+                return out;
             }
             for (&r, &ret) in op.results.iter().zip(&body.returns) {
                 out.push(DataFlowEdge {
@@ -150,6 +160,10 @@ pub fn edge_of_use(f: &Function, id: OpId, use_: Use) -> Option<usize> {
             },
         ) => (k < op.results.len()).then_some(k),
         (OpKind::Case(_), Use::Return { index, .. }) => (index < op.results.len()).then_some(index),
+        (OpKind::ManualComputation(_), Use::Operand(k)) => {
+            let args = op.regions.first().map_or(0, |r| r.args.len());
+            (k < args.min(op.operands.len())).then_some(k)
+        }
         (OpKind::NamedComputation(_), _) => {
             let args = op
                 .regions

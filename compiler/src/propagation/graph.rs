@@ -174,7 +174,15 @@ impl FuncGraph {
         let edge_rules = walk
             .edges
             .iter()
-            .map(|e| OpShardingRule::identity(&f.ty(e.owner).shape, e.sources.len(), 1))
+            .map(|e| {
+                // A manual computation's block argument is in local shapes;
+                // its edge's sharding is in the operand's view.
+                let shape = match (&f.op(e.op).kind, e.sources.first()) {
+                    (OpKind::ManualComputation(_), Some(&src)) => &f.ty(src).shape,
+                    _ => &f.ty(e.owner).shape,
+                };
+                OpShardingRule::identity(shape, e.sources.len(), 1)
+            })
             .collect();
         let owners = data_flow::owners(f, &walk.edges);
         Ok(FuncGraph {
@@ -250,7 +258,10 @@ impl Walk<'_> {
                 });
             self.edges.extend(own);
             self.order.extend(arg_edges.into_iter().map(node));
-            if depth < MAX_DEPTH {
+            // A manual computation's body is propagated on its own
+            // (`manual`), in its local shapes.
+            let isolated = matches!(op.kind, OpKind::ManualComputation(_));
+            if depth < MAX_DEPTH && !isolated {
                 for (ri, r) in op.regions.iter().enumerate() {
                     self.block(&r.body, depth + 1);
                     for (k, &v) in r.returns.iter().enumerate() {

@@ -9,22 +9,25 @@
 //! 1. the module is propagated around the op, whose results are seeded
 //!    with its `out_shardings` (the body is left as written);
 //! 2. each body is propagated as a function whose arguments are sharded
-//!    as the operands arrived (`in_shardings` with the operand's free axes
-//!    appended to open dimensions, manual axes removed); the body's ops
-//!    take the result, and what the body returns extends the open
-//!    dimensions of `out_shardings`;
+//!    as `in_shardings` (which took the operands' free axes through the
+//!    edge) and whose results as `out_shardings` extended by the results'
+//!    uses, manual axes removed; the body's ops take the result, and what
+//!    the body's arguments and returns got extends the open dimensions of
+//!    `in_shardings` / `out_shardings`;
 //! 3. if that changed any `in_shardings`/`out_shardings`, the module is
 //!    propagated again from its input with them (a few rounds at most).
 //!
-//! Not Shardy's single worklist over both sides: a free axis that a use
-//! inside the body would pull *back* onto an operand stays inside.
+//! Around the op, operand `i` and `in_shardings[i]` are one data-flow
+//! edge (`data_flow`), and result `i` starts from `out_shardings[i]`; the
+//! body is not walked there. Not Shardy's single worklist over both
+//! sides: what crosses the op's boundary does so between rounds.
 
 use crate::diag::Diagnostic;
 use crate::ir::copy::OpCopier;
 use crate::ir::{Function, Module, NamedAttr, OpId, OpKind};
 use crate::ops::manual_computation::{ManualComputation, BODY_MANUAL_AXES_ATTR};
 use crate::propagation::{Propagated, PropagationOptions};
-use crate::sharding::{AxisRef, DimSharding, TensorSharding};
+use crate::sharding::{AxisRef, TensorSharding};
 
 /// How many times the module is propagated at most.
 const MAX_ROUNDS: usize = 3;
@@ -95,8 +98,9 @@ fn outermost(f: &Function) -> Vec<OpId> {
 }
 
 /// `given` with the free axes of `arrived` appended to its open
-/// dimensions, where `arrived` extends what `given` names (axes used
-/// elsewhere in the sharding, and manual ones, are not taken).
+/// dimensions, where `arrived` (seen outside, or inside the body without
+/// the manual axes) extends what `given` names; axes used elsewhere in the
+/// sharding, and manual ones, are not taken.
 fn extend_open(
     given: &TensorSharding,
     arrived: Option<&TensorSharding>,
@@ -109,30 +113,18 @@ fn extend_open(
     if arrived.dims.len() != given.dims.len() {
         return out;
     }
+    let arrived = mc.with_free_axes(given, arrived);
     let mut used: Vec<AxisRef> = given
         .dims
         .iter()
         .flat_map(|d| d.axes.iter().cloned())
         .chain(given.replicated.iter().cloned())
         .collect();
-    for (d, dim) in out.dims.iter_mut().enumerate() {
-        if dim.is_closed {
+    for (dim, have) in out.dims.iter_mut().zip(&arrived.dims) {
+        if dim.is_closed || !have.axes.starts_with(&dim.axes) {
             continue;
         }
-        let have = &arrived.dims[d].axes;
-        let tail = if have.starts_with(&dim.axes) {
-            &have[dim.axes.len()..]
-        } else if dim.axes.iter().all(|a| mc.is_manual(&a.name)) {
-            // The body's view: the free axes after the manual prefix.
-            let free: Vec<&AxisRef> = have.iter().filter(|a| !mc.is_manual(&a.name)).collect();
-            if free.len() != have.len() {
-                continue;
-            }
-            &have[..]
-        } else {
-            continue;
-        };
-        for a in tail {
+        for a in &have.axes[dim.axes.len()..] {
             if mc.is_manual(&a.name) || used.contains(a) {
                 break;
             }
@@ -183,10 +175,13 @@ fn propagate_body(
     let (Some(target), Some(region)) = (op.regions.first(), src.op(src_id).regions.first()) else {
         return Ok((mc.in_shardings.clone(), mc.out_shardings.clone()));
     };
-    let in_shardings: Vec<TensorSharding> = mc
-        .in_shardings
+    // The operands reached in_shardings through their data-flow edges in
+    // the propagation around the op; its uses reached its results.
+    let given_in = mc.in_shardings.clone();
+    let given_out: Vec<TensorSharding> = mc
+        .out_shardings
         .iter()
-        .zip(&op.operands)
+        .zip(&op.results)
         .map(|(s, &v)| extend_open(s, f.sharding_of(v), mc))
         .collect();
 
@@ -197,7 +192,7 @@ fn propagate_body(
         BODY_MANUAL_AXES_ATTR,
         Some(mc.manual_axes.join(",")),
     ));
-    for (k, s) in in_shardings.iter().enumerate() {
+    for (k, s) in given_in.iter().enumerate() {
         let s = mc.body_sharding(s);
         if s.dims.iter().any(|d| !d.axes.is_empty()) {
             body.arg_attrs[k].sharding = Some(s);
@@ -221,7 +216,7 @@ fn propagate_body(
         .map_err(|v| undefined(&op, v))?;
     body.result_types = body.returns.iter().map(|&v| body.ty(v).clone()).collect();
     body.result_attrs = vec![Default::default(); body.returns.len()];
-    for (k, s) in mc.out_shardings.iter().enumerate() {
+    for (k, s) in given_out.iter().enumerate() {
         let s = mc.body_sharding(s);
         if s.dims.iter().any(|d| !d.axes.is_empty()) {
             body.result_attrs[k].sharding = Some(s);
@@ -236,15 +231,17 @@ fn propagate_body(
     let propagated = crate::propagation::propagate(&inner, opts)?;
     let body = &propagated.funcs[0];
 
-    // What the body returns extends the open dimensions of out_shardings.
-    let out_shardings: Vec<TensorSharding> = mc
-        .out_shardings
+    // What the body's arguments and returns got extends the open
+    // dimensions of in_shardings and out_shardings.
+    let in_shardings: Vec<TensorSharding> = given_in
+        .iter()
+        .zip(&body.args)
+        .map(|(s, &v)| extend_open(s, body.sharding_of(v), mc))
+        .collect();
+    let out_shardings: Vec<TensorSharding> = given_out
         .iter()
         .zip(&body.returns)
-        .map(|(s, &v)| {
-            let arrived = body.sharding_of(v).map(|b| with_manual_prefix(s, b, mc));
-            extend_open(s, arrived.as_ref(), mc)
-        })
+        .map(|(s, &v)| extend_open(s, body.sharding_of(v), mc))
         .collect();
 
     // The propagated body replaces the one written.
@@ -271,31 +268,6 @@ fn propagate_body(
         m.out_shardings = out_shardings.clone();
     }
     Ok((in_shardings, out_shardings))
-}
-
-/// `body` (a sharding inside the body) as seen outside: each dimension's
-/// manual axes from `outside` first.
-fn with_manual_prefix(
-    outside: &TensorSharding,
-    body: &TensorSharding,
-    mc: &ManualComputation,
-) -> TensorSharding {
-    let mut s = outside.clone();
-    for (d, dim) in s.dims.iter_mut().enumerate() {
-        let manual: Vec<AxisRef> = dim
-            .axes
-            .iter()
-            .filter(|a| mc.is_manual(&a.name))
-            .cloned()
-            .collect();
-        let free = body.dims.get(d).map_or(&[][..], |b| &b.axes[..]);
-        *dim = DimSharding {
-            axes: manual.into_iter().chain(free.iter().cloned()).collect(),
-            is_closed: dim.is_closed,
-            priority: dim.priority,
-        };
-    }
-    s
 }
 
 fn undefined(op: &crate::ir::OpData, v: crate::ir::Value) -> Diagnostic {

@@ -194,6 +194,17 @@ impl FuncState {
                     .collect();
                 nc.in_shardings = shardings.iter().any(Option::is_some).then_some(shardings);
             }
+            if let OpKind::ManualComputation(mc) = &mut op.kind {
+                let args = op.regions.first().map_or(&[][..], |r| r.args.as_slice());
+                for (i, a) in args.iter().enumerate() {
+                    let got = self.values.get(a.index()).and_then(Option::as_ref);
+                    let new = match (got, mc.in_shardings.get(i)) {
+                        (Some(s), Some(old)) => mc.with_free_axes(old, s),
+                        _ => continue,
+                    };
+                    mc.in_shardings[i] = new;
+                }
+            }
             let shardings: Vec<Option<TensorSharding>> = op
                 .results
                 .iter()

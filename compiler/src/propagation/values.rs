@@ -28,6 +28,8 @@ pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
                 OpKind::NamedComputation(nc) if region == 0 => {
                     nc.in_shardings.as_ref()?.get(index as usize)?.as_ref()
                 }
+                // The edge from an operand to the body (see `data_flow`).
+                OpKind::ManualComputation(mc) if region == 0 => mc.in_shardings.get(index as usize),
                 _ => None,
             }
         }
@@ -60,11 +62,20 @@ pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
                 return;
             };
             let n = data.operands.len();
-            if let (OpKind::NamedComputation(nc), 0) = (&mut data.kind, region) {
-                let list = nc.in_shardings.get_or_insert_with(|| vec![None; n]);
-                if let Some(slot) = list.get_mut(index as usize) {
-                    *slot = Some(sharding);
+            match (&mut data.kind, region) {
+                (OpKind::NamedComputation(nc), 0) => {
+                    let list = nc.in_shardings.get_or_insert_with(|| vec![None; n]);
+                    if let Some(slot) = list.get_mut(index as usize) {
+                        *slot = Some(sharding);
+                    }
                 }
+                (OpKind::ManualComputation(mc), 0) => {
+                    if let Some(old) = mc.in_shardings.get(index as usize) {
+                        let new = mc.with_free_axes(old, &sharding);
+                        mc.in_shardings[index as usize] = new;
+                    }
+                }
+                _ => {}
             }
         }
         ValueDef::Result { op, index } => {
