@@ -1,6 +1,6 @@
 //! Golden tests against JAX 0.10.2 + Shardy (see `fixtures/jax/README.md`).
 //!
-//! Two comparisons, both of every function argument, result and op result
+//! Comparisons of every function argument, result and op result
 //! sharding, after normalizing notation only (a value Shardy left without
 //! `sdy.sharding` is fully replicated; meshes compare by definition):
 //!
@@ -17,6 +17,12 @@
 //!    the same attributes and type applied to matching operands (arguments
 //!    match by position, constants by value). Values XLA rewrote have no
 //!    partner and are not compared; all arguments and results are.
+//! 3. `jax_region_fixtures_give_shardy_output`: the same for
+//!    `fixtures/jax_regions/` (loops and conditionals whose bodies call
+//!    private functions), ops paired by kind, ops inside regions included.
+//! 4. `kept_calls_print_as_shardy_prints_them`: for the programs whose
+//!    calls XLA keeps (`jax_extra/call_programs.py`), the printed function
+//!    signatures and calls equal Shardy's text.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -143,7 +149,12 @@ fn compare_signature(
 }
 
 fn fixture_names() -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(manifest("../fixtures/jax")) else {
+    fixture_dirs("../fixtures/jax")
+}
+
+/// The fixtures (directories with a `propagated.mlir`) under `rel`.
+fn fixture_dirs(rel: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(manifest(rel)) else {
         return Vec::new();
     };
     let mut names: Vec<String> = entries
@@ -153,6 +164,31 @@ fn fixture_names() -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// A JAX fixture's `input.mlir` through meshrun's propagation (calls
+/// inlined), its `propagated.mlir` (Shardy's), and their arguments and
+/// results compared.
+fn fixture_propagated(dir: &Path) -> Result<(Module, Module, Tally), String> {
+    let input = read_module(&dir.join("input.mlir"));
+    let golden = read_module(&dir.join("propagated.mlir"));
+    let ours = propagated_inlined(&input)?;
+    let mut t = Tally {
+        compared: 0,
+        mismatches: Vec::new(),
+    };
+    compare_boundary(&mut t, &ours, &golden);
+    Ok((ours, golden, t))
+}
+
+/// JAX's `input` through meshrun's propagation, calls inlined: propagation
+/// keeps calls (as Shardy's own pipeline does) but XLA inlined them before
+/// Shardy ran. Inlined, every op keeps the sharding propagation gave it,
+/// so the two compare op by op.
+fn propagated_inlined(input: &Module) -> Result<Module, String> {
+    let mut ours = propagate(input, &PropagationOptions::default()).map_err(|e| format!("{e}"))?;
+    meshrun_compiler::ir::inline::inline_calls(&mut ours).map_err(|e| format!("{e}"))?;
+    Ok(ours)
 }
 
 // ---------------------------------------------------------------------------
@@ -350,20 +386,7 @@ impl Interner {
 }
 
 fn compare_structurally(name: &str) -> Result<Tally, String> {
-    let input = read_module(&manifest(&format!("../fixtures/jax/{name}/input.mlir")));
-    let golden = read_module(&manifest(&format!(
-        "../fixtures/jax/{name}/propagated.mlir"
-    )));
-    let mut ours = propagate(&input, &PropagationOptions::default()).map_err(|e| format!("{e}"))?;
-    // Propagation keeps calls (as Shardy's own pipeline does); XLA inlined
-    // them before Shardy ran. Inlined, every op keeps the sharding
-    // propagation gave it, so the two compare op by op.
-    meshrun_compiler::ir::inline::inline_calls(&mut ours).map_err(|e| format!("{e}"))?;
-    let mut t = Tally {
-        compared: 0,
-        mismatches: Vec::new(),
-    };
-    compare_boundary(&mut t, &ours, &golden);
+    let (ours, golden, mut t) = fixture_propagated(&manifest(&format!("../fixtures/jax/{name}")))?;
     let (o, g) = (main_of(&ours), main_of(&golden));
     let mut interner = Interner::default();
     let (oi, gi) = (interner.value_ids(o), interner.value_ids(g));
@@ -499,16 +522,8 @@ fn ops_by_kind(f: &Function) -> HashMap<String, Vec<meshrun_compiler::ir::OpId>>
 /// side has is XLA's folding (a scalar broadcast folded into a constant);
 /// a kind both have must occur as often in both.
 fn compare_region_fixture(name: &str) -> Result<Tally, String> {
-    let dir = manifest(&format!("../fixtures/jax_regions/{name}"));
-    let input = read_module(&dir.join("input.mlir"));
-    let golden = read_module(&dir.join("propagated.mlir"));
-    let mut ours = propagate(&input, &PropagationOptions::default()).map_err(|e| format!("{e}"))?;
-    meshrun_compiler::ir::inline::inline_calls(&mut ours).map_err(|e| format!("{e}"))?;
-    let mut t = Tally {
-        compared: 0,
-        mismatches: Vec::new(),
-    };
-    compare_boundary(&mut t, &ours, &golden);
+    let (ours, golden, mut t) =
+        fixture_propagated(&manifest(&format!("../fixtures/jax_regions/{name}")))?;
     let (o, g) = (main_of(&ours), main_of(&golden));
     let (ok, gk) = (ops_by_kind(o), ops_by_kind(g));
     let mut kinds: Vec<&String> = ok.keys().chain(gk.keys()).collect();
@@ -541,15 +556,8 @@ fn compare_region_fixture(name: &str) -> Result<Tally, String> {
 
 #[test]
 fn jax_region_fixtures_give_shardy_output() {
-    let Ok(entries) = std::fs::read_dir(manifest("../fixtures/jax_regions")) else {
-        panic!("fixtures/jax_regions is missing");
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("propagated.mlir").is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = fixture_dirs("../fixtures/jax_regions");
+    assert!(!names.is_empty(), "fixtures/jax_regions is missing");
     let mut failures = Vec::new();
     let mut compared = 0;
     for name in &names {
