@@ -47,8 +47,8 @@ enum Command {
         /// basic, aggressive, op-priority, user-priority or full.
         #[arg(long, default_value = "full", value_parser = cli::parse_strategy)]
         strategy: meshrun::compiler::propagation::Strategy,
-        /// Explain where the sharding of VALUE (%3, %arg1, result0) of the
-        /// propagated module came from, axis by axis.
+        /// Explain where the sharding of VALUE (%3, %arg1, result0; @f:%3
+        /// in function @f) of the propagated module came from, axis by axis.
         #[arg(long, value_name = "VALUE")]
         explain: Option<String>,
         /// Shardy's conservative propagation: no sharding moves through a

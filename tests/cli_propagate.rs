@@ -110,6 +110,30 @@ fn explain_prints_where_each_axis_came_from() {
     assert!(err.contains("no value %99"), "{err}");
 }
 
+/// A program whose calls propagation keeps: the callee's values are named
+/// `@callee:%N`, and their axes come from the caller through the call.
+#[test]
+fn explain_names_values_of_kept_callees() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("compiler/tests/propagation_data/jax_extra/call_in_scan.before.mlir");
+    let out = meshrun(&["propagate", "--explain", "@compute_on.2:%1"], &path);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(r#"%1 : tensor<16x32xf32> sharded <@mesh, [{"data"}, {"model"}]>"#),
+        "{text}"
+    );
+    assert!(text.contains(r#"dim 0 "data""#), "{text}");
+
+    let out = meshrun(&["propagate", "--explain", "@nowhere:%1"], &path);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no such function"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Write `text` to a file, run `meshrun propagate` on it, and check the one
 /// error line: `error: FILE:LINE:COL: ...` containing every needle.
 fn assert_error(text: &str, line: u32, needles: &[&str]) {

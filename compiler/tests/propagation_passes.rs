@@ -287,3 +287,38 @@ fn propagation_is_deterministic() {
         .ops_in_order()
         .all(|(_, op)| !matches!(op.kind, OpKind::Call { .. })));
 }
+
+/// In a callee propagation kept, an axis that came through the call says
+/// so, and axes propagated inside the callee name the callee's ops.
+#[test]
+fn explain_follows_axes_into_kept_callees() {
+    let src = r#"module @m {
+  sdy.mesh @mesh = <["data"=4, "model"=2]>
+  func.func @main(%arg0: tensor<16x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<128x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>}) -> tensor<16x256xf32> {
+    %0 = call @layer(%arg0, %arg1) : (tensor<16x128xf32>, tensor<128x256xf32>) -> tensor<16x256xf32>
+    return %0 : tensor<16x256xf32>
+  }
+  func.func private @layer(%arg0: tensor<16x128xf32>, %arg1: tensor<128x256xf32>) -> tensor<16x256xf32> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<16x128xf32>, tensor<128x256xf32>) -> tensor<16x256xf32>
+    %1 = stablehlo.tanh %0 : tensor<16x256xf32>
+    return %1 : tensor<16x256xf32>
+  }
+}"#;
+    let p = propagate_with_provenance(&parse(src), &PropagationOptions::default()).unwrap();
+    let text = explain(&p, Some("layer"), "%arg0").unwrap();
+    assert!(
+        text.contains(r#"dim 0 "data": from the caller of @layer, through the call"#),
+        "{text}"
+    );
+    let text = explain(&p, Some("layer"), "%1").unwrap();
+    assert!(
+        text.contains(
+            r#"dim 1 "model": propagated through stablehlo.tanh at 9:10 along factor j, from %0"#
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"dim 0 "data": propagated through"#),
+        "{text}"
+    );
+}

@@ -44,7 +44,13 @@ pub fn propagate(file: &Path, args: &PropagateArgs) -> anyhow::Result<()> {
     };
     let propagated = propagate_file(file, &module, &opts)?;
     if let Some(value) = &args.explain {
-        let text = explain(&propagated, None, value).map_err(|diag| LoadError::Invalid {
+        // `@f:%3` names a value of function `@f` (a callee propagation
+        // kept); a bare name, one of the entry function.
+        let (func, value) = match value.strip_prefix('@').and_then(|v| v.split_once(':')) {
+            Some((func, value)) => (Some(func), value),
+            None => (None, value.as_str()),
+        };
+        let text = explain(&propagated, func, value).map_err(|diag| LoadError::Invalid {
             path: file.to_path_buf(),
             diag,
         })?;

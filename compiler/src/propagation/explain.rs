@@ -110,6 +110,7 @@ pub fn explain(p: &Propagated, func: Option<&str>, value: &str) -> Result<String
         let _ = write!(out, "  dim {} {}: ", e.dim, e.axis);
         let _ = match &e.origin {
             Origin::Annotated => writeln!(out, "written in the program"),
+            Origin::Caller => writeln!(out, "from the caller of @{}, through the call", f.name),
             Origin::Constraint { from } => {
                 writeln!(out, "from the sharding constraint {}", name_of(*from))
             }

@@ -40,6 +40,9 @@ pub enum Origin {
     Group { from: Slot },
     /// Exchanged between a function result and the value it returns.
     FuncResult { index: usize, stage: usize },
+    /// In a function propagation kept as a callee: came from the caller,
+    /// through the call's operands or results (`export::calls`).
+    Caller,
 }
 
 /// One axis of one dimension and where it came from.

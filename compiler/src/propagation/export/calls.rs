@@ -196,9 +196,8 @@ fn carry_provenance(
                         }),
                         stage,
                     },
-                    // Propagated through the call's edge: it came from the
-                    // caller, as an argument sharding does.
-                    None => Origin::Annotated,
+                    // Propagated through the call's edge or in the caller.
+                    None => Origin::Caller,
                 },
                 Origin::Group {
                     from: Slot::Value(v),
@@ -206,7 +205,7 @@ fn carry_provenance(
                     Some(v) => Origin::Group {
                         from: Slot::Value(v),
                     },
-                    None => Origin::Annotated,
+                    None => Origin::Caller,
                 },
                 Origin::Constraint {
                     from: Slot::Value(v),
@@ -214,9 +213,10 @@ fn carry_provenance(
                     Some(v) => Origin::Constraint {
                         from: Slot::Value(v),
                     },
-                    None => Origin::Annotated,
+                    None => Origin::Caller,
                 },
-                _ => Origin::Annotated,
+                Origin::Annotated => Origin::Annotated,
+                _ => Origin::Caller,
             };
             e
         });
