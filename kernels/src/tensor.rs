@@ -12,7 +12,8 @@ use ndarray::{ArrayD, IxDyn};
 
 use crate::error::{KernelError, Result};
 
-/// A host tensor. `Pred` holds `i1` (booleans).
+/// A host tensor. `Pred` holds `i1` (booleans); `U8`..`U64` hold
+/// StableHLO's `ui8`..`ui64`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostTensor {
     F64(ArrayD<f64>),
@@ -20,8 +21,14 @@ pub enum HostTensor {
     F16(ArrayD<f16>),
     BF16(ArrayD<bf16>),
     Pred(ArrayD<bool>),
+    I8(ArrayD<i8>),
+    I16(ArrayD<i16>),
     I32(ArrayD<i32>),
     I64(ArrayD<i64>),
+    U8(ArrayD<u8>),
+    U16(ArrayD<u16>),
+    U32(ArrayD<u32>),
+    U64(ArrayD<u64>),
 }
 
 /// Match a `HostTensor` (or a reference to one), binding its array to `$a`
@@ -62,6 +69,16 @@ macro_rules! with_array {
                 type $T = bool;
                 $body
             }
+            $crate::HostTensor::I8($a) => {
+                #[allow(dead_code)]
+                type $T = i8;
+                $body
+            }
+            $crate::HostTensor::I16($a) => {
+                #[allow(dead_code)]
+                type $T = i16;
+                $body
+            }
             $crate::HostTensor::I32($a) => {
                 #[allow(dead_code)]
                 type $T = i32;
@@ -70,6 +87,26 @@ macro_rules! with_array {
             $crate::HostTensor::I64($a) => {
                 #[allow(dead_code)]
                 type $T = i64;
+                $body
+            }
+            $crate::HostTensor::U8($a) => {
+                #[allow(dead_code)]
+                type $T = u8;
+                $body
+            }
+            $crate::HostTensor::U16($a) => {
+                #[allow(dead_code)]
+                type $T = u16;
+                $body
+            }
+            $crate::HostTensor::U32($a) => {
+                #[allow(dead_code)]
+                type $T = u32;
+                $body
+            }
+            $crate::HostTensor::U64($a) => {
+                #[allow(dead_code)]
+                type $T = u64;
                 $body
             }
         }
@@ -96,10 +133,26 @@ pub trait HostElem: Copy + Send + Sync + PartialOrd + std::fmt::Debug + 'static 
     fn zero_value() -> Self {
         Self::from_scalar(Scalar::Int(0))
     }
+    /// The exact value, for `stablehlo.convert` between any two types.
+    fn to_wide(self) -> Wide;
+    /// `convert` from an exact value: the rules of [`HostElem::from_scalar`],
+    /// with every integer (ui64 included) converted by its true value and
+    /// rounded once.
+    fn from_wide(w: Wide) -> Self;
+}
+
+/// A value on its way between element types, held exactly: floats as f64,
+/// every integer (i64 and ui64 alike) as i128, i1 as bool.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Wide {
+    Float(f64),
+    Int(i128),
+    Bool(bool),
 }
 
 macro_rules! float_elem {
-    ($t:ty, $variant:ident, $elem:ident, |$x:ident| $from_f64:expr, |$y:ident| $to_f64:expr) => {
+    ($t:ty, $variant:ident, $elem:ident, |$x:ident| $from_f64:expr, |$y:ident| $to_f64:expr,
+     |$i:ident| $from_int:expr) => {
         impl HostElem for $t {
             const ELEM: ElemType = ElemType::$elem;
             fn array(t: &HostTensor) -> Option<&ArrayD<Self>> {
@@ -119,14 +172,39 @@ macro_rules! float_elem {
                 let $y = self;
                 Scalar::Float($to_f64)
             }
+            fn to_wide(self) -> Wide {
+                let $y = self;
+                Wide::Float($to_f64)
+            }
+            fn from_wide(w: Wide) -> Self {
+                match w {
+                    Wide::Float($x) => $from_f64,
+                    Wide::Int($i) => $from_int,
+                    Wide::Bool(b) => {
+                        let $x = b as u8 as f64;
+                        $from_f64
+                    }
+                }
+            }
         }
     };
 }
 
-float_elem!(f64, F64, F64, |x| x, |y| y);
-float_elem!(f32, F32, F32, |x| x as f32, |y| y as f64);
-float_elem!(f16, F16, F16, |x| f16::from_f64(x), |y| y.to_f64());
-float_elem!(bf16, BF16, BF16, |x| bf16::from_f64(x), |y| y.to_f64());
+// Integers convert to f32/f64 rounded once (`as` from i128 is correctly
+// rounded); to f16/bf16 through f32, as XLA's CPU backend converts them.
+float_elem!(f64, F64, F64, |x| x, |y| y, |i| i as f64);
+float_elem!(f32, F32, F32, |x| x as f32, |y| y as f64, |i| i as f32);
+float_elem!(f16, F16, F16, |x| f16::from_f64(x), |y| y.to_f64(), |i| {
+    f16::from_f32(i as f32)
+});
+float_elem!(
+    bf16,
+    BF16,
+    BF16,
+    |x| bf16::from_f64(x),
+    |y| y.to_f64(),
+    |i| bf16::from_f32(i as f32)
+);
 
 macro_rules! int_elem {
     ($t:ty, $variant:ident, $elem:ident) => {
@@ -145,19 +223,43 @@ macro_rules! int_elem {
                 match s {
                     // `as` from a float saturates and maps NaN to 0.
                     Scalar::Float(x) => x as $t,
+                    // Wraps: a ui64 literal above i64::MAX is held as the
+                    // i64 of the same bits, and comes back unchanged.
                     Scalar::Int(i) => i as $t,
                     Scalar::Bool(b) => b as $t,
                 }
             }
+            /// ui64 values above i64::MAX become the i64 of the same bits
+            /// (how literals hold them); use [`HostElem::to_f64`] or
+            /// [`HostElem::to_wide`] for their numeric value.
             fn to_scalar(self) -> Scalar {
                 Scalar::Int(self as i64)
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn to_wide(self) -> Wide {
+                Wide::Int(self as i128)
+            }
+            fn from_wide(w: Wide) -> Self {
+                match w {
+                    Wide::Float(x) => x as $t,
+                    Wide::Int(i) => i as $t,
+                    Wide::Bool(b) => b as $t,
+                }
             }
         }
     };
 }
 
+int_elem!(i8, I8, I8);
+int_elem!(i16, I16, I16);
 int_elem!(i32, I32, I32);
 int_elem!(i64, I64, I64);
+int_elem!(u8, U8, U8);
+int_elem!(u16, U16, U16);
+int_elem!(u32, U32, U32);
+int_elem!(u64, U64, U64);
 
 impl HostElem for bool {
     const ELEM: ElemType = ElemType::I1;
@@ -179,6 +281,16 @@ impl HostElem for bool {
     }
     fn to_scalar(self) -> Scalar {
         Scalar::Bool(self)
+    }
+    fn to_wide(self) -> Wide {
+        Wide::Bool(self)
+    }
+    fn from_wide(w: Wide) -> Self {
+        match w {
+            Wide::Float(x) => x != 0.0,
+            Wide::Int(i) => i != 0,
+            Wide::Bool(b) => b,
+        }
     }
 }
 
@@ -207,43 +319,63 @@ pub fn dims_of(ty: &TensorType) -> Result<Vec<usize>> {
 }
 
 /// Match an `ElemType`, naming the matching host element type `$T` in
-/// `$body` (giving `Ok($body)`), or give `KernelError::UnsupportedType`
-/// naming `$op` for types `HostTensor` cannot hold (i8, i16, unsigned).
+/// `$body` (giving `Ok($body)`). Every element type has a host type; `$op`
+/// names the op for callers whose body may fail.
 macro_rules! with_elem_type {
     ($elem:expr, $op:expr, $T:ident => $body:expr) => {
         match $elem {
             meshrun_compiler::ir::ElemType::F64 => {
                 type $T = f64;
-                Ok($body)
+                Ok::<_, $crate::error::KernelError>($body)
             }
             meshrun_compiler::ir::ElemType::F32 => {
                 type $T = f32;
-                Ok($body)
+                Ok::<_, $crate::error::KernelError>($body)
             }
             meshrun_compiler::ir::ElemType::F16 => {
                 type $T = half::f16;
-                Ok($body)
+                Ok::<_, $crate::error::KernelError>($body)
             }
             meshrun_compiler::ir::ElemType::BF16 => {
                 type $T = half::bf16;
-                Ok($body)
+                Ok::<_, $crate::error::KernelError>($body)
             }
             meshrun_compiler::ir::ElemType::I1 => {
                 type $T = bool;
-                Ok($body)
+                Ok::<_, $crate::error::KernelError>($body)
+            }
+            meshrun_compiler::ir::ElemType::I8 => {
+                type $T = i8;
+                Ok::<_, $crate::error::KernelError>($body)
+            }
+            meshrun_compiler::ir::ElemType::I16 => {
+                type $T = i16;
+                Ok::<_, $crate::error::KernelError>($body)
             }
             meshrun_compiler::ir::ElemType::I32 => {
                 type $T = i32;
-                Ok($body)
+                Ok::<_, $crate::error::KernelError>($body)
             }
             meshrun_compiler::ir::ElemType::I64 => {
                 type $T = i64;
-                Ok($body)
+                Ok::<_, $crate::error::KernelError>($body)
             }
-            other => Err($crate::error::KernelError::UnsupportedType {
-                op: $op.to_string(),
-                elem: other,
-            }),
+            meshrun_compiler::ir::ElemType::U8 => {
+                type $T = u8;
+                Ok::<_, $crate::error::KernelError>($body)
+            }
+            meshrun_compiler::ir::ElemType::U16 => {
+                type $T = u16;
+                Ok::<_, $crate::error::KernelError>($body)
+            }
+            meshrun_compiler::ir::ElemType::U32 => {
+                type $T = u32;
+                Ok::<_, $crate::error::KernelError>($body)
+            }
+            meshrun_compiler::ir::ElemType::U64 => {
+                type $T = u64;
+                Ok::<_, $crate::error::KernelError>($body)
+            }
         }
     };
 }
@@ -405,8 +537,8 @@ mod tests {
         assert_eq!(t.tensor_type().to_string(), "tensor<2x3xbf16>");
         let z = HostTensor::zeros(&TensorType::scalar(ElemType::I1)).unwrap();
         assert_eq!(z, HostTensor::Pred(ArrayD::from_elem(IxDyn(&[]), false)));
-        let err = HostTensor::zeros(&TensorType::new(vec![2], ElemType::U8)).unwrap_err();
-        assert!(err.to_string().contains("ui8"), "{err}");
+        let u = HostTensor::zeros(&TensorType::new(vec![2], ElemType::U16)).unwrap();
+        assert_eq!(u, HostTensor::U16(ArrayD::from_elem(IxDyn(&[2]), 0)));
         let huge = TensorType::new(vec![1 << 40, 1 << 40], ElemType::F32);
         let err = HostTensor::zeros(&huge).unwrap_err();
         assert!(err.to_string().contains("too large"), "{err}");

@@ -1,6 +1,6 @@
 //! `.npy` files to and from [`HostTensor`].
 //!
-//! f32, f64, i32, i64 and bool go through `ndarray-npy`. It has no 16-bit
+//! f32, f64, bool and every integer type go through `ndarray-npy`. It has no 16-bit
 //! floats, so those are read and written here: f16 as numpy's `<f2`, bf16 as
 //! `<V2` (2-byte void), which is how numpy saves an `ml_dtypes.bfloat16`
 //! array (load it back with `np.load(p).view(ml_dtypes.bfloat16)`).
@@ -124,6 +124,12 @@ fn decode(bytes: &[u8]) -> Result<HostTensor, String> {
         "<i4" | ">i4" => HostTensor::I32(ArrayD::read_npy(bytes).map_err(via_crate)?),
         "<i8" | ">i8" => HostTensor::I64(ArrayD::read_npy(bytes).map_err(via_crate)?),
         "|b1" => HostTensor::Pred(ArrayD::read_npy(bytes).map_err(via_crate)?),
+        "|i1" => HostTensor::I8(ArrayD::read_npy(bytes).map_err(via_crate)?),
+        "<i2" | ">i2" => HostTensor::I16(ArrayD::read_npy(bytes).map_err(via_crate)?),
+        "|u1" => HostTensor::U8(ArrayD::read_npy(bytes).map_err(via_crate)?),
+        "<u2" | ">u2" => HostTensor::U16(ArrayD::read_npy(bytes).map_err(via_crate)?),
+        "<u4" | ">u4" => HostTensor::U32(ArrayD::read_npy(bytes).map_err(via_crate)?),
+        "<u8" | ">u8" => HostTensor::U64(ArrayD::read_npy(bytes).map_err(via_crate)?),
         "<f2" | ">f2" => HostTensor::F16(read_u16s(bytes, &h, f16::from_bits)?),
         "<V2" | "|V2" => HostTensor::BF16(read_u16s(bytes, &h, bf16::from_bits)?),
         other => return Err(format!("unsupported dtype {other:?}")),
@@ -167,6 +173,12 @@ fn encode(t: &HostTensor) -> Result<Vec<u8>, String> {
         HostTensor::I32(a) => a.write_npy(&mut out).map_err(via_crate)?,
         HostTensor::I64(a) => a.write_npy(&mut out).map_err(via_crate)?,
         HostTensor::Pred(a) => a.write_npy(&mut out).map_err(via_crate)?,
+        HostTensor::I8(a) => a.write_npy(&mut out).map_err(via_crate)?,
+        HostTensor::I16(a) => a.write_npy(&mut out).map_err(via_crate)?,
+        HostTensor::U8(a) => a.write_npy(&mut out).map_err(via_crate)?,
+        HostTensor::U16(a) => a.write_npy(&mut out).map_err(via_crate)?,
+        HostTensor::U32(a) => a.write_npy(&mut out).map_err(via_crate)?,
+        HostTensor::U64(a) => a.write_npy(&mut out).map_err(via_crate)?,
         HostTensor::F16(a) => write_u16s(&mut out, "<f2", a, |x| x.to_bits()),
         HostTensor::BF16(a) => write_u16s(&mut out, "<V2", a, |x| x.to_bits()),
     }

@@ -54,8 +54,25 @@ name_enum! {
         RoundNearestAfz => "round_nearest_afz",
         Not => "not",
         IsFinite => "is_finite",
-        // `chlo.square` (JAX's `jnp.square`); the only CHLO op meshrun reads.
+        Popcnt => "popcnt",
+        CountLeadingZeros => "count_leading_zeros",
+        // CHLO's element-wise ops that JAX leaves in lowered text
+        // (`chlo.<name>`, see `UnaryOp::is_chlo`).
         Square => "square",
+        Erf => "erf",
+        Erfc => "erfc",
+        ErfInv => "erf_inv",
+        Lgamma => "lgamma",
+        Digamma => "digamma",
+        BesselI1e => "bessel_i1e",
+        Acos => "acos",
+        Acosh => "acosh",
+        Asin => "asin",
+        Asinh => "asinh",
+        Atan => "atan",
+        Atanh => "atanh",
+        Cosh => "cosh",
+        Sinh => "sinh",
     }
 }
 
@@ -74,6 +91,79 @@ name_enum! {
         And => "and",
         Or => "or",
         Xor => "xor",
+        ShiftLeft => "shift_left",
+        ShiftRightLogical => "shift_right_logical",
+        ShiftRightArithmetic => "shift_right_arithmetic",
+        // CHLO's (`chlo.<name>`, see `BinaryOp::is_chlo`).
+        NextAfter => "next_after",
+        Polygamma => "polygamma",
+        Zeta => "zeta",
+    }
+}
+
+impl UnaryOp {
+    /// Whether the op is CHLO's (`chlo.erf %x : t -> t`) rather than
+    /// StableHLO's (`stablehlo.exponential %x : t`).
+    pub fn is_chlo(self) -> bool {
+        use UnaryOp::*;
+        matches!(
+            self,
+            Square
+                | Erf
+                | Erfc
+                | ErfInv
+                | Lgamma
+                | Digamma
+                | BesselI1e
+                | Acos
+                | Acosh
+                | Asin
+                | Asinh
+                | Atan
+                | Atanh
+                | Cosh
+                | Sinh
+        )
+    }
+
+    /// The full MLIR name: `stablehlo.sine`, `chlo.erf`.
+    pub fn full_name(self) -> String {
+        format!("{}.{}", dialect(self.is_chlo()), self.name())
+    }
+
+    /// The op called `name` (with its dialect prefix).
+    pub fn from_full_name(name: &str) -> Option<UnaryOp> {
+        let (d, short) = name.split_once('.')?;
+        UnaryOp::from_name(short).filter(|u| d == dialect(u.is_chlo()))
+    }
+}
+
+impl BinaryOp {
+    /// Whether the op is CHLO's (`chlo.next_after %a, %b : t, t -> t`).
+    pub fn is_chlo(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::NextAfter | BinaryOp::Polygamma | BinaryOp::Zeta
+        )
+    }
+
+    /// The full MLIR name: `stablehlo.add`, `chlo.zeta`.
+    pub fn full_name(self) -> String {
+        format!("{}.{}", dialect(self.is_chlo()), self.name())
+    }
+
+    /// The op called `name` (with its dialect prefix).
+    pub fn from_full_name(name: &str) -> Option<BinaryOp> {
+        let (d, short) = name.split_once('.')?;
+        BinaryOp::from_name(short).filter(|b| d == dialect(b.is_chlo()))
+    }
+}
+
+fn dialect(chlo: bool) -> &'static str {
+    if chlo {
+        "chlo"
+    } else {
+        "stablehlo"
     }
 }
 
@@ -296,9 +386,8 @@ impl OpKind {
     /// The full MLIR op name, e.g. `stablehlo.dot_general`.
     pub fn name(&self) -> String {
         match self {
-            OpKind::Unary(UnaryOp::Square) => "chlo.square".into(),
-            OpKind::Unary(u) => format!("stablehlo.{}", u.name()),
-            OpKind::Binary(b) => format!("stablehlo.{}", b.name()),
+            OpKind::Unary(u) => u.full_name(),
+            OpKind::Binary(b) => b.full_name(),
             OpKind::DotGeneral { is_dot: true, .. } => "stablehlo.dot".into(),
             other => other.static_name().into(),
         }

@@ -15,12 +15,13 @@ pub enum ElemType {
     I32,
     I64,
     U8,
+    U16,
     U32,
     U64,
 }
 
 impl ElemType {
-    pub const ALL: [ElemType; 12] = [
+    pub const ALL: [ElemType; 13] = [
         ElemType::F64,
         ElemType::F32,
         ElemType::F16,
@@ -31,6 +32,7 @@ impl ElemType {
         ElemType::I32,
         ElemType::I64,
         ElemType::U8,
+        ElemType::U16,
         ElemType::U32,
         ElemType::U64,
     ];
@@ -48,6 +50,7 @@ impl ElemType {
             ElemType::I32 => "i32",
             ElemType::I64 => "i64",
             ElemType::U8 => "ui8",
+            ElemType::U16 => "ui16",
             ElemType::U32 => "ui32",
             ElemType::U64 => "ui64",
         }
@@ -62,7 +65,7 @@ impl ElemType {
         match self {
             ElemType::F64 | ElemType::I64 | ElemType::U64 => 8,
             ElemType::F32 | ElemType::I32 | ElemType::U32 => 4,
-            ElemType::F16 | ElemType::BF16 | ElemType::I16 => 2,
+            ElemType::F16 | ElemType::BF16 | ElemType::I16 | ElemType::U16 => 2,
             ElemType::I1 | ElemType::I8 | ElemType::U8 => 1,
         }
     }
@@ -83,7 +86,19 @@ impl ElemType {
     }
 
     pub fn is_unsigned(self) -> bool {
-        matches!(self, ElemType::U8 | ElemType::U32 | ElemType::U64)
+        matches!(
+            self,
+            ElemType::U8 | ElemType::U16 | ElemType::U32 | ElemType::U64
+        )
+    }
+
+    /// Width of one element in bits (1 for i1).
+    pub fn bit_width(self) -> u32 {
+        if self.is_bool() {
+            1
+        } else {
+            self.byte_size() as u32 * 8
+        }
     }
 }
 

@@ -56,7 +56,7 @@ fn int_min(elem: ElemType) -> i64 {
         ElemType::I8 => i8::MIN as i64,
         ElemType::I16 => i16::MIN as i64,
         ElemType::I32 => i32::MIN as i64,
-        ElemType::U8 | ElemType::U32 | ElemType::U64 => 0,
+        ElemType::U8 | ElemType::U16 | ElemType::U32 | ElemType::U64 => 0,
         _ => i64::MIN,
     }
 }
@@ -67,7 +67,10 @@ fn int_max(elem: ElemType) -> i64 {
         ElemType::I16 => i16::MAX as i64,
         ElemType::I32 => i32::MAX as i64,
         ElemType::U8 => u8::MAX as i64,
+        ElemType::U16 => u16::MAX as i64,
         ElemType::U32 => u32::MAX as i64,
+        // ui64's maximum, as the i64 with the same bits (how literals hold it).
+        ElemType::U64 => -1,
         _ => i64::MAX,
     }
 }
@@ -93,6 +96,14 @@ pub fn preserves_zero_padding(kind: &OpKind) -> bool {
                 | UnaryOp::RoundNearestEven
                 | UnaryOp::RoundNearestAfz
                 | UnaryOp::Square
+                | UnaryOp::Popcnt
+                | UnaryOp::Erf
+                | UnaryOp::Asin
+                | UnaryOp::Asinh
+                | UnaryOp::Atan
+                | UnaryOp::Atanh
+                | UnaryOp::Sinh
+                | UnaryOp::BesselI1e
         ),
         OpKind::Binary(b) => matches!(
             b,
@@ -104,6 +115,9 @@ pub fn preserves_zero_padding(kind: &OpKind) -> bool {
                 | BinaryOp::And
                 | BinaryOp::Or
                 | BinaryOp::Xor
+                | BinaryOp::ShiftLeft
+                | BinaryOp::ShiftRightLogical
+                | BinaryOp::ShiftRightArithmetic
         ),
         OpKind::Convert | OpKind::Transpose { .. } | OpKind::Reshape => true,
         OpKind::DotGeneral { .. } => true,

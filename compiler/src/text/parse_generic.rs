@@ -39,14 +39,9 @@ const GENERIC_OPS: &[&str] = &[
 ];
 
 fn elementwise_kind(name: &str) -> Option<OpKind> {
-    if name == "chlo.square" {
-        return Some(OpKind::Unary(UnaryOp::Square));
-    }
-    let short = name.strip_prefix("stablehlo.")?;
-    UnaryOp::from_name(short)
-        .filter(|u| *u != UnaryOp::Square)
+    UnaryOp::from_full_name(name)
         .map(OpKind::Unary)
-        .or_else(|| BinaryOp::from_name(short).map(OpKind::Binary))
+        .or_else(|| BinaryOp::from_full_name(name).map(OpKind::Binary))
 }
 
 impl<'s> Cursor<'s> {

@@ -141,16 +141,13 @@ impl<'s> Cursor<'s> {
                 )),
             };
         }
-        if let Some(short) = name.strip_prefix("stablehlo.") {
-            // `square` is CHLO's (`chlo.square`), not a StableHLO op.
-            if let Some(u) = UnaryOp::from_name(short).filter(|u| *u != UnaryOp::Square) {
-                self.bump();
-                return self.pretty_same_type(b, OpKind::Unary(u), name, pos);
-            }
-            if let Some(op) = BinaryOp::from_name(short) {
-                self.bump();
-                return self.pretty_same_type(b, OpKind::Binary(op), name, pos);
-            }
+        if let Some(u) = UnaryOp::from_full_name(name) {
+            self.bump();
+            return self.pretty_same_type(b, OpKind::Unary(u), name, pos);
+        }
+        if let Some(op) = BinaryOp::from_full_name(name) {
+            self.bump();
+            return self.pretty_same_type(b, OpKind::Binary(op), name, pos);
         }
         // Consume the name; an unknown one fails below at its position.
         self.bump();
@@ -158,7 +155,6 @@ impl<'s> Cursor<'s> {
             "stablehlo.clamp" => self.pretty_same_type(b, OpKind::Clamp, name, pos),
             "stablehlo.convert" => self.pretty_same_type(b, OpKind::Convert, name, pos),
             "stablehlo.reshape" => self.pretty_same_type(b, OpKind::Reshape, name, pos),
-            "chlo.square" => self.pretty_same_type(b, OpKind::Unary(UnaryOp::Square), name, pos),
             "stablehlo.select" => self.pretty_select(b, name, pos),
             "stablehlo.compare" => self.pretty_compare(b, name, pos),
             "stablehlo.constant" | "sdy.constant" => {

@@ -112,6 +112,11 @@ impl<'s> Cursor<'s> {
         if self.at(Tok::Comma) && self.peek_text(1) == "tensor" {
             self.bump();
             let second = self.parse_type()?;
+            // `t1, t2 -> t3`: CHLO's binary ops.
+            if self.eat(Tok::Arrow) {
+                let outs = self.parse_result_types()?;
+                return Ok(Signature::Functional(vec![first, second], outs));
+            }
             return Ok(Signature::Pair(first, second));
         }
         Ok(Signature::Single(first))
@@ -203,13 +208,13 @@ fn parse_tensor_body(body: &str) -> Result<TensorType, (usize, DiagKind, String)
         None if is_mlir_elem_type(name) => Err((
             i,
             DiagKind::Unsupported,
-            format!("element type '{name}' is not supported (meshrun handles f64, f32, f16, bf16, i1, i8, i16, i32, i64, ui8, ui32, ui64)"),
+            format!("element type '{name}' is not supported (meshrun handles f64, f32, f16, bf16, i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64)"),
         )),
         None => Err((
             i,
             DiagKind::Type,
             format!(
-                "unknown element type '{name}' in tensor type (expected one of f64, f32, f16, bf16, i1, i8, i16, i32, i64, ui8, ui32, ui64)"
+                "unknown element type '{name}' in tensor type (expected one of f64, f32, f16, bf16, i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64)"
             ),
         )),
     }
@@ -261,7 +266,7 @@ mod tests {
         let e = ty("!stablehlo.token").expect_err("token");
         assert_eq!(e.kind, DiagKind::Unsupported);
         for t in [
-            "tensor<4xui16>",
+            "tensor<4xui4>",
             "tensor<4xf8E4M3FN>",
             "tensor<index>",
             "tensor<2xsi32>",

@@ -10,8 +10,7 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    Function, Module, NamedAttr, OpData, OpId, OpKind, ParamAttrs, Region, TensorType, UnaryOp,
-    Value,
+    Function, Module, NamedAttr, OpData, OpId, OpKind, ParamAttrs, Region, TensorType, Value,
 };
 use crate::sharding::TensorSharding;
 use crate::text::lexer::quote;
@@ -468,9 +467,10 @@ impl<'a> FuncPrinter<'a> {
         let attrs = |p: &mut Self| write_attr_dict(p.out, sharding.as_deref(), &op.attrs);
         let name = op.kind.name();
         match &op.kind {
-            OpKind::Unary(UnaryOp::Square) => {
-                // CHLO's format: `chlo.square %x : t -> t`.
-                self.out.push_str("chlo.square ");
+            OpKind::Unary(_) | OpKind::Binary(_) if is_chlo(&op.kind) => {
+                // CHLO's format: `chlo.erf %x : t -> t`,
+                // `chlo.zeta %a, %b : t, t -> t`.
+                let _ = write!(self.out, "{name} ");
                 self.values(&op.operands);
                 attrs(self);
                 self.out.push_str(" : ");
@@ -704,5 +704,14 @@ impl<'a> FuncPrinter<'a> {
             _ => {}
         }
         self.out.push('\n');
+    }
+}
+
+/// Whether an element-wise op is CHLO's (printed with CHLO's signature).
+fn is_chlo(kind: &OpKind) -> bool {
+    match kind {
+        OpKind::Unary(u) => u.is_chlo(),
+        OpKind::Binary(b) => b.is_chlo(),
+        _ => false,
     }
 }

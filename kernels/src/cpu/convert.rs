@@ -1,7 +1,7 @@
-//! `stablehlo.convert` between every pair of supported element types, with
-//! the rules of [`HostElem::from_scalar`]: round to nearest even between
-//! floats, truncate and saturate float → int, wrap int → narrower int,
-//! `!= 0` to bool.
+//! `stablehlo.convert` between every pair of element types, with the rules
+//! of [`HostElem::from_wide`]: round to nearest even between floats (and
+//! from integers, by their true value), truncate and saturate float → int,
+//! wrap int → narrower int, `!= 0` to bool.
 
 use meshrun_compiler::ir::ElemType;
 
@@ -16,7 +16,7 @@ pub fn convert(x: &HostTensor, to: ElemType) -> Result<HostTensor> {
     }
     crate::with_array!(x, a: S => {
         with_elem_type!(to, "stablehlo.convert", D => {
-            D::wrap(map(a, |v: S| D::from_scalar(v.to_scalar())))
+            D::wrap(map(a, |v: S| D::from_wide(v.to_wide())))
         })
     })
 }
@@ -61,7 +61,42 @@ mod tests {
         );
         let b = convert(&x, ElemType::BF16).unwrap();
         assert_eq!(b.to_f64_vec()[0], bf16::from_f32(0.1).to_f64());
-        let err = convert(&x, ElemType::U32).unwrap_err();
-        assert!(err.to_string().contains("ui32"), "{err}");
+    }
+
+    #[test]
+    fn unsigned_and_narrow_integers() {
+        let big = HostTensor::from_vec(&[3], vec![u64::MAX, 1 << 63, 7]).unwrap();
+        let f = convert(&big, ElemType::F32).unwrap();
+        assert_eq!(
+            f.to_f64_vec(),
+            vec![u64::MAX as f32 as f64, 2f64.powi(63), 7.0]
+        );
+        let i = convert(&big, ElemType::I64).unwrap();
+        assert_eq!(
+            i,
+            HostTensor::from_vec(&[3], vec![-1i64, i64::MIN, 7]).unwrap()
+        );
+        let u = convert(&big, ElemType::U32).unwrap();
+        assert_eq!(u, HostTensor::from_vec(&[3], vec![u32::MAX, 0, 7]).unwrap());
+        let x = HostTensor::from_vec(&[4], vec![-1.5f32, 300.0, f32::NAN, 2.9]).unwrap();
+        let b = convert(&x, ElemType::U8).unwrap();
+        assert_eq!(b, HostTensor::from_vec(&[4], vec![0u8, 255, 0, 2]).unwrap());
+        let s = convert(&x, ElemType::I8).unwrap();
+        assert_eq!(
+            s,
+            HostTensor::from_vec(&[4], vec![-1i8, 127, 0, 2]).unwrap()
+        );
+        let w = convert(
+            &HostTensor::from_vec(&[2], vec![-1i16, 300]).unwrap(),
+            ElemType::U16,
+        );
+        assert_eq!(
+            w.unwrap(),
+            HostTensor::from_vec(&[2], vec![u16::MAX, 300]).unwrap()
+        );
+        // i64 -> f32 rounds once (through f64 it would round twice).
+        let v = (1i64 << 60) + (1 << 36) + 1;
+        let r = convert(&HostTensor::from_vec(&[1], vec![v]).unwrap(), ElemType::F32).unwrap();
+        assert_eq!(r, HostTensor::from_vec(&[1], vec![v as f32]).unwrap());
     }
 }

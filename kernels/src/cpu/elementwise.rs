@@ -7,20 +7,21 @@
 
 use meshrun_compiler::ir::{BinaryOp, CompareDirection, CompareType, UnaryOp};
 use ndarray::ArrayD;
-use num_traits::{CheckedRem, PrimInt, Signed, WrappingAdd, WrappingMul, WrappingNeg, WrappingSub};
 
 use crate::cpu::map::{map, zip_map};
 use crate::cpu::real::{HalfFloat, Real};
-use crate::cpu::vmath;
+use crate::cpu::{int, special, vmath};
 use crate::error::{KernelError, Result};
 use crate::tensor::{HostElem, HostTensor};
 
+pub(crate) use crate::cpu::int::Int;
+
 fn unary_name(op: UnaryOp) -> String {
-    format!("stablehlo.{}", op.name())
+    op.full_name()
 }
 
 fn binary_name(op: BinaryOp) -> String {
-    format!("stablehlo.{}", op.name())
+    op.full_name()
 }
 
 /// Check that two operands have one shape; name them in the error.
@@ -79,12 +80,15 @@ pub fn unary(op: UnaryOp, x: &HostTensor) -> Result<HostTensor> {
         HostTensor::F32(a) => HostTensor::F32(unary_f32(op, a)?),
         HostTensor::F16(a) => HostTensor::F16(via_f32(a, |w| unary_f32(op, w))?),
         HostTensor::BF16(a) => HostTensor::BF16(via_f32(a, |w| unary_f32(op, w))?),
-        HostTensor::I32(a) => HostTensor::I32(unary_int(op, a)?),
-        HostTensor::I64(a) => HostTensor::I64(unary_int(op, a)?),
         HostTensor::Pred(a) => match op {
             UnaryOp::Not => HostTensor::Pred(map(a, |v| !v)),
             _ => return Err(KernelError::unsupported(&unary_name(op), x.elem_type())),
         },
+        ints => {
+            return int::unary(op, ints).unwrap_or_else(|| {
+                Err(KernelError::unsupported(&unary_name(op), ints.elem_type()))
+            })
+        }
     })
 }
 
@@ -138,29 +142,8 @@ fn unary_real<F: Real>(op: UnaryOp, a: &ArrayD<F>) -> Result<ArrayD<F>> {
         U::Ceil => map(a, F::ceil),
         U::RoundNearestEven => map(a, F::round_even),
         U::RoundNearestAfz => map(a, F::round),
-        U::Not | U::IsFinite => {
-            return Err(KernelError::unsupported(&unary_name(op), F::ELEM));
-        }
-    })
-}
-
-/// The integer types kernels compute in (i32, i64).
-pub(crate) trait Int:
-    HostElem + PrimInt + Signed + CheckedRem + WrappingAdd + WrappingSub + WrappingMul + WrappingNeg
-{
-}
-impl Int for i32 {}
-impl Int for i64 {}
-
-fn unary_int<I: Int>(op: UnaryOp, a: &ArrayD<I>) -> Result<ArrayD<I>> {
-    Ok(match op {
-        UnaryOp::Negate => map(a, |x| x.wrapping_neg()),
-        // abs(MIN) wraps to MIN, as in XLA.
-        UnaryOp::Abs => map(a, |x| if x < I::zero() { x.wrapping_neg() } else { x }),
-        UnaryOp::Sign => map(a, |x| x.signum()),
-        UnaryOp::Square => map(a, |x| x.wrapping_mul(&x)),
-        UnaryOp::Not => map(a, |x| !x),
-        _ => return Err(KernelError::unsupported(&unary_name(op), I::ELEM)),
+        // CHLO's special functions; integer-only ops are errors there.
+        _ => return special::unary_real(op, a),
     })
 }
 
@@ -170,6 +153,10 @@ fn unary_int<I: Int>(op: UnaryOp, a: &ArrayD<I>) -> Result<ArrayD<I>> {
 pub fn binary(op: BinaryOp, x: &HostTensor, y: &HostTensor) -> Result<HostTensor> {
     let name = binary_name(op);
     same_shape(&name, ["lhs", "rhs"], x.shape(), y.shape())?;
+    if op == BinaryOp::NextAfter {
+        // Steps through the bits of the element type itself.
+        return special::next_after(x, y);
+    }
     Ok(match (x, y) {
         (HostTensor::F64(a), HostTensor::F64(b)) => HostTensor::F64(binary_real(op, a, b)?),
         (HostTensor::F32(a), HostTensor::F32(b)) => HostTensor::F32(binary_f32(op, a, b)?),
@@ -179,10 +166,8 @@ pub fn binary(op: BinaryOp, x: &HostTensor, y: &HostTensor) -> Result<HostTensor
         (HostTensor::BF16(a), HostTensor::BF16(b)) => {
             HostTensor::BF16(via_f32_2(a, b, |p, q| binary_f32(op, p, q))?)
         }
-        (HostTensor::I32(a), HostTensor::I32(b)) => HostTensor::I32(binary_int(op, a, b)?),
-        (HostTensor::I64(a), HostTensor::I64(b)) => HostTensor::I64(binary_int(op, a, b)?),
         (HostTensor::Pred(a), HostTensor::Pred(b)) => HostTensor::Pred(binary_bool(op, a, b)?),
-        _ => return Err(type_mismatch(&name, x, y)),
+        _ => return int::binary(op, x, y).unwrap_or_else(|| Err(type_mismatch(&name, x, y))),
     })
 }
 
@@ -226,72 +211,8 @@ fn binary_real<F: Real>(op: BinaryOp, a: &ArrayD<F>, b: &ArrayD<F>) -> Result<Ar
         B::Minimum => zip_map(a, b, min_nan),
         B::Power => zip_map(a, b, F::powf),
         B::Atan2 => zip_map(a, b, F::atan2),
-        B::And | B::Or | B::Xor => {
-            return Err(KernelError::unsupported(&binary_name(op), F::ELEM));
-        }
-    })
-}
-
-/// Integer division as XLA defines it: x / 0 = -1, MIN / -1 = MIN.
-fn int_div<I: Int>(x: I, y: I) -> I {
-    if y == I::zero() {
-        -I::one()
-    } else {
-        x.checked_div(&y).unwrap_or(x)
-    }
-}
-
-/// Integer remainder as XLA defines it: x % 0 = x, MIN % -1 = 0.
-fn int_rem<I: Int>(x: I, y: I) -> I {
-    if y == I::zero() {
-        x
-    } else {
-        x.checked_rem(&y).unwrap_or(I::zero())
-    }
-}
-
-/// Integer power by squaring, wrapping; a negative exponent gives 0 except
-/// for bases 1 and -1 (XLA's rule).
-fn int_pow<I: Int>(base: I, exp: I) -> I {
-    if exp < I::zero() {
-        return if base == I::one() {
-            I::one()
-        } else if base == -I::one() {
-            if (exp & I::one()) == I::zero() {
-                I::one()
-            } else {
-                -I::one()
-            }
-        } else {
-            I::zero()
-        };
-    }
-    let (mut result, mut b, mut e) = (I::one(), base, exp);
-    while e > I::zero() {
-        if (e & I::one()) == I::one() {
-            result = result.wrapping_mul(&b);
-        }
-        b = b.wrapping_mul(&b);
-        e = e >> 1;
-    }
-    result
-}
-
-fn binary_int<I: Int>(op: BinaryOp, a: &ArrayD<I>, b: &ArrayD<I>) -> Result<ArrayD<I>> {
-    use BinaryOp as B;
-    Ok(match op {
-        B::Add => zip_map(a, b, |x, y| x.wrapping_add(&y)),
-        B::Subtract => zip_map(a, b, |x, y| x.wrapping_sub(&y)),
-        B::Multiply => zip_map(a, b, |x, y| x.wrapping_mul(&y)),
-        B::Divide => zip_map(a, b, int_div),
-        B::Remainder => zip_map(a, b, int_rem),
-        B::Maximum => zip_map(a, b, |x, y| x.max(y)),
-        B::Minimum => zip_map(a, b, |x, y| x.min(y)),
-        B::Power => zip_map(a, b, int_pow),
-        B::And => zip_map(a, b, |x, y| x & y),
-        B::Or => zip_map(a, b, |x, y| x | y),
-        B::Xor => zip_map(a, b, |x, y| x ^ y),
-        B::Atan2 => return Err(KernelError::unsupported(&binary_name(op), I::ELEM)),
+        // CHLO's special functions; integer-only ops are errors there.
+        _ => return special::binary_real(op, a, b),
     })
 }
 

@@ -8,11 +8,13 @@ pub mod dynamic_slice;
 pub mod elementwise;
 pub mod fusion;
 pub mod gather;
+mod int;
 mod map;
 mod permute;
 mod real;
 pub mod reduce;
 pub mod shape_ops;
+mod special;
 pub mod vmath;
 pub mod window;
 

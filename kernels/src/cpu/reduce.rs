@@ -97,6 +97,24 @@ fn reduce_one(
         (HostTensor::I64(a), HostTensor::I64(i)) => {
             HostTensor::I64(reduce_int(kind, a, first(i), &reduced)?)
         }
+        (HostTensor::I8(a), HostTensor::I8(i)) => {
+            HostTensor::I8(reduce_int(kind, a, first(i), &reduced)?)
+        }
+        (HostTensor::I16(a), HostTensor::I16(i)) => {
+            HostTensor::I16(reduce_int(kind, a, first(i), &reduced)?)
+        }
+        (HostTensor::U8(a), HostTensor::U8(i)) => {
+            HostTensor::U8(reduce_int(kind, a, first(i), &reduced)?)
+        }
+        (HostTensor::U16(a), HostTensor::U16(i)) => {
+            HostTensor::U16(reduce_int(kind, a, first(i), &reduced)?)
+        }
+        (HostTensor::U32(a), HostTensor::U32(i)) => {
+            HostTensor::U32(reduce_int(kind, a, first(i), &reduced)?)
+        }
+        (HostTensor::U64(a), HostTensor::U64(i)) => {
+            HostTensor::U64(reduce_int(kind, a, first(i), &reduced)?)
+        }
         (HostTensor::Pred(a), HostTensor::Pred(i)) => {
             HostTensor::Pred(reduce_bool(kind, a, first(i), &reduced)?)
         }

@@ -150,8 +150,14 @@ macro_rules! int_reducible {
         }
     };
 }
+int_reducible!(i8);
+int_reducible!(i16);
 int_reducible!(i32);
 int_reducible!(i64);
+int_reducible!(u8);
+int_reducible!(u16);
+int_reducible!(u32);
+int_reducible!(u64);
 
 /// Predicates: sum, or and maximum are "any"; product, and and minimum
 /// are "all".

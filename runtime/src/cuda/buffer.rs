@@ -102,6 +102,12 @@ impl DevData {
             }
             HostTensor::I32(a) => DevData::I32(stream.clone_htod(&flat(a)).map_err(e)?),
             HostTensor::I64(a) => DevData::I64(stream.clone_htod(&flat(a)).map_err(e)?),
+            other => {
+                return Err(format!(
+                    "the CUDA backend has no buffers of {}",
+                    other.elem_type()
+                ))
+            }
         })
     }
 

@@ -110,6 +110,8 @@ pub(crate) enum ElemClass {
     IntOrFloat,
     /// i1 and integers (`and`, `or`, `xor`, `not`).
     BoolOrInt,
+    /// Integers, not i1 (shifts, `popcnt`, `count_leading_zeros`).
+    Int,
     /// Every element type (`add` on i1 is a logical or).
     Any,
 }
@@ -121,6 +123,7 @@ impl ElemClass {
             ElemClass::SignedOrFloat => e.is_float() || (e.is_integer() && !e.is_unsigned()),
             ElemClass::IntOrFloat => e.is_float() || e.is_integer(),
             ElemClass::BoolOrInt => e.is_bool() || e.is_integer(),
+            ElemClass::Int => e.is_integer(),
             ElemClass::Any => true,
         }
     }
@@ -131,6 +134,7 @@ impl ElemClass {
             ElemClass::SignedOrFloat => "signed integer or floating-point",
             ElemClass::IntOrFloat => "integer or floating-point",
             ElemClass::BoolOrInt => "boolean (i1) or integer",
+            ElemClass::Int => "integer",
             ElemClass::Any => "any",
         }
     }

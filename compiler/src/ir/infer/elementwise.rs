@@ -14,8 +14,11 @@ fn unary_class(op: UnaryOp) -> ElemClass {
         Negate | Square => ElemClass::IntOrFloat,
         Abs | Sign => ElemClass::SignedOrFloat,
         Not => ElemClass::BoolOrInt,
+        Popcnt | CountLeadingZeros => ElemClass::Int,
         Exp | Expm1 | Log | Log1p | Tanh | Sine | Cosine | Tan | Logistic | Sqrt | Rsqrt | Cbrt
-        | Floor | Ceil | RoundNearestEven | RoundNearestAfz | IsFinite => ElemClass::Float,
+        | Floor | Ceil | RoundNearestEven | RoundNearestAfz | IsFinite | Erf | Erfc | ErfInv
+        | Lgamma | Digamma | BesselI1e | Acos | Acosh | Asin | Asinh | Atan | Atanh | Cosh
+        | Sinh => ElemClass::Float,
     }
 }
 
@@ -26,8 +29,9 @@ fn binary_class(op: BinaryOp) -> ElemClass {
         // On i1: add/maximum are logical or, multiply/minimum logical and.
         Add | Multiply | Maximum | Minimum => ElemClass::Any,
         Subtract | Divide | Remainder | Power => ElemClass::IntOrFloat,
-        Atan2 => ElemClass::Float,
+        Atan2 | NextAfter | Polygamma | Zeta => ElemClass::Float,
         And | Or | Xor => ElemClass::BoolOrInt,
+        ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => ElemClass::Int,
     }
 }
 

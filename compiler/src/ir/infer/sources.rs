@@ -57,6 +57,7 @@ fn int_range(elem: ElemType) -> Option<(i64, i64)> {
         ElemType::I16 => Some((i16::MIN.into(), i16::MAX.into())),
         ElemType::I32 => Some((i32::MIN.into(), i32::MAX.into())),
         ElemType::U8 => Some((0, u8::MAX.into())),
+        ElemType::U16 => Some((0, u16::MAX.into())),
         ElemType::U32 => Some((0, u32::MAX.into())),
         _ => None,
     }
