@@ -783,6 +783,67 @@ def _constant_table(name, rng):
     return Program(name, None, named(f, name), [randn(rng, 16, 16)], mesh, [P("x", "y")])
 
 
+@contextlib.contextmanager
+def unrolled_threefry():
+    """Lower threefry2x32 on CPU the way JAX lowers it for TPUs (and GPUs
+    without the threefry kernel): the five rounds unrolled, no
+    stablehlo.while. JAX's CPU rule rolls them into a while loop, which the
+    partitioner does not split yet; the bits are the same either way."""
+    from jax._src.interpreters import mlir as _mlir
+    from jax._src.random import threefry2x32 as _tf
+    table = _mlir._platform_specific_lowerings["cpu"]
+    saved = table.get(_tf.threefry2x32_p)
+    _mlir.register_lowering(_tf.threefry2x32_p, _tf._threefry2x32_lowering_rule, platform="cpu")
+    try:
+        yield
+    finally:
+        if saved is None:
+            table.pop(_tf.threefry2x32_p, None)
+        else:
+            table[_tf.threefry2x32_p] = saved
+
+
+@program("random_dropout", "jax.random.bernoulli dropout inside jit (threefry2x32, partitionable: shifts, xor, or, ui32/ui64 iota, bitcast_convert to f32) and the raw jax.random.bits; x on (data, model), key replicated; threefry rounds unrolled (see unrolled_threefry)")
+def _random_dropout(name, rng):
+    mesh = M_DM()
+
+    def f(key_data, x):
+        key = jax.random.wrap_key_data(key_data, impl="threefry2x32")
+        k1, k2 = jax.random.split(key)
+        keep = jax.random.bernoulli(k1, 0.75, x.shape)
+        bits = jax.random.bits(k2, (x.shape[0], 8), dtype=jnp.uint32)
+        return jnp.where(keep, x / 0.75, 0.0), keep, bits
+
+    key = np.asarray(jax.random.key_data(jax.random.key(1234)), dtype=np.uint32)
+    return Program(name, None, named(f, name), [key, randn(rng, 16, 32)], mesh,
+                   [P(None), P("data", "model")], context=unrolled_threefry,
+                   notes=["threefry2x32 lowered unrolled on CPU (JAX's TPU/GPU lowering); "
+                          "JAX's CPU lowering puts the rounds in a stablehlo.while"])
+
+
+@program("integer_ops", "integer and bit ops on sharded i32/ui32/ui8/i8 tensors: shifts (incl. out-of-range amounts), and/or/xor/not, popcnt, clz, remainder and division by zero, wrapping add/mul, integer power, bitcast_convert, converts between widths, integer sums")
+def _integer_ops(name, rng):
+    mesh = M_XY()
+
+    def f(a, b, u):
+        s = b % 40  # shift amounts, some >= 32
+        x = (a << s) ^ jax.lax.shift_right_logical(a, s) | jax.lax.shift_right_arithmetic(a, s)
+        y = jax.lax.population_count(x) + jax.lax.clz(a) - (~a & 0xFF)
+        z = jnp.remainder(a, b) + jax.lax.rem(a, b) + jax.lax.div(a, b) + a * b + a ** 3
+        w = jax.lax.shift_right_logical(u, jnp.uint32(3)) + (u << jnp.uint32(7)) + u * u
+        w = w ^ jax.lax.bitcast_convert_type(a, jnp.uint32)
+        v = jax.lax.bitcast_convert_type(u, jnp.int8)  # 4 bytes per element
+        n8 = u.astype(jnp.uint8) + jnp.uint8(200)
+        i8 = (a.astype(jnp.int8) * jnp.int8(3)).astype(jnp.int32)
+        return (x + y + z + i8, w, jnp.sum(w, axis=1), v, n8,
+                jax.lax.population_count(n8), jnp.sum(x, axis=0))
+
+    a = rng.randint(-2**31, 2**31, size=(8, 16), dtype=np.int64).astype(np.int32)
+    b = rng.randint(-50, 50, size=(8, 16)).astype(np.int32)
+    u = rng.randint(0, 2**32, size=(8, 16), dtype=np.uint64).astype(np.uint32)
+    return Program(name, None, named(f, name), [a, b, u], mesh,
+                   [P("x", "y"), P("x", None), P(None, "y")])
+
 
 # ----------------------------------------------------------------------------
 # Indexing programs: gather, scatter, dynamic slices (issue 12)
@@ -998,7 +1059,7 @@ def _gpt2_train_step_prog(name, rng):
 DTYPE_NAMES = {
     "float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64",
     "int32": "i32", "int64": "i64", "int8": "i8", "int16": "i16",
-    "uint8": "ui8", "uint32": "ui32", "bool": "i1",
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64", "bool": "i1",
 }
 
 

@@ -822,6 +822,71 @@ fn reduce_window_result_shape_follows_dilations_and_padding() {
     let e = error(&wrong);
     assert!(
         e.contains("stablehlo.reduce_window") && e.contains("tensor<2x2xi64>"),
+#[test]
+fn bitcast_convert_forms_rules_and_errors() {
+    let pretty = module(
+        "%x: tensor<8x16xui32>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8x16xui32>) -> tensor<8x16xf32>",
+        "tensor<8x16xf32>",
+    );
+    let generic = module(
+        "%x: tensor<8x16xui32>",
+        "  %r = \"stablehlo.bitcast_convert\"(%x) : (tensor<8x16xui32>) -> tensor<8x16xf32>",
+        "tensor<8x16xf32>",
+    );
+    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
+    assert_eq!(last_kind(&a), last_kind(&b));
+    assert!(print_module(&b).contains("stablehlo.bitcast_convert %arg0 : (tensor<8x16xui32>)"));
+    assert_eq!(
+        last_rule(&a),
+        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>"
+    );
+    // To a narrower type: a new minor dimension that needs replication.
+    let split = roundtrip(&module(
+        "%x: tensor<8xui32>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8xui32>) -> tensor<8x4xi8>",
+        "tensor<8x4xi8>",
+    ));
+    assert_eq!(
+        last_rule(&split),
+        "#sdy.op_sharding_rule<([i])->([i, j]) {i=8, j=4} need_replication={j}>"
+    );
+    let e = error(&module(
+        "%x: tensor<8xui32>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8xui32>) -> tensor<8x2xi8>",
+        "tensor<8x2xi8>",
+    ));
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("stablehlo.bitcast_convert")
+            && e.contains("tensor<8x4xi8>"),
+        "{e}"
+    );
+    let e = error(&module(
+        "%x: tensor<8xi1>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8xi1>) -> tensor<8xui8>",
+        "tensor<8xui8>",
+    ));
+    assert!(e.contains("i1"), "{e}");
+}
+
+#[test]
+fn optimization_barrier_as_jax_prints_it() {
+    let src = "func.func @f(%a: tensor<16x8xf32>, %b: tensor<f32>) -> tensor<16x8xf32> {\n  %r:2 = stablehlo.optimization_barrier %a, %b : tensor<16x8xf32>, tensor<f32>\n  return %r#0 : tensor<16x8xf32>\n}\n";
+    let m = roundtrip(src);
+    assert!(print_module(&m)
+        .contains("stablehlo.optimization_barrier %arg0, %arg1 : tensor<16x8xf32>, tensor<f32>"));
+    // Each result follows its own operand, nothing else.
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i, j], [])->([i, j], []) {i=16, j=8}>"
+    );
+    let generic = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %r = \"stablehlo.optimization_barrier\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %r : tensor<4xf32>\n}\n";
+    roundtrip(generic);
+    let bad = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf16> {\n  %r = \"stablehlo.optimization_barrier\"(%a) : (tensor<4xf32>) -> tensor<4xf16>\n  return %r : tensor<4xf16>\n}\n";
+    let e = error(bad);
+    assert!(
+        e.starts_with("2:8:") && e.contains("optimization_barrier"),
         "{e}"
     );
 }
@@ -918,4 +983,87 @@ fn select_and_scatter_errors_name_op_and_position() {
         "{}",
         error(&one_region)
     );
+fn custom_call_runs_sharding_and_names_other_targets() {
+    let pretty = module(
+        "%x: tensor<8x4xf32>",
+        "  %r = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = \"{replicated}\"} : (tensor<8x4xf32>) -> tensor<8x4xf32>",
+        "tensor<8x4xf32>",
+    );
+    let generic = module(
+        "%x: tensor<8x4xf32>",
+        "  %r = \"stablehlo.custom_call\"(%x) <{call_target_name = \"Sharding\"}> {mhlo.sharding = \"{replicated}\"} : (tensor<8x4xf32>) -> tensor<8x4xf32>",
+        "tensor<8x4xf32>",
+    );
+    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
+    assert_eq!(last_kind(&a), last_kind(&b));
+    let printed = print_module(&b);
+    assert!(
+        printed
+            .contains("stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = \"{replicated}\"}"),
+        "{printed}"
+    );
+    assert_eq!(
+        last_rule(&a),
+        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=4}>"
+    );
+    for target in [
+        "SPMDFullToShardShape",
+        "xla.sdy.GlobalToLocalShape",
+        "my_kernel",
+    ] {
+        let e = error(&module(
+            "%x: tensor<8x4xf32>",
+            &format!(
+                "  %r = stablehlo.custom_call @{target}(%x) : (tensor<8x4xf32>) -> tensor<8x4xf32>"
+            ),
+            "tensor<8x4xf32>",
+        ));
+        assert!(
+            e.starts_with("2:30:") && e.contains(&format!("'@{target}'")) && !e.contains('\n'),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn integer_and_chlo_elementwise_ops_round_trip() {
+    let body = "  %s = stablehlo.shift_left %a, %b : tensor<4xui32>
+  %t = stablehlo.shift_right_logical %s, %b : tensor<4xui32>
+  %u = stablehlo.shift_right_arithmetic %t, %b : tensor<4xui32>
+  %p = stablehlo.popcnt %u : tensor<4xui32>
+  %c = stablehlo.count_leading_zeros %p : tensor<4xui32>
+  %n = stablehlo.not %c : tensor<4xui32>
+  %m = stablehlo.remainder %n, %a : tensor<4xui32>
+  %r = \"stablehlo.xor\"(%m, %a) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>";
+    let m = roundtrip(&module(
+        "%a: tensor<4xui32>, %b: tensor<4xui32>",
+        body,
+        "tensor<4xui32>",
+    ));
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i], [i])->([i]) {i=4}>"
+    );
+    let chlo = "  %e = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
+  %i = chlo.erf_inv %e : tensor<4xf32> -> tensor<4xf32>
+  %r = chlo.next_after %i, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>";
+    let m = roundtrip(&module("%x: tensor<4xf32>", chlo, "tensor<4xf32>"));
+    let printed = print_module(&m);
+    assert!(
+        printed.contains("chlo.next_after %1, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>")
+            || printed.contains("chlo.next_after"),
+        "{printed}"
+    );
+    let e = error(&module(
+        "%x: tensor<4xf32>",
+        "  %r = stablehlo.shift_left %x, %x : tensor<4xf32>",
+        "tensor<4xf32>",
+    ));
+    assert!(e.starts_with("2:8:") && e.contains("integer"), "{e}");
+    let e = error(&module(
+        "%x: tensor<4xi32>",
+        "  %r = chlo.erf %x : tensor<4xi32> -> tensor<4xi32>",
+        "tensor<4xi32>",
+    ));
+    assert!(e.starts_with("2:8:") && e.contains("floating"), "{e}");
 }

@@ -64,11 +64,11 @@ fn unknown_ops_pretty_and_generic() {
         &["unknown op 'stablehlo.fft'"],
     );
     expect_error(
-        "func.func @f(%a: tensor<4xf32>) {\n  stablehlo.custom_call @Sharding(%a) : (tensor<4xf32>) -> ()\n  return\n}",
-        DiagKind::UnknownOp,
+        "func.func @f(%a: tensor<4xf32>) {\n  stablehlo.custom_call @my_kernel(%a) : (tensor<4xf32>) -> ()\n  return\n}",
+        DiagKind::Syntax,
         2,
-        3,
-        &["'stablehlo.custom_call'"],
+        25,
+        &["'stablehlo.custom_call'", "'@my_kernel' is not supported"],
     );
     expect_error(
         "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = sdy.unknown_computation<\"g\">(%a) (%b: tensor<4xf32>) {\n    sdy.return %b : tensor<4xf32>\n  } : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",

@@ -55,11 +55,17 @@ fn check(pretty: &str, generic: &str, kind: OpKind, n_operands: usize, results: 
 
 #[test]
 fn every_unary_op_in_both_forms() {
-    for &u in UnaryOp::ALL.iter().filter(|u| **u != UnaryOp::Square) {
-        let name = u.name();
+    for &u in UnaryOp::ALL {
+        let name = u.full_name();
+        // CHLO's pretty form writes its signature as `t -> t`.
+        let sig = if u.is_chlo() {
+            "tensor<4x8xf32> -> tensor<4x8xf32>"
+        } else {
+            "tensor<4x8xf32>"
+        };
         check(
-            &format!("  %0 = stablehlo.{name} %a : tensor<4x8xf32>"),
-            &format!("  %0 = \"stablehlo.{name}\"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
+            &format!("  %0 = {name} %a : {sig}"),
+            &format!("  %0 = \"{name}\"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
             OpKind::Unary(u),
             1,
             &[f32s(&[4, 8])],
@@ -70,11 +76,16 @@ fn every_unary_op_in_both_forms() {
 #[test]
 fn every_binary_op_in_both_forms() {
     for &bin in BinaryOp::ALL {
-        let name = bin.name();
+        let name = bin.full_name();
+        let sig = if bin.is_chlo() {
+            "tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>"
+        } else {
+            "tensor<4x8xf32>"
+        };
         check(
-            &format!("  %0 = stablehlo.{name} %a, %b : tensor<4x8xf32>"),
+            &format!("  %0 = {name} %a, %b : {sig}"),
             &format!(
-                "  %0 = \"stablehlo.{name}\"(%a, %b) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>"
+                "  %0 = \"{name}\"(%a, %b) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>"
             ),
             OpKind::Binary(bin),
             2,

@@ -31,7 +31,7 @@ use meshrun_runtime::compare::mismatch;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
-use meshrun_runtime::testgen::program;
+use meshrun_runtime::testgen::{bits_program, program};
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
 
 /// Run one case: the program `text` with inputs drawn from `seed`;
@@ -143,4 +143,67 @@ fn the_generator_makes_what_it_promises() {
         }
     }
     assert_eq!(seen.len(), 16, "{seen:?}");
+}
+
+/// The integer programs of `testgen::bits_program` (shifts, bit ops,
+/// popcnt, clz, remainder, converts and bitcasts on every integer type):
+/// sharded runs must equal the reference exactly.
+#[test]
+fn random_integer_programs_match_the_reference_exactly() {
+    let cases = env_u64("MESHRUN_DIFF_BITS_CASES", 1000);
+    let first = env_u64("MESHRUN_DIFF_SEED", 1);
+    let mut failures = Vec::new();
+    for seed in first..first + cases {
+        let text = bits_program(seed);
+        if let Err(why) = run_program(&text, seed) {
+            failures.push((seed, why, text));
+        }
+    }
+    for (seed, why, _) in failures.iter().take(20) {
+        eprintln!("bits seed {seed}: {why}");
+    }
+    if let Some((seed, _, text)) = failures.first() {
+        eprintln!("program of bits seed {seed}:\n{text}");
+    }
+    eprintln!(
+        "differential (integers): {} of {cases} cases passed",
+        cases as usize - failures.len()
+    );
+    assert!(failures.is_empty(), "{} cases failed", failures.len());
+}
+
+#[test]
+fn the_integer_generator_makes_what_it_promises() {
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..300 {
+        let text = bits_program(seed);
+        parse_module(&text).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+        for key in [
+            "shift_left",
+            "shift_right_logical",
+            "shift_right_arithmetic",
+            "stablehlo.and",
+            "stablehlo.or",
+            "stablehlo.xor",
+            "stablehlo.not",
+            "popcnt",
+            "count_leading_zeros",
+            "remainder",
+            "bitcast_convert",
+            "stablehlo.convert",
+            "stablehlo.reduce",
+            "sharding_constraint",
+            "xui8>",
+            "xi8>",
+            "xui16>",
+            "xi16>",
+            "xui64>",
+            "xi64>",
+        ] {
+            if text.contains(key) {
+                seen.insert(key);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 20, "{seen:?}");
 }

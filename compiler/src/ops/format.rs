@@ -21,6 +21,9 @@ pub enum Fmt {
     /// spelling: `[1, 2]` for integer arrays, `4` for integers, `DEFAULT`
     /// for enums.
     Keyed(&'static str, &'static str),
+    /// A symbol `@name` holding the string attribute `attr`
+    /// (`custom_call`'s target).
+    Symbol(&'static str),
     /// The optional dictionary `{...}` of other (discardable) attributes,
     /// including `sdy.sharding`.
     AttrDict,
@@ -50,7 +53,9 @@ impl Fmt {
     /// The attribute this directive reads and writes, if any.
     pub fn attr(&self) -> Option<&'static str> {
         match *self {
-            Fmt::Keyed(_, a) | Fmt::Shardings(_, a) | Fmt::AxisNames(_, a) => Some(a),
+            Fmt::Keyed(_, a) | Fmt::Shardings(_, a) | Fmt::AxisNames(_, a) | Fmt::Symbol(a) => {
+                Some(a)
+            }
             _ => None,
         }
     }

@@ -23,14 +23,17 @@ pub mod body;
 pub mod decode;
 pub mod format;
 
+pub mod bitcast_convert;
 pub mod case;
 pub mod collectives;
+pub mod custom_call;
 pub mod dynamic_slice;
 pub mod dynamic_update_slice;
 pub mod gather;
 pub mod index_dims;
 pub mod manual_computation;
 pub mod named_computation;
+pub mod optimization_barrier;
 pub mod reduce_window;
 pub mod scatter;
 pub mod select_and_scatter;

@@ -193,6 +193,16 @@ impl<'s> Cursor<'s> {
                         raw: None,
                     });
                 }
+                Fmt::Symbol(attr) => {
+                    let at = self.pos();
+                    let value = Attr::Str(self.parse_symbol(name)?);
+                    given.push(Given {
+                        name: attr.to_string(),
+                        value,
+                        pos: at,
+                        raw: None,
+                    });
+                }
                 Fmt::AttrDict => {
                     let raws = self.parse_opt_attr_dict()?;
                     given.extend(self.given_from_raw(raws));

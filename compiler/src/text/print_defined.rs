@@ -174,6 +174,22 @@ impl FuncPrinter<'_> {
                     let _ = write!(self.out, "{key} = {value}");
                     space = true;
                 }
+                Fmt::Symbol(name) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    if let Some((_, Attr::Str(s))) = attrs.iter().find(|(n, _)| *n == name) {
+                        let bare = s
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'));
+                        if bare && !s.is_empty() {
+                            let _ = write!(self.out, "@{s}");
+                        } else {
+                            let _ = write!(self.out, "@{}", crate::text::lexer::quote(s));
+                        }
+                    }
+                    space = true;
+                }
                 Fmt::AttrDict => write_attr_dict(self.out, sharding, &op.attrs),
                 Fmt::Sig(form) => {
                     self.out.push_str(" : ");

@@ -1,6 +1,7 @@
 //! CPU kernels, one file per op family, and [`eval_op`], which dispatches an
 //! `OpKind` to them.
 
+pub mod bitcast;
 pub mod computation;
 pub mod convert;
 pub mod dot;
@@ -78,7 +79,14 @@ fn compute(
     par: Parallelism,
 ) -> Result<Vec<HostTensor>> {
     let n = |expected: usize| arity(kind, "operands", expected, x.len());
-    let out = &result_types[0];
+    // Identities: a barrier against XLA's reordering, and `@Sharding` (the
+    // only custom_call target the definition accepts).
+    if let OpKind::OptimizationBarrier(_) | OpKind::CustomCall(_) = kind {
+        return Ok(x.iter().map(|t| (*t).clone()).collect());
+    }
+    let Some(out) = result_types.first() else {
+        return Err(KernelError::invalid(&kind.name(), "has no result type"));
+    };
     let one = |t: HostTensor| Ok(vec![t]);
     match kind {
         OpKind::Unary(op) => {
@@ -188,6 +196,10 @@ fn compute(
         OpKind::SelectAndScatter(ss) => {
             n(3)?;
             one(window::select_and_scatter(ss, x[0], x[1], x[2])?)
+        }
+        OpKind::BitcastConvert(_) => {
+            n(1)?;
+            one(bitcast::bitcast_convert(x[0], out)?)
         }
         OpKind::Call { .. }
         | OpKind::ShardingConstraint { .. }

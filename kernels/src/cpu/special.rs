@@ -265,12 +265,12 @@ pub(crate) fn bessel_i1e(x: f64) -> f64 {
         let q = half * half;
         let mut term = half;
         let mut sum = term;
-        let mut k = 0.0;
-        loop {
-            k += 1.0;
+        // Terms shrink once k > x/2; 100 terms converge for every x <= 20.
+        for k in 1..100 {
+            let k = f64::from(k);
             term *= q / (k * (k + 1.0));
             sum += term;
-            if term < sum * f64::EPSILON {
+            if term <= sum * f64::EPSILON {
                 break;
             }
         }

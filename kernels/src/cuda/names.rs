@@ -75,9 +75,17 @@ pub fn unary_supported(op: UnaryOp, e: ElemType) -> bool {
         return false;
     }
     if e.is_float() {
-        op != U::Not
+        !matches!(
+            op,
+            // Integer-only ops, and CHLO functions CUDA's math library
+            // lacks (the CPU computes them; a GPU run reports the op).
+            U::Not | U::Popcnt | U::CountLeadingZeros | U::Digamma | U::BesselI1e
+        )
     } else if is_int(e) {
-        matches!(op, U::Negate | U::Abs | U::Sign | U::Square | U::Not)
+        matches!(
+            op,
+            U::Negate | U::Abs | U::Sign | U::Square | U::Not | U::Popcnt | U::CountLeadingZeros
+        )
     } else {
         op == U::Not
     }
@@ -103,10 +111,19 @@ pub fn binary_supported(op: BinaryOp, e: ElemType) -> bool {
     if suffix(e).is_none() {
         return false;
     }
+    let shift = matches!(
+        op,
+        B::ShiftLeft | B::ShiftRightLogical | B::ShiftRightArithmetic
+    );
     if e.is_float() {
-        !matches!(op, B::And | B::Or | B::Xor)
+        match op {
+            B::And | B::Or | B::Xor | B::Polygamma | B::Zeta => false,
+            // Steps through the storage type's bits: f32 and f64 only.
+            B::NextAfter => matches!(e, ElemType::F32 | ElemType::F64),
+            _ => !shift,
+        }
     } else if is_int(e) {
-        op != B::Atan2
+        !matches!(op, B::Atan2 | B::NextAfter | B::Polygamma | B::Zeta)
     } else {
         matches!(
             op,
@@ -215,6 +232,23 @@ mod tests {
             Some("unary_not_pred")
         );
         assert_eq!(unary(UnaryOp::Negate, ElemType::U8), None);
+        assert_eq!(
+            unary(UnaryOp::Popcnt, ElemType::I64).as_deref(),
+            Some("unary_popcnt_i64")
+        );
+        assert_eq!(unary(UnaryOp::Popcnt, ElemType::F32), None);
+        assert_eq!(
+            unary(UnaryOp::ErfInv, ElemType::BF16).as_deref(),
+            Some("unary_erf_inv_bf16")
+        );
+        assert_eq!(unary(UnaryOp::Digamma, ElemType::F32), None);
+        assert_eq!(
+            binary(BinaryOp::ShiftRightArithmetic, ElemType::I32).as_deref(),
+            Some("binary_shift_right_arithmetic_i32")
+        );
+        assert_eq!(binary(BinaryOp::ShiftLeft, ElemType::F32), None);
+        assert_eq!(binary(BinaryOp::NextAfter, ElemType::F16), None);
+        assert_eq!(binary(BinaryOp::Zeta, ElemType::F64), None);
         assert_eq!(binary(BinaryOp::Atan2, ElemType::I64), None);
         assert_eq!(binary(BinaryOp::Xor, ElemType::F32), None);
         assert_eq!(

@@ -165,9 +165,28 @@ MATH1(m_floor, floorf, floor)
 MATH1(m_ceil, ceilf, ceil)
 MATH1(m_rint, rintf, rint)
 MATH1(m_round, roundf, round)
+MATH1(m_erf, erff, erf)
+MATH1(m_erfc, erfcf, erfc)
+MATH1(m_erfinv, erfinvf, erfinv)
+MATH1(m_lgamma, lgammaf, lgamma)
+MATH1(m_acos, acosf, acos)
+MATH1(m_acosh, acoshf, acosh)
+MATH1(m_asin, asinf, asin)
+MATH1(m_asinh, asinhf, asinh)
+MATH1(m_atan, atanf, atan)
+MATH1(m_atanh, atanhf, atanh)
+MATH1(m_cosh, coshf, cosh)
+MATH1(m_sinh, sinhf, sinh)
+MATH2(m_nextafter, nextafterf, nextafter)
 MATH2(m_pow, powf, pow)
 MATH2(m_atan2, atan2f, atan2)
 MATH2(m_fmod, fmodf, fmod)
+
+// Bit counts on the unsigned twin of an integer type.
+__device__ __forceinline__ unsigned int m_popc(unsigned int x) { return __popc(x); }
+__device__ __forceinline__ unsigned long long m_popc(unsigned long long x) { return __popcll(x); }
+__device__ __forceinline__ unsigned int m_clz(unsigned int x) { return __clz(x); }
+__device__ __forceinline__ unsigned long long m_clz(unsigned long long x) { return __clzll(x); }
 
 template <typename C> __device__ __forceinline__ bool is_nan(C x) { return x != x; }
 

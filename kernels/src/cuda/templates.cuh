@@ -36,6 +36,20 @@ FLOAT_UNARY(ceil, m_ceil(x))
 FLOAT_UNARY(round_nearest_even, m_rint(x))
 FLOAT_UNARY(round_nearest_afz, m_round(x))
 FLOAT_UNARY(square, x * x)
+// CHLO's functions (CPU: cpu/special.rs). lgamma is +inf at the poles in
+// both libraries; digamma and bessel_i1e have no CUDA kernel.
+FLOAT_UNARY(erf, m_erf(x))
+FLOAT_UNARY(erfc, m_erfc(x))
+FLOAT_UNARY(erf_inv, m_erfinv(x))
+FLOAT_UNARY(lgamma, m_lgamma(x))
+FLOAT_UNARY(acos, m_acos(x))
+FLOAT_UNARY(acosh, m_acosh(x))
+FLOAT_UNARY(asin, m_asin(x))
+FLOAT_UNARY(asinh, m_asinh(x))
+FLOAT_UNARY(atan, m_atan(x))
+FLOAT_UNARY(atanh, m_atanh(x))
+FLOAT_UNARY(cosh, m_cosh(x))
+FLOAT_UNARY(sinh, m_sinh(x))
 
 // Integer unary ops: wrapping like the CPU's `wrapping_neg` / `wrapping_mul`.
 #define INT_UNARY(name, expr)                                                  \
@@ -50,6 +64,9 @@ INT_UNARY(abs, x < 0 ? (U)0 - (U)x : (U)x)
 INT_UNARY(sign, (x > 0) - (x < 0))
 INT_UNARY(square, (U)x * (U)x)
 INT_UNARY(not, ~(U)x)
+// CPU `int::unary_int`: bit counts of the stored bits.
+INT_UNARY(popcnt, m_popc((U)x))
+INT_UNARY(count_leading_zeros, m_clz((U)x))
 
 struct P_not {
   __device__ __forceinline__ bool operator()(bool x) const { return !x; }
@@ -86,6 +103,7 @@ FLOAT_BINARY(maximum, max_nan(x, y))
 FLOAT_BINARY(minimum, min_nan(x, y))
 FLOAT_BINARY(power, m_pow(x, y))
 FLOAT_BINARY(atan2, m_atan2(x, y))
+FLOAT_BINARY(next_after, m_nextafter(x, y))
 
 // Integer binary ops (CPU `binary_int`): wrapping add/sub/mul; x / 0 = -1,
 // x % 0 = x; MIN / -1 = MIN, MIN % -1 = 0; pow by squaring, negative
@@ -109,6 +127,15 @@ INT_BINARY(minimum, return x < y ? x : y;)
 INT_BINARY(and, return (C)((U)x & (U)y);)
 INT_BINARY(or, return (C)((U)x | (U)y);)
 INT_BINARY(xor, return (C)((U)x ^ (U)y);)
+// CPU `int::shift_*`: an amount outside [0, bits) (negative ones read as
+// unsigned) gives 0, or the sign fill for the arithmetic shift.
+INT_BINARY(shift_left, if ((U)y >= (U)(sizeof(C) * 8)) return (C)0; return (C)((U)x << (U)y);)
+INT_BINARY(shift_right_logical,
+           if ((U)y >= (U)(sizeof(C) * 8)) return (C)0; return (C)((U)x >> (U)y);)
+INT_BINARY(shift_right_arithmetic,
+           unsigned int n = (U)y >= (U)(sizeof(C) * 8) ? (unsigned int)(sizeof(C) * 8 - 1)
+                                                       : (unsigned int)(U)y;
+           return x >> n;)
 INT_BINARY(power,
            if (y < 0) {
              if (x == 1) return (C)1;

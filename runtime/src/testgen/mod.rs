@@ -19,6 +19,7 @@
 //! `Gen::op`.
 
 mod basic;
+mod bits;
 mod gen;
 mod rng;
 mod text;
@@ -30,6 +31,8 @@ use meshrun_compiler::partition::PartitionedProgram;
 use meshrun_compiler::sharding::layout::TensorLayout;
 
 use gen::Gen;
+
+pub use bits::bits_program;
 
 /// The random program of `seed`. With `size_one_axes`, shardings may name
 /// mesh axes of size 1 (propagation once mishandled them; see
