@@ -72,7 +72,24 @@ impl Block {
 
     fn to_host(&self) -> HostTensor {
         let shape: Vec<usize> = self.shape.iter().map(|&d| d as usize).collect();
-        let t = HostTensor::from_vec(&shape, self.data.clone()).expect("shape fits");
+        // Integer sums wrap (exact in f64 for the fixtures' 32-bit sums).
+        let bits = self.elem.bit_width();
+        let data = if self.elem.is_integer() && bits < 64 {
+            let m = 2f64.powi(bits as i32);
+            let signed = !self.elem.is_unsigned();
+            let wrap = |v: f64| {
+                let r = v.rem_euclid(m);
+                if signed && r >= m / 2.0 {
+                    r - m
+                } else {
+                    r
+                }
+            };
+            self.data.iter().map(|&v| wrap(v)).collect()
+        } else {
+            self.data.clone()
+        };
+        let t = HostTensor::from_vec(&shape, data).expect("shape fits");
         t.convert(self.elem).expect("convertible")
     }
 
