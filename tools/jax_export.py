@@ -1052,6 +1052,58 @@ def _gpt2_train_step_prog(name, rng):
                    specs + [P("data", None), P("data", None)], rtol=1e-4, atol=1e-4)
 
 
+@program("random_rbg", "stablehlo.rng_bit_generator as jax.random emits it with the rbg and unsafe_rbg PRNG impls (algorithm DEFAULT, a 4xui32 key bitcast to 2xui64; rbg splits with threefry in a while loop, unsafe_rbg with rng_bit_generator), uint8/uint32 bits, uniform and normal floats multiplied into x on (x, y), and lax.rng_bit_generator with THREE_FRY (odd and even shapes) and PHILOX, uint16/uint32; bits equal JAX's")
+def _random_rbg(name, rng):
+    mesh = M_XY()
+
+    def f(kd_rbg, kd_unsafe, state, x):
+        k = jax.random.wrap_key_data(kd_rbg, impl="rbg")
+        k1, k2 = jax.random.split(k)
+        u = jax.random.uniform(k1, x.shape) * x
+        b32 = jax.random.bits(k2, (8, 6), dtype=jnp.uint32)
+        ku = jax.random.wrap_key_data(kd_unsafe, impl="unsafe_rbg")
+        q1, q2 = jax.random.split(ku)
+        n = jax.random.normal(q1, x.shape) + x
+        b8 = jax.random.bits(q2, (4, 5), dtype=jnp.uint8)
+        s1, t_odd = jax.lax.rng_bit_generator(state, (7, 5), dtype=jnp.uint32,
+                                              algorithm=jax.lax.RandomAlgorithm.RNG_THREE_FRY)
+        s2, t_even = jax.lax.rng_bit_generator(s1, (3, 4, 2), dtype=jnp.uint16,
+                                               algorithm=jax.lax.RandomAlgorithm.RNG_THREE_FRY)
+        s3, p = jax.lax.rng_bit_generator(s2, (5, 3), dtype=jnp.uint32,
+                                          algorithm=jax.lax.RandomAlgorithm.RNG_PHILOX)
+        return u, b32, n, b8, t_odd, t_even, p, s3
+
+    kd_rbg = np.asarray(jax.random.key_data(jax.random.key(7, impl="rbg")), dtype=np.uint32)
+    kd_unsafe = np.asarray(jax.random.key_data(jax.random.key(11, impl="unsafe_rbg")),
+                           dtype=np.uint32)
+    state = np.array([0x12345678, 0x9abcdef0, 0xfffffffe, 0x00000003], dtype=np.uint32)
+    return Program(name, None, named(f, name), [kd_rbg, kd_unsafe, state, randn(rng, 8, 16)],
+                   mesh, [P(None), P(None), P(None), P("x", "y")])
+
+
+@program("elementwise_math", "the remaining element-wise ops JAX emits, on sharded f32 with inf/nan/-0.0/halves among the inputs: atan2, cbrt, round_nearest_even (jnp.round), round_nearest_afz (lax.round), is_finite, tan, logistic (jax.nn.sigmoid), power (negative bases, integer and fractional exponents), chlo.erf, chlo.erf_inv, chlo.erfc, chlo.lgamma, chlo.digamma, sign of -0.0 and nan")
+def _elementwise_math(name, rng):
+    mesh = M_XY()
+
+    def f(x, y):
+        a = jnp.arctan2(x, y) + jnp.cbrt(x)
+        r = jnp.round(x * 2.0) + jax.lax.round(x * 2.0, jax.lax.RoundingMethod.AWAY_FROM_ZERO)
+        fin = jnp.isfinite(x)
+        t = jnp.tan(jnp.where(fin, x, 0.0) * 0.5) + jax.nn.sigmoid(x)
+        p = jnp.power(y, jnp.floor(x)) + jnp.power(jnp.abs(y), x)
+        e = jax.scipy.special.erf(x) + jax.scipy.special.erfc(y)
+        ei = jax.lax.erf_inv(jnp.clip(y * 0.4, -1.0, 1.0))
+        g = jax.lax.lgamma(jnp.abs(x) + 0.25) + jax.lax.digamma(jnp.abs(y) + 0.25)
+        return a + r + t + e + g, p, ei, fin, jnp.sign(x)
+
+    x = randn(rng, 8, 16, scale=2.0)
+    x[0, :6] = [np.inf, -np.inf, np.nan, -0.0, 0.5, -2.5]
+    x[1, :4] = [1.5, -1.5, 2.5, 0.0]
+    y = randn(rng, 8, 16, scale=2.0)
+    y[0, :4] = [0.0, -0.0, -2.0, 1.0]
+    return Program(name, None, named(f, name), [x, y], mesh, [P("x", "y"), P(None, "y")])
+
+
 # ----------------------------------------------------------------------------
 # Helpers: shardings, dtypes
 # ----------------------------------------------------------------------------
@@ -1628,7 +1680,8 @@ def export(prog, out_dir):
         tol = dict(rtol=prog.rtol, atol=prog.atol)
         if a.dtype in (np.float16,):
             tol = dict(rtol=2e-3, atol=2e-3)
-        if not np.allclose(a.astype(np.float64), r.astype(np.float64), **tol):
+        # NaN equals NaN (as runtime/src/compare.rs): fixtures feed inf/nan.
+        if not np.allclose(a.astype(np.float64), r.astype(np.float64), equal_nan=True, **tol):
             raise RuntimeError(f"{prog.name}: output {i} differs from the unsharded reference "
                                f"(max abs err {np.abs(a.astype(np.float64) - r).max()})")
 

@@ -1067,3 +1067,50 @@ fn integer_and_chlo_elementwise_ops_round_trip() {
     ));
     assert!(e.starts_with("2:8:") && e.contains("floating"), "{e}");
 }
+
+#[test]
+fn rng_bit_generator_forms_rules_and_errors() {
+    let two = "(tensor<2xui64>, tensor<8x6xui32>)";
+    let src = |line: &str, state: &str| {
+        format!("func.func @f(%s: {state}) -> tensor<8x6xui32> {{\n  %st, %r = {line}\n  return %r : tensor<8x6xui32>\n}}\n")
+    };
+    let pretty = roundtrip(&src(
+        &format!("stablehlo.rng_bit_generator %s, algorithm = DEFAULT : (tensor<2xui64>) -> {two}"),
+        "tensor<2xui64>",
+    ));
+    let generic = roundtrip(&src(
+        &format!("\"stablehlo.rng_bit_generator\"(%s) <{{rng_algorithm = #stablehlo<rng_algorithm DEFAULT>}}> : (tensor<2xui64>) -> {two}"),
+        "tensor<2xui64>",
+    ));
+    assert_eq!(last_kind(&pretty), last_kind(&generic));
+    assert!(print_module(&generic)
+        .contains("stablehlo.rng_bit_generator %arg0, algorithm = DEFAULT : (tensor<2xui64>)"));
+    // Shardy's (as XLA's propagated dumps print it).
+    assert_eq!(
+        last_rule(&pretty),
+        "#sdy.op_sharding_rule<([i])->([i], [j, k]) {i=2, j=8, k=6} need_replication={i} blocked_propagation={i}>"
+    );
+    let philox3 = roundtrip(&src(
+        "stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<8x6xui32>)",
+        "tensor<3xui64>",
+    ));
+    assert_ne!(last_kind(&philox3), last_kind(&pretty));
+    let e = error(&src(
+        "stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<3xui64>) -> (tensor<3xui64>, tensor<8x6xui32>)",
+        "tensor<3xui64>",
+    ));
+    assert!(
+        e.starts_with("2:13:") && e.contains("rng_bit_generator") && e.contains("THREE_FRY"),
+        "{e}"
+    );
+    let e = error(&src(
+        "stablehlo.rng_bit_generator %s, algorithm = DEFAULT : (tensor<4xui32>) -> (tensor<4xui32>, tensor<8x6xui32>)",
+        "tensor<4xui32>",
+    ));
+    assert!(e.contains("ui64"), "{e}");
+    let e = error(&src(
+        "stablehlo.rng_bit_generator %s, algorithm = FAST : (tensor<2xui64>) -> (tensor<2xui64>, tensor<8x6xui32>)",
+        "tensor<2xui64>",
+    ));
+    assert!(e.contains("FAST") && e.contains("PHILOX"), "{e}");
+}

@@ -36,6 +36,12 @@ fn check_module(path: &Path) -> usize {
                 let value = a.value.as_deref().unwrap_or("");
                 parse_rule(value).unwrap_or_else(|e| panic!("{at}: JAX's rule {value}: {e}"))
             });
+            // XLA's dumps print erf as `mhlo.erf`, a dialect Shardy has no
+            // rules for; JAX's lowered text has `chlo.erf`, element-wise.
+            let written = text.lines().nth(data.pos.line as usize - 1).unwrap_or("");
+            if theirs.is_none() && written.contains("mhlo.erf ") {
+                continue;
+            }
             match (&ours, &theirs) {
                 (Some(ours), Some(theirs)) => {
                     assert_eq!(ours, theirs, "{at}: ours {ours}, JAX's {theirs}");

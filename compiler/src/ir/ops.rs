@@ -131,8 +131,13 @@ impl UnaryOp {
         format!("{}.{}", dialect(self.is_chlo()), self.name())
     }
 
-    /// The op called `name` (with its dialect prefix).
+    /// The op called `name` (with its dialect prefix). XLA's propagated
+    /// dumps print erf, the one CHLO op XLA keeps as an instruction, as
+    /// `mhlo.erf`; it reads as `chlo.erf`.
     pub fn from_full_name(name: &str) -> Option<UnaryOp> {
+        if name == "mhlo.erf" {
+            return Some(UnaryOp::Erf);
+        }
         let (d, short) = name.split_once('.')?;
         UnaryOp::from_name(short).filter(|u| d == dialect(u.is_chlo()))
     }
@@ -311,6 +316,7 @@ op_kinds! {
         ReduceScatter(crate::ops::collectives::ReduceScatter),
         ReduceWindow(crate::ops::reduce_window::ReduceWindow),
         NamedComputation(crate::ops::named_computation::NamedComputation),
+        RngBitGenerator(crate::ops::rng_bit_generator::RngBitGenerator),
         Scatter(crate::ops::scatter::Scatter),
         SelectAndScatter(crate::ops::select_and_scatter::SelectAndScatter),
         Sort(crate::ops::sort::Sort),

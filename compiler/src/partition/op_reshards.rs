@@ -220,6 +220,15 @@ impl Builder<'_> {
         // so they must be sharded exactly as its factors are.
         let remaps = !is_window_op(&op.kind);
 
+        if matches!(op.kind, OpKind::RngBitGenerator(_)) {
+            // Its counters number the elements of the whole output (XLA's
+            // element order depends on the whole shape): every device
+            // generates all the bits and keeps its block, as XLA does.
+            for axes in common.iter_mut() {
+                axes.clear();
+            }
+        }
+
         // Operands: reshard to what the common axes imply.
         let mut new_operands = Vec::with_capacity(operands.len());
         for (k, &g) in operands.iter().enumerate() {

@@ -14,6 +14,7 @@ mod map;
 mod permute;
 mod real;
 pub mod reduce;
+pub mod rng;
 pub mod shape_ops;
 mod special;
 pub mod vmath;
@@ -196,6 +197,14 @@ fn compute(
         OpKind::SelectAndScatter(ss) => {
             n(3)?;
             one(window::select_and_scatter(ss, x[0], x[1], x[2])?)
+        }
+        OpKind::RngBitGenerator(r) => {
+            n(1)?;
+            let bits_type = result_types.get(1).ok_or_else(|| {
+                KernelError::invalid(&kind.name(), "needs a state and a bits result type")
+            })?;
+            let (state, bits) = rng::rng_bit_generator(r.algorithm, x[0], bits_type)?;
+            Ok(vec![state, bits])
         }
         OpKind::BitcastConvert(_) => {
             n(1)?;
