@@ -448,11 +448,22 @@ fn parse(path: &Path) -> meshrun::compiler::Module {
     parse_module(&std::fs::read_to_string(path).expect("readable")).expect("parses")
 }
 
+/// Fixtures this f64 simulator cannot run, and where they are run instead.
+const NOT_SIMULATED: &[(&str, &str)] = &[(
+    "random_rbg",
+    "ui64 generator states are not exact in f64 and rbg's key split is a while loop; \
+     runtime/tests/executor_fixtures.rs runs it on 8 devices against JAX's bits",
+)];
+
 #[test]
 fn partitioned_fixtures_compute_what_jax_computed() {
     let mut failures = Vec::new();
     let names = fixture_names();
     for name in &names {
+        if let Some((_, why)) = NOT_SIMULATED.iter().find(|(n, _)| n == name) {
+            eprintln!("{name}: not simulated here: {why}");
+            continue;
+        }
         let dir = fixture_dir(name);
         let m = parse(&dir.join("propagated.mlir"));
         match partition(&m) {
