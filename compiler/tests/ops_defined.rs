@@ -822,71 +822,6 @@ fn reduce_window_result_shape_follows_dilations_and_padding() {
     let e = error(&wrong);
     assert!(
         e.contains("stablehlo.reduce_window") && e.contains("tensor<2x2xi64>"),
-#[test]
-fn bitcast_convert_forms_rules_and_errors() {
-    let pretty = module(
-        "%x: tensor<8x16xui32>",
-        "  %r = stablehlo.bitcast_convert %x : (tensor<8x16xui32>) -> tensor<8x16xf32>",
-        "tensor<8x16xf32>",
-    );
-    let generic = module(
-        "%x: tensor<8x16xui32>",
-        "  %r = \"stablehlo.bitcast_convert\"(%x) : (tensor<8x16xui32>) -> tensor<8x16xf32>",
-        "tensor<8x16xf32>",
-    );
-    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
-    assert_eq!(last_kind(&a), last_kind(&b));
-    assert!(print_module(&b).contains("stablehlo.bitcast_convert %arg0 : (tensor<8x16xui32>)"));
-    assert_eq!(
-        last_rule(&a),
-        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>"
-    );
-    // To a narrower type: a new minor dimension that needs replication.
-    let split = roundtrip(&module(
-        "%x: tensor<8xui32>",
-        "  %r = stablehlo.bitcast_convert %x : (tensor<8xui32>) -> tensor<8x4xi8>",
-        "tensor<8x4xi8>",
-    ));
-    assert_eq!(
-        last_rule(&split),
-        "#sdy.op_sharding_rule<([i])->([i, j]) {i=8, j=4} need_replication={j}>"
-    );
-    let e = error(&module(
-        "%x: tensor<8xui32>",
-        "  %r = stablehlo.bitcast_convert %x : (tensor<8xui32>) -> tensor<8x2xi8>",
-        "tensor<8x2xi8>",
-    ));
-    assert!(
-        e.starts_with("2:8:")
-            && e.contains("stablehlo.bitcast_convert")
-            && e.contains("tensor<8x4xi8>"),
-        "{e}"
-    );
-    let e = error(&module(
-        "%x: tensor<8xi1>",
-        "  %r = stablehlo.bitcast_convert %x : (tensor<8xi1>) -> tensor<8xui8>",
-        "tensor<8xui8>",
-    ));
-    assert!(e.contains("i1"), "{e}");
-}
-
-#[test]
-fn optimization_barrier_as_jax_prints_it() {
-    let src = "func.func @f(%a: tensor<16x8xf32>, %b: tensor<f32>) -> tensor<16x8xf32> {\n  %r:2 = stablehlo.optimization_barrier %a, %b : tensor<16x8xf32>, tensor<f32>\n  return %r#0 : tensor<16x8xf32>\n}\n";
-    let m = roundtrip(src);
-    assert!(print_module(&m)
-        .contains("stablehlo.optimization_barrier %arg0, %arg1 : tensor<16x8xf32>, tensor<f32>"));
-    // Each result follows its own operand, nothing else.
-    assert_eq!(
-        last_rule(&m),
-        "#sdy.op_sharding_rule<([i, j], [])->([i, j], []) {i=16, j=8}>"
-    );
-    let generic = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %r = \"stablehlo.optimization_barrier\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %r : tensor<4xf32>\n}\n";
-    roundtrip(generic);
-    let bad = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf16> {\n  %r = \"stablehlo.optimization_barrier\"(%a) : (tensor<4xf32>) -> tensor<4xf16>\n  return %r : tensor<4xf16>\n}\n";
-    let e = error(bad);
-    assert!(
-        e.starts_with("2:8:") && e.contains("optimization_barrier"),
         "{e}"
     );
 }
@@ -983,6 +918,78 @@ fn select_and_scatter_errors_name_op_and_position() {
         "{}",
         error(&one_region)
     );
+}
+
+#[test]
+fn bitcast_convert_forms_rules_and_errors() {
+    let pretty = module(
+        "%x: tensor<8x16xui32>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8x16xui32>) -> tensor<8x16xf32>",
+        "tensor<8x16xf32>",
+    );
+    let generic = module(
+        "%x: tensor<8x16xui32>",
+        "  %r = \"stablehlo.bitcast_convert\"(%x) : (tensor<8x16xui32>) -> tensor<8x16xf32>",
+        "tensor<8x16xf32>",
+    );
+    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
+    assert_eq!(last_kind(&a), last_kind(&b));
+    assert!(print_module(&b).contains("stablehlo.bitcast_convert %arg0 : (tensor<8x16xui32>)"));
+    assert_eq!(
+        last_rule(&a),
+        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>"
+    );
+    // To a narrower type: a new minor dimension that needs replication.
+    let split = roundtrip(&module(
+        "%x: tensor<8xui32>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8xui32>) -> tensor<8x4xi8>",
+        "tensor<8x4xi8>",
+    ));
+    assert_eq!(
+        last_rule(&split),
+        "#sdy.op_sharding_rule<([i])->([i, j]) {i=8, j=4} need_replication={j}>"
+    );
+    let e = error(&module(
+        "%x: tensor<8xui32>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8xui32>) -> tensor<8x2xi8>",
+        "tensor<8x2xi8>",
+    ));
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("stablehlo.bitcast_convert")
+            && e.contains("tensor<8x4xi8>"),
+        "{e}"
+    );
+    let e = error(&module(
+        "%x: tensor<8xi1>",
+        "  %r = stablehlo.bitcast_convert %x : (tensor<8xi1>) -> tensor<8xui8>",
+        "tensor<8xui8>",
+    ));
+    assert!(e.contains("i1"), "{e}");
+}
+
+#[test]
+fn optimization_barrier_as_jax_prints_it() {
+    let src = "func.func @f(%a: tensor<16x8xf32>, %b: tensor<f32>) -> tensor<16x8xf32> {\n  %r:2 = stablehlo.optimization_barrier %a, %b : tensor<16x8xf32>, tensor<f32>\n  return %r#0 : tensor<16x8xf32>\n}\n";
+    let m = roundtrip(src);
+    assert!(print_module(&m)
+        .contains("stablehlo.optimization_barrier %arg0, %arg1 : tensor<16x8xf32>, tensor<f32>"));
+    // Each result follows its own operand, nothing else.
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i, j], [])->([i, j], []) {i=16, j=8}>"
+    );
+    let generic = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %r = \"stablehlo.optimization_barrier\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %r : tensor<4xf32>\n}\n";
+    roundtrip(generic);
+    let bad = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf16> {\n  %r = \"stablehlo.optimization_barrier\"(%a) : (tensor<4xf32>) -> tensor<4xf16>\n  return %r : tensor<4xf16>\n}\n";
+    let e = error(bad);
+    assert!(
+        e.starts_with("2:8:") && e.contains("optimization_barrier"),
+        "{e}"
+    );
+}
+
+#[test]
 fn custom_call_runs_sharding_and_names_other_targets() {
     let pretty = module(
         "%x: tensor<8x4xf32>",
