@@ -85,16 +85,16 @@ fn errors_name_the_file_and_the_problem() {
     assert!(err.contains("cut.npy"), "{err}");
 
     // A dtype meshrun has no host type for.
-    let u8s = dir.path().join("u8.npy");
+    let c8s = dir.path().join("c8.npy");
     let mut raw = bytes[..10].to_vec();
     let hdr = format!(
         "{:<117}\n",
-        "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }"
+        "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }"
     );
     raw[8..10].copy_from_slice(&(hdr.len() as u16).to_le_bytes());
     raw.extend_from_slice(hdr.as_bytes());
-    raw.extend_from_slice(&[1, 2]);
-    std::fs::write(&u8s, raw).unwrap();
-    let err = read_npy(&u8s).unwrap_err().to_string();
-    assert!(err.contains("unsupported dtype \"|u1\""), "{err}");
+    raw.extend_from_slice(&[0; 16]);
+    std::fs::write(&c8s, raw).unwrap();
+    let err = read_npy(&c8s).unwrap_err().to_string();
+    assert!(err.contains("unsupported dtype \"<c8\""), "{err}");
 }
