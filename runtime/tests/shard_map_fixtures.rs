@@ -14,36 +14,18 @@ use std::path::{Path, PathBuf};
 use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_compiler::text::parse_module;
-use meshrun_kernels::HostTensor;
 use meshrun_runtime::compare::{mismatch, rtol_for};
-use meshrun_runtime::npy::read_npy;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
+
+#[path = "common/fixture_files.rs"]
+mod fixture_files;
+use fixture_files::{numbered, xla_bytes};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/jax_shard_map")
         .join(name)
-}
-
-fn numbered(dir: &Path, prefix: &str) -> Vec<HostTensor> {
-    (0..)
-        .map(|i| dir.join(format!("{prefix}_{i}.npy")))
-        .take_while(|p| p.exists())
-        .map(|p| read_npy(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
-        .collect()
-}
-
-/// XLA's `total_bytes_per_device`.
-fn xla_bytes(dir: &Path) -> f64 {
-    let text = std::fs::read_to_string(dir.join("xla_collectives.json")).expect("json");
-    let key = "\"total_bytes_per_device\":";
-    let at = text.find(key).expect("total_bytes_per_device") + key.len();
-    let rest = text[at..].trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-'))
-        .unwrap_or(rest.len());
-    rest[..end].parse().expect("a number")
 }
 
 /// Run fixture `name` sharded; returns meshrun's bytes per device and the
