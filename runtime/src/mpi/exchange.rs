@@ -6,6 +6,13 @@
 //! Counts are checked before any call: MPI counts are C `int`s, so one
 //! collective moves at most 2 GiB per buffer, and a larger one is an error
 //! here, not a wrapped count inside MPI.
+//!
+//! Every buffer handed to MPI lives on the heap, even an empty one. An
+//! empty Rust slice points at the dangling address 0x1, which is Open
+//! MPI's `MPI_IN_PLACE`: an empty receive buffer makes `MPI_Alltoallv`
+//! fail with `MPI_ERR_ARG`, and an empty send buffer would be read as "in
+//! place". Local blocks of zero elements are real (a window op on a
+//! dimension smaller than the mesh axis), so the buffers are made here.
 
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
@@ -13,6 +20,20 @@ use mpi::traits::*;
 fn count(n: usize) -> Result<i32, String> {
     i32::try_from(n)
         .map_err(|_| format!("a buffer of {n} bytes is larger than one MPI message can be (2 GiB)"))
+}
+
+/// A heap buffer of `len` zero bytes whose pointer is never dangling (see
+/// the module comment); use `&mut buf[..len]`.
+fn recv_buffer(len: usize) -> Vec<u8> {
+    vec![0u8; len.max(1)]
+}
+
+/// `bytes` copied into a heap buffer whose pointer is never dangling; use
+/// `&buf[..bytes.len()]`.
+fn send_buffer(bytes: &[u8]) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(bytes.len().max(1));
+    buf.extend_from_slice(bytes);
+    buf
 }
 
 /// Counts and displacements (exclusive prefix sums) as MPI wants them.
@@ -40,8 +61,10 @@ pub fn all_gather<C: Communicator>(comm: &C, mine: &[u8]) -> Result<Vec<u8>, Str
         .checked_mul(size)
         .ok_or("an all-gather too large to count")?;
     count(total)?;
-    let mut recv = vec![0u8; total];
-    comm.all_gather_into(mine, &mut recv[..]);
+    let send = send_buffer(mine);
+    let mut recv = recv_buffer(total);
+    comm.all_gather_into(&send[..mine.len()], &mut recv[..total]);
+    recv.truncate(total);
     Ok(recv)
 }
 
@@ -60,11 +83,14 @@ pub fn all_gather_var<C: Communicator>(
         ));
     }
     let (counts, displs) = layout(lengths)?;
-    let mut recv = vec![0u8; lengths.iter().sum()];
+    let total: usize = lengths.iter().sum();
+    let send = send_buffer(mine);
+    let mut recv = recv_buffer(total);
     {
-        let mut part = PartitionMut::new(&mut recv[..], counts, displs);
-        comm.all_gather_varcount_into(mine, &mut part);
+        let mut part = PartitionMut::new(&mut recv[..total], counts, displs);
+        comm.all_gather_varcount_into(&send[..mine.len()], &mut part);
     }
+    recv.truncate(total);
     Ok(recv)
 }
 
@@ -87,11 +113,16 @@ pub fn all_to_all<C: Communicator>(
     let send_lengths: Vec<usize> = pieces.iter().map(Vec::len).collect();
     let (scounts, sdispls) = layout(&send_lengths)?;
     let (rcounts, rdispls) = layout(recv_lengths)?;
-    let send: Vec<u8> = pieces.concat();
-    let mut recv = vec![0u8; recv_lengths.iter().sum()];
+    let sent: usize = send_lengths.iter().sum();
+    let mut send = send_buffer(&[]);
+    for piece in pieces {
+        send.extend_from_slice(piece);
+    }
+    let total: usize = recv_lengths.iter().sum();
+    let mut recv = recv_buffer(total);
     {
-        let out = Partition::new(&send[..], scounts, sdispls);
-        let mut back = PartitionMut::new(&mut recv[..], rcounts, rdispls);
+        let out = Partition::new(&send[..sent], scounts, sdispls);
+        let mut back = PartitionMut::new(&mut recv[..total], rcounts, rdispls);
         comm.all_to_all_varcount_into(&out, &mut back);
     }
     let mut received = Vec::with_capacity(size);
@@ -141,4 +172,21 @@ pub fn send_recv<C: Communicator>(
             other => Ok(other),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Open MPI's `MPI_IN_PLACE` is the address 1, where every empty Rust
+    /// slice of bytes points; no buffer given to MPI may be there.
+    #[test]
+    fn empty_buffers_are_not_at_mpi_in_place() {
+        let in_place = 1usize;
+        assert_eq!(Vec::<u8>::new().as_ptr() as usize, in_place);
+        assert_ne!(recv_buffer(0)[..0].as_ptr() as usize, in_place);
+        assert_ne!(send_buffer(&[])[..0].as_ptr() as usize, in_place);
+        assert_eq!(send_buffer(&[1, 2, 3]), vec![1, 2, 3]);
+        assert_eq!(recv_buffer(4), vec![0; 4]);
+    }
 }
