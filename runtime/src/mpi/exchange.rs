@@ -183,9 +183,12 @@ mod tests {
     #[test]
     fn empty_buffers_are_not_at_mpi_in_place() {
         let in_place = 1usize;
-        assert_eq!(Vec::<u8>::new().as_ptr() as usize, in_place);
-        assert_ne!(recv_buffer(0)[..0].as_ptr() as usize, in_place);
-        assert_ne!(send_buffer(&[])[..0].as_ptr() as usize, in_place);
+        let empty = Vec::<u8>::new();
+        assert_eq!(empty.as_ptr() as usize, in_place);
+        let recv = recv_buffer(0);
+        assert_ne!(recv[..0].as_ptr() as usize, in_place);
+        let send = send_buffer(&[]);
+        assert_ne!(send[..0].as_ptr() as usize, in_place);
         assert_eq!(send_buffer(&[1, 2, 3]), vec![1, 2, 3]);
         assert_eq!(recv_buffer(4), vec![0; 4]);
     }
