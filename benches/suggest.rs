@@ -1,7 +1,8 @@
 //! How long `meshrun suggest` takes: the unannotated training steps of
 //! `fixtures/jax_suggest/` on a `data`=4 × `model`=2 mesh for
 //! `h100-nvlink-8` (the targets: under 1 s for the MLP, under 30 s
-//! for a GPT-2 training step: here a 2-layer GPT-2-style decoder, 915 ops,
+//! for a GPT-2 training step: here a 2-layer GPT-2 decoder with gather
+//! embedding and scatter-add gradient, 996 lines,
 //! and a 16-layer MLP, 34 arguments), and how many assignments each search
 //! scores (printed once per program).
 //!
@@ -20,7 +21,7 @@ const PROGRAMS: [&str; 5] = [
     "mlp4_train_b4096_h2048",
     "mlp4_train_b16384_h512",
     "attention_train_b8_s512_e1024",
-    "transformer_train_l2_e768",
+    "gpt2_train_l2_e768",
     "mlp16_train_b4096_h2048",
 ];
 

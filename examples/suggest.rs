@@ -40,7 +40,7 @@ const PROGRAMS: [&str; 5] = [
     "mlp4_train_b4096_h2048",
     "mlp4_train_b16384_h512",
     "attention_train_b8_s512_e1024",
-    "transformer_train_l2_e768",
+    "gpt2_train_l2_e768",
     "mlp16_train_b4096_h2048",
 ];
 

@@ -15,6 +15,9 @@ module declares no mesh) and a mesh to run it on. For every program NAME this wr
                                  data parallelism on ``data``), verbatim;
 * ``hand_xla_collectives.json`` -- XLA's collectives for ``hand.mlir`` (Shardy on, SPMD
                                  partitioned for 8 devices), parsed as in ``jax_export.py``;
+* ``small.mlir``              -- the same function at a small size, unannotated: the same
+                                 ops in the same order (checked), for running the shardings
+                                 suggested for ``input.mlir`` in seconds;
 * ``meta.json``               -- mesh, shapes, dtypes, the hand shardings, notes.
 
 Inputs and outputs are not stored: the programs are sized so that sharding pays on an
@@ -27,8 +30,10 @@ Shares its helpers (meshes, RNG, HLO collective parser, JSON layout) with
 """
 
 import argparse
+import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -109,12 +114,12 @@ def attention_train(name, B, S, E, H):
                           "heads on model (wq, wk, wv by columns, wo by rows) + batch on data")
 
 
-def transformer_train(name, layers, B, S, E, H, V):
+def gpt2_train(name, layers, B, S, E, H, V):
     """SGD step of a GPT-2-style decoder: token and position embeddings, `layers` pre-norm
     blocks (layernorm, causal multi-head attention with a fused qkv projection, tanh-GELU
     MLP of width 4E, residuals), final layernorm, tied output projection, cross-entropy.
-    Tokens are embedded by a one-hot matmul and the loss picks targets by a one-hot mask:
-    meshrun has no gather yet (issue 12)."""
+    Written as GPT-2 is: tokens embedded by ``jnp.take`` (a gather; its gradient a
+    scatter-add into the table) and the loss picks targets by ``take_along_axis``."""
     rng = je.rng_for(name)
     D = E // H
 
@@ -139,12 +144,11 @@ def transformer_train(name, layers, B, S, E, H, V):
 
     def loss_fn(params, tokens, targets):
         wte, wpe, lnfg, lnfb = params[:4]
-        x = (tokens[..., None] == jnp.arange(V)).astype(jnp.float32) @ wte + wpe
+        x = jnp.take(wte, tokens, axis=0) + wpe
         for i in range(layers):
             x = block(params[4 + 12 * i: 16 + 12 * i], x)
         logp = jax.nn.log_softmax(layernorm(x, lnfg, lnfb) @ wte.T, axis=-1)
-        picked = (targets[..., None] == jnp.arange(V)).astype(jnp.float32)
-        return -jnp.mean(jnp.sum(logp * picked, axis=-1))
+        return -jnp.mean(jnp.take_along_axis(logp, targets[..., None], axis=-1))
 
     def f(tokens, targets, *params):
         loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets)
@@ -167,27 +171,51 @@ def transformer_train(name, layers, B, S, E, H, V):
                           rtol=2e-4, atol=2e-4)
 
 
-# (name, description, builder(name)) of every program.
+# (name, description, builder(name), small(name)) of every program; `small` builds the
+# same function at a small size (`small.mlir`: the same ops in the same order) on which the
+# tests run the shardings suggested for the full-size program.
 PROGRAMS = [
     ("mlp4_train_b4096_h2048",
      "SGD step of a 4-layer tanh MLP, batch 4096, hidden 2048 (hidden large relative to batch)",
-     lambda name: mlp_train(name, 4096, 2048)),
+     lambda name: mlp_train(name, 4096, 2048),
+     lambda name: mlp_train(name, 64, 32)),
     ("mlp4_train_b16384_h512",
      "SGD step of a 4-layer tanh MLP, batch 16384, hidden 512 (batch large relative to hidden)",
-     lambda name: mlp_train(name, 16384, 512)),
+     lambda name: mlp_train(name, 16384, 512),
+     lambda name: mlp_train(name, 128, 16)),
     ("attention_train_b8_s512_e1024",
      "SGD step of a multi-head attention block (8 heads of 64, q/k/v/output projections, "
      "softmax, MSE loss), batch 8, sequence 512, width 1024",
-     lambda name: attention_train(name, 8, 512, 1024, 8)),
+     lambda name: attention_train(name, 8, 512, 1024, 8),
+     lambda name: attention_train(name, 8, 16, 64, 8)),
     ("mlp16_train_b4096_h2048",
      "SGD step of a 16-layer tanh MLP, batch 4096, hidden 2048: 34 arguments, more than "
      "suggest moves one at a time",
-     lambda name: mlp_train(name, 4096, 2048, layers=16)),
-    ("transformer_train_l2_e768",
+     lambda name: mlp_train(name, 4096, 2048, layers=16),
+     lambda name: mlp_train(name, 64, 32, layers=16)),
+    ("gpt2_train_l2_e768",
      "SGD step of a 2-layer GPT-2-style decoder (width 768, 12 heads, sequence 256, batch 8, "
-     "vocabulary 8192; one-hot embedding and loss: no gather yet)",
-     lambda name: transformer_train(name, 2, 8, 256, 768, 12, 8192)),
+     "vocabulary 8192): jnp.take embedding (gather; scatter-add gradient), "
+     "take_along_axis cross-entropy",
+     lambda name: gpt2_train(name, 2, 8, 256, 768, 12, 8192),
+     lambda name: gpt2_train(name, 2, 8, 16, 96, 12, 256)),
 ]
+
+
+def op_sequence(text):
+    """The op names of a lowering in order: a program and its small twin must agree."""
+    return re.findall(r"\b(?:stablehlo|chlo|func|sdy)\.[a-z_]+\b|\bcall\b", text)
+
+
+def export_small(prog, small, out_dir):
+    """`small.mlir`: `small` (the same function at a small size) lowered without shardings."""
+    text = jax.jit(prog.fn).lower(*prog.args).as_text()
+    small_text = jax.jit(small.fn).lower(*small.args).as_text()
+    if op_sequence(small_text) != op_sequence(text):
+        raise RuntimeError(f"{prog.name}: the small program's ops differ from the full size's")
+    with open(os.path.join(out_dir, prog.name, "small.mlir"), "w") as f:
+        f.write(small_text)
+    return [list(a.shape) for a in small.args]
 
 
 def export(prog, out_dir):
@@ -244,9 +272,9 @@ def main(argv=None):
     ap.add_argument("--only", nargs="+", metavar="NAME")
     ap.add_argument("--list", action="store_true", help="list programs and exit")
     args = ap.parse_args(argv)
-    names = [n for n, _, _ in PROGRAMS]
+    names = [n for n, _, _, _ in PROGRAMS]
     if args.list:
-        for n, desc, _ in PROGRAMS:
+        for n, desc, _, _ in PROGRAMS:
             print(f"{n}: {desc}")
         return 0
     if args.only:
@@ -255,13 +283,19 @@ def main(argv=None):
             raise SystemExit(f"unknown program(s): {', '.join(unknown)}")
     os.makedirs(args.out, exist_ok=True)
     failures = 0
-    for name, desc, builder in PROGRAMS:
+    for name, desc, builder, small_builder in PROGRAMS:
         if args.only and name not in args.only:
             continue
         prog = builder(name)
         prog.description = desc
         try:
             coll = export(prog, args.out)
+            small_shapes = export_small(prog, small_builder(name), args.out)
+            meta_path = os.path.join(args.out, name, "meta.json")
+            with open(meta_path) as f:
+                meta = json.load(f)
+            meta["small_input_shapes"] = small_shapes
+            je.write_json(meta_path, meta)
         except Exception as e:  # report every failure, fail at the end
             failures += 1
             print(f"FAIL {name}: {type(e).__name__}: {e}", file=sys.stderr)
