@@ -1121,3 +1121,223 @@ fn rng_bit_generator_forms_rules_and_errors() {
     ));
     assert!(e.contains("FAST") && e.contains("PHILOX"), "{e}");
 }
+
+/// A convolution `%r` of `%x: LHS` and `%w: RHS` as JAX prints it.
+fn conv_module(
+    lhs: &str,
+    rhs: &str,
+    dims: &str,
+    window: &str,
+    groups: (i64, i64),
+    result: &str,
+) -> String {
+    module(
+        &format!("%x: {lhs}, %w: {rhs}"),
+        &format!(
+            "  %r = stablehlo.convolution(%x, %w) dim_numbers = {dims}, window = {{{window}}} {{batch_group_count = {} : i64, feature_group_count = {} : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}} : ({lhs}, {rhs}) -> {result}",
+            groups.1, groups.0
+        ),
+        result,
+    )
+}
+
+const CONV_NHWC: &str = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]";
+const CONV_SAME: &str = "stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]";
+
+#[test]
+fn convolution_as_jax_prints_it_round_trips() {
+    let src = conv_module(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x3x8xf32>",
+        CONV_NHWC,
+        CONV_SAME,
+        (1, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    let m = roundtrip(&src);
+    let printed = print_module(&m);
+    assert!(
+        printed.contains("%0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<8x16x16x3xf32>, tensor<3x3x3x8xf32>) -> tensor<8x16x16x8xf32>"),
+        "{printed}"
+    );
+    // The generic form with the same attributes is the same op.
+    let generic = module(
+        "%x: tensor<8x16x16x3xf32>, %w: tensor<3x3x3x8xf32>",
+        "  %r = \"stablehlo.convolution\"(%x, %w) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 1, 1>, window_reversal = array<i1: false, false>, window_strides = array<i64: 1, 1>}> : (tensor<8x16x16x3xf32>, tensor<3x3x3x8xf32>) -> tensor<8x16x16x8xf32>",
+        "tensor<8x16x16x8xf32>",
+    );
+    assert_eq!(last_kind(&roundtrip(&generic)), last_kind(&m));
+    // The raw spelling of the dimension numbers, a partial window and a
+    // sharding in the dictionary.
+    let raw = module(
+        "%x: tensor<2x3x10xf32>, %w: tensor<4x3x3xf32>",
+        "  %r = \"stablehlo.convolution\"(%x, %w) {dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 1, input_spatial_dimensions = [2], kernel_input_feature_dimension = 1, kernel_output_feature_dimension = 0, kernel_spatial_dimensions = [2], output_batch_dimension = 0, output_feature_dimension = 1, output_spatial_dimensions = [2]>, window_strides = array<i64: 2>, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}, {}]>]>} : (tensor<2x3x10xf32>, tensor<4x3x3xf32>) -> tensor<2x4x4xf32>",
+        "tensor<2x4x4xf32>",
+    );
+    let raw = format!("sdy.mesh @mesh = <[\"x\"=2]>\n{raw}");
+    let printed = print_module(&roundtrip(&raw));
+    assert!(
+        printed.contains("stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}, {}]>]>} :"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn convolution_result_shape_follows_window_and_groups() {
+    // JAX's depthwise conv with strides, uneven padding and both dilations.
+    let m = roundtrip(&conv_module(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x1x6xf32>",
+        CONV_NHWC,
+        "stride = [2, 2], pad = [[1, 0], [0, 2]], lhs_dilate = [1, 2], rhs_dilate = [2, 1], reverse = [false, false]",
+        (3, 1),
+        "tensor<8x7x16x6xf32>",
+    ));
+    assert!(matches!(last_kind(&m), OpKind::Convolution(c) if c.feature_group_count == 3));
+    // A weight gradient: batch groups, the output feature from the kernel.
+    roundtrip(&conv_module(
+        "tensor<3x16x16x6xf32>",
+        "tensor<3x16x16x12xf32>",
+        "[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]",
+        "stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [true, false]",
+        (1, 3),
+        "tensor<3x3x2x12xf32>",
+    ));
+    // Negative padding removes input elements.
+    roundtrip(&conv_module(
+        "tensor<1x10x10x1xf32>",
+        "tensor<2x2x1x1xf32>",
+        CONV_NHWC,
+        "pad = [[-2, 0], [0, -3]]",
+        (1, 1),
+        "tensor<1x7x6x1xf32>",
+    ));
+}
+
+#[test]
+fn convolution_rules_match_shardy() {
+    // The cases of Shardy's op_sharding_rule_registry.mlir (conv_*).
+    let window = "stride = [2, 2], pad = [[0, 1], [0, 1]]";
+    let cases = [
+        ("tensor<2x224x224x192xf32>", "tensor<3x3x192x64xf32>", (1, 1), "tensor<2x112x112x64xf32>",
+         "#sdy.op_sharding_rule<([i, jk, lm, n], [k, m, n, o])->([i, j, l, o]) {i=2, j=112, k=2, l=112, m=2, n=192, o=64} reduction={k, m, n} permutation={j, l}>"),
+        ("tensor<2x224x224x192xf32>", "tensor<112x112x192x64xf32>", (1, 1), "tensor<2x57x57x64xf32>",
+         "#sdy.op_sharding_rule<([i, jk, lm, n], [j, l, n, o])->([i, k, m, o]) {i=2, j=112, k=2, l=112, m=2, n=192, o=64} reduction={j, l, n} permutation={k, m}>"),
+        ("tensor<8x224x224x192xf32>", "tensor<3x3x192x256xf32>", (1, 4), "tensor<2x112x112x256xf32>",
+         "#sdy.op_sharding_rule<([ij, kl, mn, o], [l, n, o, ip])->([j, k, m, ip]) {i=4, j=2, k=112, l=2, m=112, n=2, o=192, p=64} reduction={l, n, o} permutation={k, m}>"),
+        ("tensor<4x224x224x192xf32>", "tensor<3x3x192x256xf32>", (1, 4), "tensor<1x112x112x256xf32>",
+         "#sdy.op_sharding_rule<([i, kl, mn, o], [l, n, o, ip])->([j, k, m, ip]) {i=4, j=1, k=112, l=2, m=112, n=2, o=192, p=64} reduction={l, n, o} permutation={k, m}>"),
+        ("tensor<8x224x224x192xf32>", "tensor<3x3x12x256xf32>", (16, 1), "tensor<8x112x112x256xf32>",
+         "#sdy.op_sharding_rule<([i, jk, lm, no], [k, m, o, np])->([i, j, l, np]) {i=8, j=112, k=2, l=112, m=2, n=16, o=12, p=16} reduction={k, m, o} permutation={j, l}>"),
+        ("tensor<8x224x224x16xf32>", "tensor<3x3x1x256xf32>", (16, 1), "tensor<8x112x112x256xf32>",
+         "#sdy.op_sharding_rule<([i, jk, lm, n], [k, m, o, np])->([i, j, l, np]) {i=8, j=112, k=2, l=112, m=2, n=16, o=1, p=16} reduction={k, m, o} permutation={j, l}>"),
+        ("tensor<8x224x224x192xf32>", "tensor<3x3x12x16xf32>", (16, 1), "tensor<8x112x112x16xf32>",
+         "#sdy.op_sharding_rule<([i, jk, lm, no], [k, m, o, n])->([i, j, l, n]) {i=8, j=112, k=2, l=112, m=2, n=16, o=12} reduction={k, m, o} permutation={j, l}>"),
+    ];
+    for (lhs, rhs, groups, result, rule) in cases {
+        let m = roundtrip(&conv_module(lhs, rhs, CONV_NHWC, window, groups, result));
+        assert_eq!(last_rule(&m), rule, "{lhs} {rhs} {groups:?}");
+    }
+}
+
+#[test]
+fn convolution_errors_name_op_and_position() {
+    let bad = |lhs: &str, rhs: &str, dims: &str, window: &str, groups, result: &str| {
+        error(&conv_module(lhs, rhs, dims, window, groups, result))
+    };
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x4x8xf32>",
+        CONV_NHWC,
+        CONV_SAME,
+        (1, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("stablehlo.convolution")
+            && e.contains("kernel input feature size 4"),
+        "{e}"
+    );
+    let e = bad(
+        "tensor<8x16x16x4xf32>",
+        "tensor<3x3x2x6xf32>",
+        CONV_NHWC,
+        CONV_SAME,
+        (2, 2),
+        "tensor<4x16x16x6xf32>",
+    );
+    assert!(e.contains("cannot both be above 1"), "{e}");
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x1x8xf32>",
+        CONV_NHWC,
+        CONV_SAME,
+        (3, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    assert!(e.contains("not a multiple of feature_group_count 3"), "{e}");
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x3x8xf32>",
+        "[b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f]",
+        CONV_SAME,
+        (1, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    assert!(
+        e.starts_with("2:") && e.contains("dimension_numbers") && e.contains("twice"),
+        "{e}"
+    );
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x3x8xf32>",
+        "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, f]",
+        CONV_SAME,
+        (1, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    assert!(e.contains("one rank"), "{e}");
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x3x8xf32>",
+        CONV_NHWC,
+        "stride = [1], pad = [[1, 1], [1, 1]]",
+        (1, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    assert!(e.contains("window_strides has 1 entries"), "{e}");
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x3x8xf32>",
+        CONV_NHWC,
+        "stride = [0, 1]",
+        (1, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    assert!(e.contains("window_strides must be positive"), "{e}");
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x3x8xf32>",
+        CONV_NHWC,
+        "stride = [1, 1], spin = [1]",
+        (1, 1),
+        "tensor<8x16x16x8xf32>",
+    );
+    assert!(
+        e.starts_with("2:") && e.contains("one of stride, pad"),
+        "{e}"
+    );
+    let e = bad(
+        "tensor<8x16x16x3xf32>",
+        "tensor<3x3x3x8xf32>",
+        CONV_NHWC,
+        CONV_SAME,
+        (1, 1),
+        "tensor<8x14x14x8xf32>",
+    );
+    assert!(
+        e.contains("result types must be (tensor<8x16x16x8xf32>)"),
+        "{e}"
+    );
+}

@@ -308,6 +308,7 @@ op_kinds! {
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
         Case(crate::ops::case::Case),
         CollectivePermute(crate::ops::collectives::CollectivePermute),
+        Convolution(crate::ops::convolution::Convolution),
         DynamicSlice(crate::ops::dynamic_slice::DynamicSlice),
         DynamicUpdateSlice(crate::ops::dynamic_update_slice::DynamicUpdateSlice),
         Gather(crate::ops::gather::Gather),

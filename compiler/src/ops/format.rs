@@ -47,16 +47,34 @@ pub enum Fmt {
     /// `(%a: t, ...) { ops }`: the next structural region with its block
     /// arguments written before it (`sdy.manual_computation`'s body).
     ArgsRegion,
+    /// `key = body`: the attribute `attr`, whose generic spelling is
+    /// `dialect<body>`, written with its body bare (a convolution's
+    /// `dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`); the op's
+    /// codec reads the body.
+    Bare(&'static str, &'static str, &'static str),
+    /// `key = {entry = value, ...}`: several optional attributes in one
+    /// group, each `(entry, attr)` written only when present, values in
+    /// the pretty spelling (a convolution's `window = {stride = [1, 1],
+    /// pad = [[0, 0], [1, 1]], reverse = [false, false]}`).
+    Group(&'static str, &'static [(&'static str, &'static str)]),
+    /// The optional dictionary `{...}` holding these inherent attributes
+    /// (generic spelling, `1 : i64`) besides the discardable ones, all in
+    /// name order as MLIR's `attr-dict` prints them.
+    AttrDictWith(&'static [&'static str]),
 }
 
 impl Fmt {
-    /// The attribute this directive reads and writes, if any.
-    pub fn attr(&self) -> Option<&'static str> {
+    /// Whether this directive reads and writes the attribute `name`.
+    pub fn mentions(&self, name: &str) -> bool {
         match *self {
-            Fmt::Keyed(_, a) | Fmt::Shardings(_, a) | Fmt::AxisNames(_, a) | Fmt::Symbol(a) => {
-                Some(a)
-            }
-            _ => None,
+            Fmt::Keyed(_, a)
+            | Fmt::Shardings(_, a)
+            | Fmt::AxisNames(_, a)
+            | Fmt::Symbol(a)
+            | Fmt::Bare(_, a, _) => a == name,
+            Fmt::Group(_, entries) => entries.iter().any(|&(_, a)| a == name),
+            Fmt::AttrDictWith(attrs) => attrs.contains(&name),
+            _ => false,
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod format;
 pub mod bitcast_convert;
 pub mod case;
 pub mod collectives;
+pub mod convolution;
 pub mod custom_call;
 pub mod dynamic_slice;
 pub mod dynamic_update_slice;

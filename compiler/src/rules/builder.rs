@@ -70,7 +70,8 @@ impl RuleBuilder {
 
     /// Shardy's `addFactor(operandDims, resultDims, size, kind)`: entry `k`
     /// of `operand_dims` is the dimension of operand `k` (or `None`), same
-    /// for results.
+    /// for results. As in Shardy, a size-1 factor joins only dimensions
+    /// that have no factor yet.
     pub fn add_factor_per_tensor(
         &mut self,
         size: i64,
@@ -88,6 +89,7 @@ impl RuleBuilder {
                     .enumerate()
                     .filter_map(|(k, d)| d.map(|d| (TensorId::Result(k), d))),
             )
+            .filter(|&(t, d)| size != 1 || self.dim_factors(t, d).is_none_or(|f| f.is_empty()))
             .collect();
         self.add_factor(size, kind, &dims)
     }
@@ -240,6 +242,13 @@ impl RuleBuilder {
             .enumerate()
             .map(|(k, t)| (TensorId::Result(k), t.len()));
         operands.chain(results)
+    }
+
+    fn dim_factors(&self, tensor: TensorId, dim: usize) -> Option<&Vec<usize>> {
+        match tensor {
+            TensorId::Operand(k) => self.operands.get(k)?.get(dim),
+            TensorId::Result(k) => self.results.get(k)?.get(dim),
+        }
     }
 
     fn map_dim(&mut self, tensor: TensorId, dim: usize, factor: usize) {

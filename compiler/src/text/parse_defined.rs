@@ -203,9 +203,55 @@ impl<'s> Cursor<'s> {
                         raw: None,
                     });
                 }
-                Fmt::AttrDict => {
+                Fmt::AttrDict | Fmt::AttrDictWith(_) => {
                     let raws = self.parse_opt_attr_dict()?;
                     given.extend(self.given_from_raw(raws));
+                }
+                Fmt::Bare(key, attr, dialect) => {
+                    self.expect_keyword_eq(key, name)?;
+                    let at = self.pos();
+                    let body = self.capture_value(key)?;
+                    let value = Attr::Opaque(format!("{dialect}<{}>", self.range_text(body)));
+                    given.push(Given {
+                        name: attr.to_string(),
+                        value,
+                        pos: at,
+                        raw: None,
+                    });
+                }
+                Fmt::Group(key, entries) => {
+                    self.expect_keyword_eq(key, name)?;
+                    self.expect(Tok::LBrace, key)?;
+                    let mut seen: Vec<&str> = Vec::new();
+                    while !self.eat(Tok::RBrace) {
+                        if !seen.is_empty() {
+                            self.expect(Tok::Comma, key)?;
+                        }
+                        let at = self.pos();
+                        let entry = self.text();
+                        let Some(&(e, attr)) = entries.iter().find(|(e, _)| *e == entry) else {
+                            let all: Vec<&str> = entries.iter().map(|(e, _)| *e).collect();
+                            return Err(
+                                self.expected_in(&format!("one of {}", all.join(", ")), key)
+                            );
+                        };
+                        if seen.contains(&e) {
+                            return Err(self.err(
+                                DiagKind::Syntax,
+                                format!("'{name}': {key} entry '{e}' is given twice"),
+                            ));
+                        }
+                        seen.push(e);
+                        self.bump();
+                        self.expect(Tok::Equal, key)?;
+                        let value = self.parse_attr_value(0)?;
+                        given.push(Given {
+                            name: attr.to_string(),
+                            value,
+                            pos: at,
+                            raw: None,
+                        });
+                    }
                 }
                 Fmt::Sig(form) => {
                     self.expect(Tok::Colon, name)?;

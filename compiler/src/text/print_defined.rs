@@ -5,16 +5,38 @@
 use std::fmt::Write;
 
 use crate::ir::attr::Attr;
+use crate::ir::NamedAttr;
 use crate::ir::{Computation, OpData, Value};
-use crate::ops::{Fmt, OpDef, SigForm};
+use crate::ops::decode::I64Rows;
+use crate::ops::{AttrCodec, Fmt, OpDef, SigForm};
 use crate::text::print_attr::{axis_name_set, sharding_list};
 use crate::text::printer::{write_attr_dict, FuncPrinter};
 
 /// A value as a pretty form writes it: integer arrays as `[1, 2]`,
-/// integers without their type, enums as their bare value.
+/// boolean arrays as `[true, false]`, rank-2 integer matrices as
+/// `[[0, 1], [2, 3]]`, integers without their type, enums as their bare
+/// value.
 fn pretty_value(a: &Attr) -> String {
     match a {
         Attr::DenseArray { elem, values } if elem != "i1" => Attr::int_list(values).to_string(),
+        Attr::DenseArray { values, .. } => {
+            let items: Vec<&str> = values
+                .iter()
+                .map(|&v| if v != 0 { "true" } else { "false" })
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        Attr::Dense { .. } => match I64Rows::decode(a) {
+            Ok(m) => {
+                let rows: Vec<String> = m
+                    .rows
+                    .iter()
+                    .map(|r| Attr::int_list(r).to_string())
+                    .collect();
+                format!("[{}]", rows.join(", "))
+            }
+            Err(_) => a.to_string(),
+        },
         Attr::Int { value, .. } => value.to_string(),
         Attr::Enum { value, .. } => value.clone(),
         other => other.to_string(),
@@ -36,7 +58,7 @@ fn regions_fit(format: &[Fmt], op: &OpData) -> bool {
 fn covers(format: &[Fmt], attrs: &[(&'static str, Attr)]) -> bool {
     attrs
         .iter()
-        .all(|(name, _)| format.iter().any(|d| d.attr() == Some(*name)))
+        .all(|(name, _)| format.iter().any(|d| d.mentions(name)))
 }
 
 impl FuncPrinter<'_> {
@@ -191,6 +213,50 @@ impl FuncPrinter<'_> {
                     space = true;
                 }
                 Fmt::AttrDict => write_attr_dict(self.out, sharding, &op.attrs),
+                Fmt::AttrDictWith(names) => {
+                    let mut all: Vec<NamedAttr> = attrs
+                        .iter()
+                        .filter(|(n, _)| names.contains(n))
+                        .map(|(n, v)| NamedAttr {
+                            name: n.to_string(),
+                            value: Some(v.to_string()),
+                        })
+                        .collect();
+                    all.extend(op.attrs.iter().cloned());
+                    all.sort_by(|a, b| a.name.cmp(&b.name));
+                    write_attr_dict(self.out, sharding, &all);
+                }
+                Fmt::Bare(key, name, dialect) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let text = match attrs.iter().find(|(n, _)| *n == name) {
+                        Some((_, Attr::Opaque(s))) => s.clone(),
+                        Some((_, other)) => other.to_string(),
+                        None => String::new(),
+                    };
+                    let body = text
+                        .strip_prefix(dialect)
+                        .and_then(|s| s.strip_prefix('<'))
+                        .and_then(|s| s.strip_suffix('>'))
+                        .unwrap_or(&text);
+                    let _ = write!(self.out, "{key} = {body}");
+                    space = true;
+                }
+                Fmt::Group(key, entries) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let items: Vec<String> = entries
+                        .iter()
+                        .filter_map(|&(entry, name)| {
+                            let (_, v) = attrs.iter().find(|(n, _)| *n == name)?;
+                            Some(format!("{entry} = {}", pretty_value(v)))
+                        })
+                        .collect();
+                    let _ = write!(self.out, "{key} = {{{}}}", items.join(", "));
+                    space = true;
+                }
                 Fmt::Sig(form) => {
                     self.out.push_str(" : ");
                     self.signature(op, form);

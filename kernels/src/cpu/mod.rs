@@ -4,6 +4,7 @@
 pub mod bitcast;
 pub mod computation;
 pub mod convert;
+pub mod convolution;
 pub mod dot;
 pub mod dynamic_slice;
 pub mod elementwise;
@@ -205,6 +206,9 @@ fn compute(
             })?;
             let (state, bits) = rng::rng_bit_generator(r.algorithm, x[0], bits_type)?;
             Ok(vec![state, bits])
+        }
+        OpKind::Convolution(c) => {
+            n(2).and_then(|_| one(convolution::convolution(c, x[0], x[1], out, par)?))
         }
         OpKind::BitcastConvert(_) => {
             n(1)?;
