@@ -11,8 +11,8 @@
 //!    CPU devices: the measured step time against `cost::cpu_sim`'s
 //!    prediction for it, and the outputs against the unsharded run.
 //!
-//! `cargo run --release --example suggest [-- --no-run]` (`--no-run`:
-//! the table only).
+//! `cargo run --release --example suggest [-- --no-run] [--only NAME]`
+//! (`--no-run`: the table only; `--only`: one program).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -44,9 +44,8 @@ const PROGRAMS: [&str; 5] = [
     "mlp16_train_b4096_h2048",
 ];
 
-/// The programs run on the CPU devices (the 16-layer MLP, 1.6 TFLOP a
-/// step, is left out).
-const RUN: usize = 4;
+/// Not run on the CPU devices: 1.6 TFLOP a step.
+const NOT_RUN: &str = "mlp16_train_b4096_h2048";
 const TOPOLOGIES: [&str; 2] = ["h100-nvlink-8", "pcie4-8"];
 
 fn fixture(name: &str) -> PathBuf {
@@ -81,11 +80,14 @@ fn cell(step_s: f64, bytes: f64) -> String {
     format!("{}, {}", human_time(step_s), human_bytes(bytes))
 }
 
-fn table() -> Result<Vec<(String, Suggestion)>> {
+fn table(only: Option<&str>) -> Result<Vec<(String, Suggestion)>> {
     println!("| program | topology | suggested | hand (Megatron + DP) | replicated | assignments scored | search time |");
     println!("|---|---|---|---|---|---|---|");
     let mut for_cpu = Vec::new();
-    for name in PROGRAMS {
+    for name in PROGRAMS
+        .into_iter()
+        .filter(|n| only.is_none_or(|o| o == *n))
+    {
         let module = load_file(&fixture(name).join("input.mlir"))?;
         let hand = compile(&load_file(&fixture(name).join("hand.mlir"))?)?;
         let hand_mem = memory_per_device(&hand.device).total_bytes();
@@ -151,14 +153,19 @@ fn cpu_check(name: &str, s: &Suggestion, runs: usize) -> Result<()> {
     let placed = exec.place(&backend, &inputs)?;
     let opts = ExecOptions::default();
     let mut times = Vec::with_capacity(runs);
+    let mut busy = Vec::with_capacity(runs);
     let mut last = None;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     for _ in 0..runs {
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), process_cpu_seconds());
         last = Some(exec.run(&backend, &placed, &opts)?);
         times.push(start.elapsed().as_secs_f64());
+        if let (Some(a), Some(b)) = (cpu, process_cpu_seconds()) {
+            busy.push((b - a) / cores);
+        }
     }
-    times.sort_by(f64::total_cmp);
-    let measured = times[times.len() / 2];
+    let measured = median(&mut times);
+    let busy = (!busy.is_empty()).then(|| median(&mut busy));
     let got = exec.gather(&backend, last.ok_or_else(|| anyhow!("no run"))?, true)?;
     let want = run_function(&module, "main", &inputs, Parallelism::Rayon(0))?;
     let mut worst = 0.0f64;
@@ -173,8 +180,12 @@ fn cpu_check(name: &str, s: &Suggestion, runs: usize) -> Result<()> {
         worst = worst.max(d.max_rel);
     }
     let p = predict_cpu_step(&program)?;
+    let (busy_time, busy_ratio) = match busy {
+        Some(b) => (human_time(b), format!("{:.2}x", p.total_s() / b)),
+        None => ("-".into(), "-".into()),
+    };
     println!(
-        "| `{name}` | {} | {} (collectives {}, compute {}, overhead {}) | {:.2}x | {worst:.1e} |",
+        "| `{name}` | {} | {busy_time} | {} (collectives {}, compute {}, overhead {}) | {:.2}x | {busy_ratio} | {worst:.1e} |",
         human_time(measured),
         human_time(p.total_s()),
         human_time(p.communication_s),
@@ -185,13 +196,56 @@ fn cpu_check(name: &str, s: &Suggestion, runs: usize) -> Result<()> {
     Ok(())
 }
 
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// CPU seconds this process has used, all threads (user + system, from
+/// `/proc/self/stat` in clock ticks of 1/100 s, Linux's `USER_HZ`); `None`
+/// elsewhere. On a machine shared with other work a run's wall time
+/// counts the time others had the cores; its CPU time over the number of
+/// cores is what it would take on a quiet machine if it kept every core
+/// busy (a lower bound: waits in collectives are not counted).
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces): state is the
+    // first, utime the 12th, stime the 13th.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn main() -> Result<()> {
-    let run = !std::env::args().any(|a| a == "--no-run");
-    let suggestions = table()?;
+    let args: Vec<String> = std::env::args().collect();
+    let run = !args.iter().any(|a| a == "--no-run");
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .map(|i| {
+            args.get(i + 1)
+                .map(String::as_str)
+                .ok_or_else(|| anyhow!("--only NAME"))
+        })
+        .transpose()?;
+    if let Some(o) = only.filter(|o| !PROGRAMS.contains(o)) {
+        bail!(
+            "--only: no program {o}; the programs: {}",
+            PROGRAMS.join(", ")
+        );
+    }
+    let suggestions = table(only)?;
     if run {
-        println!("\n| program | measured on 8 CPU devices | cpu_sim predicts | predicted / measured | max rel. diff vs 1 device |");
-        println!("|---|---|---|---|---|");
-        for (name, s) in suggestions.iter().take(RUN) {
+        println!(
+            "\nload average before: {}",
+            std::fs::read_to_string("/proc/loadavg")
+                .unwrap_or_default()
+                .trim()
+        );
+        println!("| program | measured on 8 CPU devices (wall) | CPU time / cores | cpu_sim predicts | predicted / wall | predicted / (CPU time / cores) | max rel. diff vs 1 device |");
+        println!("|---|---|---|---|---|---|---|");
+        for (name, s) in suggestions.iter().filter(|(n, _)| n != NOT_RUN) {
             cpu_check(name, s, 5)?;
         }
     }
