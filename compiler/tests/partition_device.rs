@@ -226,3 +226,117 @@ fn device_listing_resolves_tables_and_groups() {
     assert!(text.contains("offset = 6"), "{text}");
     assert!(print_device(&p, Some(4)).is_err());
 }
+
+/// `@main(%x, %w)` with these shardings, one convolution (NHWC x HWIO),
+/// its result sharded as `out`.
+fn conv_program(lhs: &str, rhs: &str, fg: i64, shardings: [&str; 3], out: &str) -> DeviceProgram {
+    let [sx, sw, so] = shardings;
+    program(&format!(
+        r#"module @m {{
+  sdy.mesh @mesh = <["x"=4]>
+  func.func @main(%x: {lhs} {{sdy.sharding = #sdy.sharding<@mesh, {sx}>}}, %w: {rhs} {{sdy.sharding = #sdy.sharding<@mesh, {sw}>}}) -> ({out}) {{
+    %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [1, 1], pad = [[1, 1], [1, 1]]}} {{batch_group_count = 1 : i64, feature_group_count = {fg} : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, {so}>]>}} : ({lhs}, {rhs}) -> {out}
+    return %0 : {out}
+  }}
+}}"#
+    ))
+}
+
+/// The local convolution and the reasons of every collective.
+fn conv_and_causes(
+    p: &DeviceProgram,
+) -> (meshrun_compiler::ops::convolution::Convolution, Vec<String>) {
+    let mut conv = None;
+    let mut causes = Vec::new();
+    for i in &p.instrs {
+        match i {
+            Instr::Op {
+                kind: OpKind::Convolution(c),
+                ..
+            } => conv = Some(c.clone()),
+            Instr::Collective {
+                cause, collective, ..
+            } => causes.push(format!("{}: {}", collective.kind, cause.reason)),
+            _ => {}
+        }
+    }
+    (conv.expect("a local convolution"), causes)
+}
+
+#[test]
+fn convolution_shardings_stay_local_or_say_why_they_move() {
+    let (lhs, rhs, out) = (
+        "tensor<8x6x6x8xf32>",
+        "tensor<3x3x8x12xf32>",
+        "tensor<8x6x6x12xf32>",
+    );
+    // Batch or output features sharded: local, no collective.
+    for s in [
+        [
+            r#"[{"x"}, {}, {}, {}]"#,
+            "[{}, {}, {}, {}]",
+            r#"[{"x"}, {}, {}, {}]"#,
+        ],
+        [
+            "[{}, {}, {}, {}]",
+            r#"[{}, {}, {}, {"x"}]"#,
+            r#"[{}, {}, {}, {"x"}]"#,
+        ],
+    ] {
+        let p = conv_program(lhs, rhs, 1, s, out);
+        let (_, causes) = conv_and_causes(&p);
+        assert!(causes.is_empty(), "{s:?}: {causes:?}");
+    }
+    // Input features sharded on both operands: partial sums, all-reduced.
+    let p = conv_program(
+        lhs,
+        rhs,
+        1,
+        [
+            r#"[{}, {}, {}, {"x"}]"#,
+            r#"[{}, {}, {"x"}, {}]"#,
+            "[{}, {}, {}, {}]",
+        ],
+        out,
+    );
+    let (_, causes) = conv_and_causes(&p);
+    assert_eq!(causes.len(), 1, "{causes:?}");
+    assert!(
+        causes[0].contains("partial sums of stablehlo.convolution"),
+        "{causes:?}"
+    );
+    // A sharded spatial dimension is gathered, saying why.
+    let p = conv_program(
+        lhs,
+        rhs,
+        1,
+        [
+            r#"[{}, {"x"}, {}, {}]"#,
+            "[{}, {}, {}, {}]",
+            "[{}, {}, {}, {}]",
+        ],
+        out,
+    );
+    let (_, causes) = conv_and_causes(&p);
+    assert!(
+        causes
+            .iter()
+            .any(|c| c.contains("windows along lhs dimension 1 read neighbouring blocks")),
+        "{causes:?}"
+    );
+    // Depthwise: 4 feature groups on 4 devices, one whole group each.
+    let p = conv_program(
+        lhs,
+        "tensor<3x3x2x12xf32>",
+        4,
+        [
+            r#"[{}, {}, {}, {"x"}]"#,
+            r#"[{}, {}, {}, {"x"}]"#,
+            r#"[{}, {}, {}, {"x"}]"#,
+        ],
+        out,
+    );
+    let (conv, causes) = conv_and_causes(&p);
+    assert!(causes.is_empty(), "{causes:?}");
+    assert_eq!(conv.feature_group_count, 1);
+}

@@ -31,7 +31,7 @@ use meshrun_runtime::compare::mismatch;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
-use meshrun_runtime::testgen::{bits_program, program};
+use meshrun_runtime::testgen::{bits_program, conv_program, program};
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
 
 /// Run one case: the program `text` with inputs drawn from `seed`;
@@ -206,4 +206,60 @@ fn the_integer_generator_makes_what_it_promises() {
         }
     }
     assert_eq!(seen.len(), 20, "{seen:?}");
+}
+
+/// Programs around one random convolution (`testgen::conv_program`: every
+/// attribute, feature and batch groups, random shardings of both operands
+/// and the result): sharded runs must equal the reference.
+/// `MESHRUN_DIFF_CONV_CASES` (default 1000) sets the number of cases.
+#[test]
+fn random_convolutions_match_the_reference() {
+    let cases = env_u64("MESHRUN_DIFF_CONV_CASES", 1000);
+    let first = env_u64("MESHRUN_DIFF_SEED", 1);
+    let mut failures = Vec::new();
+    for seed in first..first + cases {
+        let text = conv_program(seed);
+        if let Err(why) = run_program(&text, seed) {
+            failures.push((seed, why, text));
+        }
+    }
+    for (seed, why, _) in failures.iter().take(20) {
+        eprintln!("conv seed {seed}: {why}");
+    }
+    if let Some((seed, _, text)) = failures.first() {
+        eprintln!("program of conv seed {seed}:\n{text}");
+    }
+    eprintln!(
+        "differential (convolutions): {} of {cases} cases passed",
+        cases as usize - failures.len()
+    );
+    assert!(failures.is_empty(), "{} cases failed", failures.len());
+}
+
+#[test]
+fn the_conv_generator_makes_what_it_promises() {
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..300 {
+        let text = conv_program(seed);
+        parse_module(&text).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+        for key in [
+            "[b, 0, 1, f]x[0, 1, i, o]",
+            "[b, f, 0, 1]x[o, i, 0, 1]",
+            "[f, 0, 1, b]x[i, 0, 1, o]",
+            "[b, f]x[i, o]",
+            "feature_group_count = 3",
+            "batch_group_count = 2",
+            "lhs_dilate = [2",
+            "rhs_dilate = [2",
+            "[-1, ",
+            "reverse = [true",
+            "sharding_constraint",
+            "{\"a\"",
+        ] {
+            if text.contains(key) {
+                seen.insert(key);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 12, "{seen:?}");
 }

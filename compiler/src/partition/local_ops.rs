@@ -226,6 +226,7 @@ impl DeviceBuilder<'_> {
                 }
                 self.op(i, kind.clone(), locals, &results)
             }
+            OpKind::Convolution(c) => self.local_convolution(i, c, &operands, locals, &results),
             OpKind::Slice { .. } | OpKind::Pad { .. } | OpKind::Concatenate { .. } => {
                 lower_remap_op(self, i, kind, &operands, &locals, results[0])
             }

@@ -28,6 +28,7 @@
 
 // 1. Global program.
 pub mod compat;
+mod conv_factors;
 pub mod explicit_reshards;
 pub mod global;
 pub mod hoist;
@@ -50,6 +51,7 @@ pub mod remap_plan;
 pub mod reshard;
 // 3. Device program.
 mod device_builder;
+mod local_conv;
 mod local_index_ops;
 mod local_ops;
 mod local_regions;

@@ -7,6 +7,7 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{OpData, OpId, OpKind, ReduceKind};
 use crate::ops::scatter::ScatterUpdate;
 use crate::partition::compat::{self, is_remap_kind};
+use crate::partition::conv_factors::fit_conv_factors;
 use crate::partition::explicit_reshards::{
     braced, is_fully_replicated, placement, reduce_kind, reduction_op, Builder,
 };
@@ -216,9 +217,21 @@ impl Builder<'_> {
             &mut common,
             &mesh,
         );
-        // A windowed op computes on blocks of its operands as they are,
+        let shape_of = |k: usize| op.operands.get(k).map(|&v| f.ty(v).shape.clone());
+        let conv_shapes = (
+            shape_of(0).unwrap_or_default(),
+            shape_of(1).unwrap_or_default(),
+        );
+        let conv_note = fit_conv_factors(
+            &op.kind,
+            &rule,
+            (&conv_shapes.0, &conv_shapes.1),
+            &mut common,
+            &mesh,
+        );
+        // A windowed op (and a convolution) computes on blocks of its operands as they are,
         // so they must be sharded exactly as its factors are.
-        let remaps = !is_window_op(&op.kind);
+        let remaps = !is_window_op(&op.kind) && !matches!(op.kind, OpKind::Convolution(_));
 
         if matches!(op.kind, OpKind::RngBitGenerator(_)) {
             // Its counters number the elements of the whole output (XLA's
@@ -256,7 +269,7 @@ impl Builder<'_> {
                 new_operands.push(g);
                 continue;
             }
-            let reason = explain_operand(
+            let mut reason = explain_operand(
                 &rule,
                 k,
                 current,
@@ -265,6 +278,9 @@ impl Builder<'_> {
                 &required,
                 on_mesh(&cur_sharding),
             );
+            if let Some(note) = &conv_note {
+                reason = format!("{reason}; {note}");
+            }
             new_operands.push(self.reshard(g, &required, cause_of(reason))?);
         }
 

@@ -175,6 +175,13 @@ impl Gen {
             let other = g.values[g.rng.below(g.values.len() - 1)].clone();
             results.push(other);
         }
+        g.module_text(&results)
+    }
+
+    /// The module: meshes, `@main` with the arguments and their
+    /// shardings, the body, returning `results`.
+    pub(super) fn module_text(&self, results: &[Val]) -> String {
+        let g = self;
         let mut s = String::from("module @jit_random {\n");
         for m in &g.meshes {
             s.push_str(&m.text());

@@ -14,12 +14,14 @@
 //! Layout: `rng` (random choices), `text` (meshes, values, MLIR type
 //! text), `gen` (the program being written: arguments, shardings, the op
 //! mix), one file per family of op generators (`basic`: the ops above;
-//! `window`: reduce_window, cumsum, max-pool gradients).
+//! `window`: reduce_window, cumsum, max-pool gradients; `conv`: programs
+//! around one random convolution, [`conv_program`]).
 //! A new family adds its file with `impl Gen` methods and its line in
 //! `Gen::op`.
 
 mod basic;
 mod bits;
+mod conv;
 mod gen;
 mod rng;
 mod text;
@@ -33,6 +35,11 @@ use meshrun_compiler::sharding::layout::TensorLayout;
 use gen::Gen;
 
 pub use bits::bits_program;
+
+/// A random program around one convolution (`conv.rs`).
+pub fn conv_program(seed: u64) -> String {
+    Gen::conv_program(seed)
+}
 
 /// The random program of `seed`. With `size_one_axes`, shardings may name
 /// mesh axes of size 1 (propagation once mishandled them; see

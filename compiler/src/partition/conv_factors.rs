@@ -1,0 +1,108 @@
+//! The factor shardings a `stablehlo.convolution` can be computed with on
+//! local blocks (Shardy's rule, `ops/convolution`, names the factors).
+//!
+//! Local with the global attributes: the batch, the output features, the
+//! input features (each device's partial sums, all-reduced after the op),
+//! and the groups (each device holds whole groups and runs the op with
+//! `count / shards` groups, see `local_conv`). A factor that is minor in a
+//! dimension it shares with a group factor stays local only where the
+//! group factor is fully sharded (else a block would cut across groups),
+//! and with groups every sharded factor must divide evenly (a padded block
+//! would shift the groups).
+//!
+//! Spatial dimensions: a window reads its neighbours' elements, so a
+//! sharded spatial dimension is gathered whole before the op, except where
+//! each block holds whole windows: a one-element window with stride 1 and
+//! no padding or base dilation (one-to-one), or windows that tile the
+//! dimension (window = stride, no padding or dilation) split evenly, their
+//! number being the dimension's major factor. XLA's SPMD partitioner
+//! exchanges halos instead (fewer bytes); meshrun says why it gathers.
+
+use crate::ir::OpKind;
+use crate::rules::{FactorKind, OpShardingRule};
+use crate::sharding::{AxisRef, Mesh};
+
+fn shards(axes: &[AxisRef], mesh: &Mesh) -> i64 {
+    axes.iter().map(|a| a.size(mesh).unwrap_or(1)).product()
+}
+
+/// Clear (replicate) in `common` every factor of a convolution's `rule`
+/// that the op cannot compute on local blocks. Returns why, when it
+/// clears a sharded spatial factor (the reason of the gathers it causes);
+/// other ops are left alone.
+pub(crate) fn fit_conv_factors(
+    kind: &OpKind,
+    rule: &OpShardingRule,
+    shapes: (&[i64], &[i64]),
+    common: &mut [Vec<AxisRef>],
+    mesh: &Mesh,
+) -> Option<String> {
+    let OpKind::Convolution(c) = kind else {
+        return None;
+    };
+    let (lhs, rhs) = shapes;
+    let dims = &c.dimension_numbers;
+    let window = c.window(rhs).ok()?;
+    let factors_of = |tensor: usize, d: usize| -> Vec<usize> {
+        rule.operands
+            .get(tensor)
+            .and_then(|m| m.dims.get(d))
+            .map(|m| m.factors.clone())
+            .unwrap_or_default()
+    };
+    let mut note = None;
+    for (s, &ld) in dims.input_spatial.iter().enumerate() {
+        let mut fs = factors_of(0, ld);
+        fs.extend(factors_of(1, dims.kernel_spatial[s]));
+        fs.sort_unstable();
+        fs.dedup();
+        fs.retain(|&f| rule.factor_size(f) > 1);
+        if fs.iter().all(|&f| common[f].is_empty()) {
+            continue;
+        }
+        let size = lhs[ld];
+        let one_to_one = window.is_one_to_one(s);
+        let tiled = window.dims[s] == window.strides[s]
+            && window.padding[s] == (0, 0)
+            && window.base_dilations[s] == 1
+            && window.window_dilations[s] == 1
+            && size % window.strides[s] == 0;
+        let lhs_factors = factors_of(0, ld);
+        let major = lhs_factors.first().copied();
+        let windows = size / window.strides[s].max(1);
+        for &f in &fs {
+            let keeps = Some(f) == major
+                && rule.kind(f) == FactorKind::Permutation
+                && (one_to_one || (tiled && windows % shards(&common[f], mesh) == 0));
+            if !common[f].is_empty() && !keeps {
+                common[f].clear();
+                note = Some(format!(
+                    "the convolution's windows along lhs dimension {ld} read neighbouring blocks, so it is gathered whole (XLA exchanges halos)"
+                ));
+            }
+        }
+    }
+    // Groups: whole groups per device, every sharded factor dividing.
+    if c.groups() > 1 {
+        for (f, axes) in common.iter_mut().enumerate() {
+            let n = shards(axes, mesh);
+            if n > 1 && rule.factor_size(f) % n != 0 {
+                axes.clear();
+            }
+        }
+        let tensors = rule.operands.iter().chain(&rule.results);
+        for mapping in tensors {
+            for dim in &mapping.dims {
+                for (k, &f) in dim.factors.iter().enumerate().skip(1) {
+                    let whole = dim.factors[..k]
+                        .iter()
+                        .all(|&g| shards(&common[g], mesh) == rule.factor_size(g));
+                    if !whole {
+                        common[f].clear();
+                    }
+                }
+            }
+        }
+    }
+    note
+}
