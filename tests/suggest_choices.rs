@@ -298,3 +298,38 @@ fn a_gpt2_training_step_is_no_slower_than_hand_megatron() {
     // partition of a 996-line program: the search must stay small.
     assert!(s.evaluated < 200, "{} assignments", s.evaluated);
 }
+
+/// With GPT-2's batch given on `data` (`--keep-given` with the tokens and
+/// targets annotated), the search fills in the rest as Megatron-LM does,
+/// argument for argument the hand sharding: the embedding by vocabulary
+/// rows, qkv and MLP-in by columns, attention-out and MLP-out by rows,
+/// their biases split with them, layernorms replicated.
+#[test]
+fn gpt2_with_its_batch_on_data_gets_megatron_on_model() {
+    let name = "gpt2_train_l2_e768";
+    let hand = load(name, "hand.mlir");
+    let hand_args = &hand.entry().expect("main").arg_attrs;
+    let mut module = load(name, "input.mlir");
+    module.meshes = hand.meshes.clone();
+    let f = module
+        .funcs
+        .iter_mut()
+        .find(|f| f.name == "main")
+        .expect("main");
+    for i in [0, 1] {
+        f.arg_attrs[i].sharding = hand_args[i].sharding.clone();
+    }
+    let mut opts = options(None);
+    opts.mesh = None;
+    opts.keep_given = true;
+    let s = suggest(&module, &opts).expect("a suggestion");
+    for (i, attr) in hand_args.iter().enumerate() {
+        let want = attr.sharding.as_ref().expect("every argument annotated");
+        assert_eq!(
+            partition_spec(&s.chosen.assignment[i]),
+            partition_spec(want),
+            "argument {i}: {:?}",
+            specs(&s)
+        );
+    }
+}
