@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use meshrun::compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, ReduceKind, TensorType, UnaryOp};
+use meshrun::compiler::ops::reduce::Reduce;
 use meshrun::compiler::partition::partition;
 use meshrun::compiler::propagation::{propagate, PropagationOptions};
 use meshrun::cost::flops::{count_flops, op_flops};
@@ -55,10 +56,11 @@ fn op_flops_follow_the_counting_rules() {
         24.0
     );
     // Reduce: one per input element (inputs, then inits).
-    let reduce = OpKind::Reduce {
-        dims: vec![1],
-        kind: ReduceKind::Add,
-    };
+    let reduce = OpKind::Reduce(Reduce::with_kind(
+        vec![1],
+        ReduceKind::Add,
+        &[ElemType::F32],
+    ));
     assert_eq!(op_flops(&reduce, &[&x, &t(&[])], &[&t(&[4])]), 24.0);
     // Data movement: nothing.
     let tr = OpKind::Transpose { perm: vec![1, 0] };

@@ -427,6 +427,22 @@ def _reduce_sharded(name, rng):
     return Program(name, None, named(f, name), [randn(rng, 16, 32)], mesh, [P("y", "x")])
 
 
+@program("argmax_accuracy", "accuracy: jnp.argmax/argmin over logits whose class dim is on model (reduce of values + iota with a comparator body), == labels, mean over a data-sharded batch")
+def _argmax_accuracy(name, rng):
+    mesh = M_DM()
+
+    def f(logits, labels):
+        pred = jnp.argmax(logits, axis=-1)
+        acc = jnp.mean((pred == labels).astype(jnp.float32))
+        return acc, pred, jnp.argmin(logits, axis=-1)
+
+    logits = randn(rng, 32, 64, scale=1.0)
+    labels = np.argmax(logits, axis=-1).astype(np.int32)
+    labels[::3] = rng.randint(0, 64, size=labels[::3].shape)
+    return Program(name, None, named(f, name), [logits, labels], mesh,
+                   [P("data", "model"), P("data")])
+
+
 @program("mean_var", "jnp.mean and jnp.var over rows and over everything")
 def _mean_var(name, rng):
     mesh = M_DM()

@@ -1341,3 +1341,157 @@ fn convolution_errors_name_op_and_position() {
         "{e}"
     );
 }
+
+/// `jnp.argmax(x, axis=1)` as JAX 0.10.2 prints it (its `reducer` form).
+const ARGMAX: &str = r#"func.func @f(%arg0: tensor<8x16xf32>) -> tensor<8xi32> {
+    %0 = stablehlo.iota dim = 1 : tensor<8x16xi32>
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [1] : (tensor<8x16xf32>, tensor<8x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<8xi32>)
+     reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {
+      %2 = stablehlo.compare GT, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %4 = stablehlo.or %2, %3 : tensor<i1>
+      %5 = stablehlo.compare EQ, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %6 = stablehlo.compare LT, %arg2, %arg4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %7 = stablehlo.and %5, %6 : tensor<i1>
+      %8 = stablehlo.or %4, %7 : tensor<i1>
+      %9 = stablehlo.select %4, %arg1, %arg3 : tensor<i1>, tensor<f32>
+      %10 = stablehlo.select %8, %arg2, %arg4 : tensor<i1>, tensor<i32>
+      stablehlo.return %9, %10 : tensor<f32>, tensor<i32>
+    }
+    %r = stablehlo.add %1#1, %1#1 : tensor<8xi32>
+    return %r : tensor<8xi32>
+}
+"#;
+
+/// The reduce of a module (the first one).
+fn first_reduce(m: &Module) -> (meshrun_compiler::ops::reduce::Reduce, String) {
+    let f = m.func("f").expect("@f");
+    let (id, op) = f
+        .ops_in_order()
+        .find(|(_, op)| matches!(op.kind, OpKind::Reduce(_)))
+        .expect("a reduce");
+    let OpKind::Reduce(r) = &op.kind else {
+        unreachable!()
+    };
+    let rule = rule_for_op(f, id).expect("rule").expect("a rule");
+    (r.clone(), rule.to_string())
+}
+
+#[test]
+fn argmax_reduce_in_jax_form_round_trips_with_its_body() {
+    let m = roundtrip(ARGMAX);
+    let (r, rule) = first_reduce(&m);
+    assert_eq!(r.dims(), [1]);
+    assert_eq!(r.kinds(), None, "a comparator is no all-reduce op");
+    assert_eq!(r.body.func().args.len(), 4);
+    assert_eq!(r.body.func().body.len(), 9);
+    let printed = print_module(&m);
+    // JAX's layout: one argument pair per input, (a_k, b_k) = (arg k, arg N+k).
+    assert!(
+        printed.contains(
+            "%3:2 = stablehlo.reduce(%arg0 init: %1), (%0 init: %2) across dimensions = [1] : \
+             (tensor<8x16xf32>, tensor<8x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<8xi32>)\n     \
+             reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {\n      \
+             %4 = stablehlo.compare  GT, %arg1, %arg3"
+                .replace("compare  GT", "compare GT")
+                .as_str()
+        ),
+        "{printed}"
+    );
+    assert!(printed.contains("      stablehlo.return %11, %12 : tensor<f32>, tensor<i32>\n    }\n    %4 = stablehlo.add %3#1, %3#1"), "{printed}");
+    assert_eq!(
+        rule,
+        "#sdy.op_sharding_rule<([i, j], [i, j], [], [])->([i], [i]) {i=8, j=16} reduction={j}>"
+    );
+    // The generic form with the body as a region is the same op.
+    let generic = ARGMAX
+        .replace(
+            "stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [1] :",
+            "\"stablehlo.reduce\"(%arg0, %0, %cst, %c) <{dimensions = array<i64: 1>}> ({\n^bb0(%arg1: tensor<f32>, %arg2: tensor<i32>, %arg3: tensor<f32>, %arg4: tensor<i32>):",
+        )
+        .replace(
+            "     reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {\n",
+            "",
+        )
+        .replace(
+            "stablehlo.return %9, %10 : tensor<f32>, tensor<i32>\n    }",
+            "stablehlo.return %9, %10 : tensor<f32>, tensor<i32>\n    }) :",
+        );
+    // Move the signature after the region.
+    let sig = " (tensor<8x16xf32>, tensor<8x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<8xi32>)";
+    let generic = generic
+        .replacen(&format!("{sig}\n"), "\n", 1)
+        .replace("}) :", &format!("}}) :{sig}"));
+    let g = roundtrip(&generic);
+    assert_eq!(first_reduce(&g).0, r);
+}
+
+#[test]
+fn reduce_applies_form_is_the_single_op_body() {
+    let src = module(
+        "%x: tensor<4x8xf32>, %s: tensor<f32>",
+        "  %r = stablehlo.reduce(%x init: %s) applies stablehlo.maximum across dimensions = [0, 1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<f32>",
+        "tensor<f32>",
+    );
+    let m = roundtrip(&src);
+    let (r, rule) = first_reduce(&m);
+    assert_eq!(r.kind(), Some(meshrun_compiler::ir::ReduceKind::Maximum));
+    assert_eq!(
+        rule,
+        "#sdy.op_sharding_rule<([i, j], [])->([]) {i=4, j=8} reduction={i, j}>"
+    );
+    assert!(print_module(&m).contains("applies stablehlo.maximum across dimensions = [0, 1]"));
+    // The same body written out with its operands swapped is the same
+    // reduction (the fast path) but prints in the `reducer` form.
+    let swapped = module(
+        "%x: tensor<4x8xf32>, %s: tensor<f32>",
+        "  %r = stablehlo.reduce(%x init: %s) across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n   reducer(%a: tensor<f32>, %b: tensor<f32>)  {\n     %m = stablehlo.maximum %b, %a : tensor<f32>\n     stablehlo.return %m : tensor<f32>\n   }",
+        "tensor<4xf32>",
+    );
+    let m = roundtrip(&swapped);
+    assert_eq!(
+        first_reduce(&m).0.kind(),
+        Some(meshrun_compiler::ir::ReduceKind::Maximum)
+    );
+    assert!(print_module(&m).contains("reducer(%arg2: tensor<f32>, %arg3: tensor<f32>)"));
+}
+
+#[test]
+fn reduce_body_errors_name_op_and_position() {
+    let body = |ops: &str| {
+        module(
+            "%x: tensor<4x8xf32>, %s: tensor<f32>",
+            &format!("  %r = stablehlo.reduce(%x init: %s) across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n   reducer(%a: tensor<f32>, %b: tensor<f32>)  {{\n{ops}\n   }}"),
+            "tensor<4xf32>",
+        )
+    };
+    // A body op that is not element-wise.
+    let e = error(&body(
+        "     %m = stablehlo.dot_general %a, %b, contracting_dims = [] x [] : (tensor<f32>, tensor<f32>) -> tensor<f32>\n     stablehlo.return %m : tensor<f32>",
+    ));
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("stablehlo.reduce")
+            && e.contains("'stablehlo.dot_general', which is not an element-wise op"),
+        "{e}"
+    );
+    // A body that returns the wrong type.
+    let e = error(&body(
+        "     %m = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>\n     stablehlo.return %m : tensor<i1>",
+    ));
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("the body returns (tensor<i1>) but must return (tensor<f32>)"),
+        "{e}"
+    );
+    // An ill-typed op inside the body: its own position is named.
+    let e = error(&body(
+        "     %m = stablehlo.and %a, %b : tensor<f32>\n     stablehlo.return %m : tensor<f32>",
+    ));
+    assert!(
+        e.starts_with("2:8:") && e.contains("in its body at 4:11: stablehlo.and"),
+        "{e}"
+    );
+}

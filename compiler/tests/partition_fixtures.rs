@@ -39,6 +39,7 @@ use meshrun_compiler::text::parse_module;
 const TABLE: &[(&str, f64, f64)] = &[
     ("aggressive_conflict", 1536.0, 1536.0),
     ("all_to_all_reshard", 96.0, 96.0),
+    ("argmax_accuracy", 134.0, 134.0),
     ("attention", 0.0, 0.0),
     ("attention_projections", 1024.0, 1024.0),
     ("batched_matmul", 2048.0, 2048.0),

@@ -7,6 +7,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, DenseLiteral, DotDims, ElemType, Function, OpId, OpKind,
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::{DiagKind, Diagnostic};
@@ -261,37 +262,29 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([k, i], [k, j])->([i, j]) {i=64, j=32, k=16} reduction={k}>",
         ),
         (
-            OpKind::Reduce {
-                dims: vec![1],
-                kind: ReduceKind::Add,
-            },
+            OpKind::Reduce(Reduce::with_kind(vec![1], ReduceKind::Add, &[ElemType::F32])),
             &["16x32", ""],
             &["16"],
             "#sdy.op_sharding_rule<([i, j], [])->([i]) {i=16, j=32} reduction={j}>",
         ),
         (
-            OpKind::Reduce {
-                dims: vec![0, 1],
-                kind: ReduceKind::Add,
-            },
+            OpKind::Reduce(Reduce::with_kind(vec![0, 1], ReduceKind::Add, &[ElemType::F32])),
             &["16x32", ""],
             &[""],
             "#sdy.op_sharding_rule<([i, j], [])->([]) {i=16, j=32} reduction={i, j}>",
         ),
         (
-            OpKind::Reduce {
-                dims: vec![2, 0],
-                kind: ReduceKind::Maximum,
-            },
+            OpKind::Reduce(Reduce::with_kind(vec![2, 0], ReduceKind::Maximum, &[ElemType::F32])),
             &["2x3x4x5", ""],
             &["3x5"],
             "#sdy.op_sharding_rule<([i, j, k, l], [])->([j, l]) {i=2, j=3, k=4, l=5} reduction={i, k}>",
         ),
         (
-            OpKind::Reduce {
-                dims: vec![0],
-                kind: ReduceKind::Add,
-            },
+            OpKind::Reduce(Reduce::with_kind(
+                vec![0],
+                ReduceKind::Add,
+                &[ElemType::F32, ElemType::F32],
+            )),
             &["8x16", "8x16", "", ""],
             &["16", "16"],
             "#sdy.op_sharding_rule<([i, j], [i, j], [], [])->([j], [j]) {i=8, j=16} reduction={i}>",
@@ -573,18 +566,20 @@ fn malformed_ops_give_type_diagnostics() {
         (dot(&[], &[], &[9], &[0]), &["4x8", "8x2"], &["4x2"]),
         (dot(&[], &[], &[1], &[0]), &["4x8", "8x2"], &["4x2x1"]),
         (
-            OpKind::Reduce {
-                dims: vec![3],
-                kind: ReduceKind::Add,
-            },
+            OpKind::Reduce(Reduce::with_kind(
+                vec![3],
+                ReduceKind::Add,
+                &[ElemType::F32],
+            )),
             &["4x8", ""],
             &["4"],
         ),
         (
-            OpKind::Reduce {
-                dims: vec![1],
-                kind: ReduceKind::Add,
-            },
+            OpKind::Reduce(Reduce::with_kind(
+                vec![1],
+                ReduceKind::Add,
+                &[ElemType::F32],
+            )),
             &["4x8"],
             &["4"],
         ),

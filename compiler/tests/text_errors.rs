@@ -284,48 +284,34 @@ fn other_syntax_errors() {
 }
 
 #[test]
-fn unsupported_reduce_bodies() {
-    let reducer = |body: &str| {
-        format!(
-            "func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) {{\n  %0 = stablehlo.reduce(%a init: %s) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n   reducer(%x: tensor<f32>, %y: tensor<f32>) {{\n{body}\n   }}\n  return\n}}"
-        )
-    };
+fn malformed_reduce_bodies() {
     expect_error(
-        &reducer("     %r = stablehlo.subtract %x, %y : tensor<f32>\n     stablehlo.return %r : tensor<f32>"),
-        DiagKind::Unsupported,
-        4,
-        6,
-        &["body of 'stablehlo.reduce'"],
-    );
-    expect_error(
-        &reducer(
-            "     %r = stablehlo.add %x, %x : tensor<f32>\n     stablehlo.return %r : tensor<f32>",
-        ),
-        DiagKind::Unsupported,
-        4,
-        6,
-        &["stablehlo.reduce"],
-    );
-    expect_error(
-        &reducer("     %r = stablehlo.add %x, %y : tensor<f32>\n     %q = stablehlo.add %r, %y : tensor<f32>\n     stablehlo.return %q : tensor<f32>"),
-        DiagKind::Unsupported,
-        4,
-        6,
-        &["stablehlo.reduce"],
-    );
-    expect_error(
-        "func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) {\n  %0 = stablehlo.reduce(%a init: %s) applies stablehlo.xor across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n  return\n}",
+        "func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) {\n  %0 = stablehlo.reduce(%a init: %s) applies stablehlo.negate across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n  return\n}",
         DiagKind::Unsupported,
         2,
         46,
-        &["stablehlo.xor"],
+        &["stablehlo.negate", "binary element-wise op"],
     );
     expect_error(
         "func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) {\n  %0:2 = stablehlo.reduce(%a init: %s), (%a init: %s) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)\n  return\n}",
-        DiagKind::Unsupported,
+        DiagKind::Syntax,
         2,
-        41,
-        &["several inputs"],
+        10,
+        &["'applies' needs exactly one input"],
+    );
+    expect_error(
+        "func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) {\n  %0 = stablehlo.reduce(%a init: %s) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n   reducer(%x: tensor<f32>, %y: tensor<f32>, %z: tensor<f32>) {\n     stablehlo.return %x : tensor<f32>\n   }\n  return\n}",
+        DiagKind::Syntax,
+        3,
+        11,
+        &["two arguments, found 3"],
+    );
+    expect_error(
+        "func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) {\n  %0 = stablehlo.reduce(%a init: %s) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n  return\n}",
+        DiagKind::Syntax,
+        3,
+        3,
+        &["expected 'reducer'"],
     );
 }
 

@@ -8,6 +8,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType, Function, ReduceKind,
     Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, MeshRef, TensorSharding};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::{DiagKind, Module, OpKind};
@@ -312,10 +313,7 @@ fn dots() {
 
 #[test]
 fn reduces_in_all_three_forms() {
-    let kind = |kind| OpKind::Reduce {
-        dims: vec![1],
-        kind,
-    };
+    let kind = |kind| OpKind::Reduce(Reduce::with_kind(vec![1], kind, &[ElemType::F32]));
     check(
         "  %0 = stablehlo.reduce(%a init: %s) applies stablehlo.maximum across dimensions = [1] \
          : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>",
@@ -330,7 +328,7 @@ fn reduces_in_all_three_forms() {
     check(
         "  %0 = stablehlo.reduce(%a init: %s) across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n   \
          reducer(%x: tensor<f32>, %y: tensor<f32>)  {\n    \
-         %r = stablehlo.add %y, %x : tensor<f32>\n    \
+         %r = stablehlo.add %x, %y : tensor<f32>\n    \
          stablehlo.return %r : tensor<f32>\n  }",
         "  %0 = \"stablehlo.reduce\"(%a, %s) ({\n  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n    \
          %r = stablehlo.add %x, %y : tensor<f32>\n    stablehlo.return %r : tensor<f32>\n  }) \
@@ -566,7 +564,7 @@ fn generic_all_ops_file_equals_pretty_one() {
     assert!(kinds.iter().any(|k| k == "sdy.sharding_group"));
     assert_eq!(
         main.ops_in_order()
-            .filter(|(_, op)| matches!(op.kind, OpKind::Reduce { .. }))
+            .filter(|(_, op)| matches!(op.kind, OpKind::Reduce(_)))
             .count(),
         2
     );

@@ -10,6 +10,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType, OpKind, ReduceKind,
     Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::{DimSharding, TensorSharding};
 
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
@@ -593,74 +594,79 @@ fn dot_general_accepts_preferred_element_type() {
 
 #[test]
 fn reduce() {
-    let red = |dims: &[i64], kind| OpKind::Reduce {
-        dims: dims.to_vec(),
-        kind,
+    let red = |dims: &[i64], kind, elems: &[ElemType]| {
+        OpKind::Reduce(Reduce::with_kind(dims.to_vec(), kind, elems))
     };
     run_infer(vec![
         case(
             "sum rows",
-            red(&[1], ReduceKind::Add),
+            red(&[1], ReduceKind::Add, &[F32]),
             vec![t(&[16, 128], F32), s(F32)],
             ok(t(&[16], F32)),
         ),
         case(
             "reduce all",
-            red(&[0, 2, 1], ReduceKind::Maximum),
+            red(&[0, 2, 1], ReduceKind::Maximum, &[BF16]),
             vec![t(&[2, 3, 4], BF16), s(BF16)],
             ok(s(BF16)),
         ),
         case(
             "variadic",
-            red(&[0], ReduceKind::Add),
+            red(&[0], ReduceKind::Add, &[F32, I32]),
             vec![t(&[4, 5], F32), t(&[4, 5], I32), s(F32), s(I32)],
             Want::Types(vec![t(&[5], F32), t(&[5], I32)]),
         ),
         case(
             "and over i1",
-            red(&[0], ReduceKind::And),
+            red(&[0], ReduceKind::And, &[I1]),
             vec![t(&[4], I1), s(I1)],
             ok(s(I1)),
         ),
         case(
             "and over floats",
-            red(&[0], ReduceKind::And),
+            red(&[0], ReduceKind::And, &[F32]),
             vec![t(&[4], F32), s(F32)],
-            Want::Err("`and` reduction input 0 must have boolean (i1) or integer elements"),
+            Want::Err("in its body: stablehlo.and: "),
+        ),
+        case(
+            "body of another type",
+            red(&[0], ReduceKind::Add, &[F16]),
+            vec![t(&[4], F32), s(F32)],
+            Want::Err("the body takes (tensor<f16>, tensor<f16>) but must take (tensor<f32>, tensor<f32>)"),
         ),
         case(
             "init not scalar",
-            red(&[0], ReduceKind::Add),
+            red(&[0], ReduceKind::Add, &[F32]),
             vec![t(&[4, 5], F32), t(&[5], F32)],
             Want::Err("init value 0 must be a scalar, got tensor<5xf32>"),
         ),
         case(
             "init elem",
-            red(&[0], ReduceKind::Add),
+            red(&[0], ReduceKind::Add, &[F32]),
             vec![t(&[4, 5], F32), s(F16)],
             Want::Err("init value 0 has element type f16 but input 0 has f32"),
         ),
         case(
             "dim repeated",
-            red(&[1, 1], ReduceKind::Add),
+            red(&[1, 1], ReduceKind::Add, &[F32]),
             vec![t(&[4, 5], F32), s(F32)],
             Want::Err("reduce dimension 1 appears more than once"),
         ),
         case(
             "dim out of range",
-            red(&[2], ReduceKind::Add),
+            red(&[2], ReduceKind::Add, &[F32]),
             vec![t(&[4, 5], F32), s(F32)],
             Want::Err("reduce dimension 2 is out of range for rank 2"),
         ),
         case(
             "odd operand count",
-            red(&[0], ReduceKind::Add),
+            red(&[0], ReduceKind::Add, &[F32]),
             vec![t(&[4], F32)],
             Want::Err("expects N inputs followed by N init values"),
         ),
         case(
             "input shapes differ",
-            red(&[0], ReduceKind::Add),
+            red(&[0], ReduceKind::Add, &[F32, F32]),
             vec![t(&[4], F32), t(&[5], F32), s(F32), s(F32)],
             Want::Err("input 1 tensor<5xf32> has a different shape than input 0"),
         ),

@@ -30,6 +30,7 @@ use meshrun_compiler::ir::{
     infer_result_types, BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType,
     OpKind, ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_compiler::sharding::TensorSharding;
@@ -390,10 +391,7 @@ fn op_cases() -> Vec<Case> {
             ReduceKind::Multiply,
         ] {
             cases.push(case(
-                OpKind::Reduce {
-                    dims: dims.clone(),
-                    kind,
-                },
+                OpKind::Reduce(Reduce::with_kind(dims.clone(), kind, &[ElemType::F32])),
                 vec![x.clone(), zero.clone()],
             ));
         }
@@ -402,10 +400,7 @@ fn op_cases() -> Vec<Case> {
         let x = tensor(&[8, 300], e, spread(-1.0, 1.0));
         let init = tensor(&[], e, |_| 0.5);
         cases.push(case(
-            OpKind::Reduce {
-                dims: vec![1],
-                kind: ReduceKind::Add,
-            },
+            OpKind::Reduce(Reduce::with_kind(vec![1], ReduceKind::Add, &[e])),
             vec![x, init],
         ));
     }
@@ -414,19 +409,17 @@ fn op_cases() -> Vec<Case> {
         let init = tensor(&[], e, |_| if e == ElemType::I1 { 0.0 } else { 3.0 });
         for &kind in ReduceKind::ALL {
             cases.push(case(
-                OpKind::Reduce {
-                    dims: vec![0],
-                    kind,
-                },
+                OpKind::Reduce(Reduce::with_kind(vec![0], kind, &[e])),
                 vec![x.clone(), init.clone()],
             ));
         }
     }
     cases.push(case(
-        OpKind::Reduce {
-            dims: vec![1],
-            kind: ReduceKind::Add,
-        },
+        OpKind::Reduce(Reduce::with_kind(
+            vec![1],
+            ReduceKind::Add,
+            &[ElemType::F32, ElemType::F32],
+        )),
         vec![
             x.clone(),
             x.clone(),
@@ -436,10 +429,11 @@ fn op_cases() -> Vec<Case> {
     ));
     // Empty reduced dimension: the result is the init value.
     cases.push(case(
-        OpKind::Reduce {
-            dims: vec![1],
-            kind: ReduceKind::Maximum,
-        },
+        OpKind::Reduce(Reduce::with_kind(
+            vec![1],
+            ReduceKind::Maximum,
+            &[ElemType::F32],
+        )),
         vec![
             tensor(&[3, 0], ElemType::F32, |_| 0.0),
             tensor(&[], ElemType::F32, |_| -4.0),

@@ -5,6 +5,7 @@ use meshrun_compiler::ir::{
     BinaryOp, DenseLiteral, DotDims, ElemType, Function, Module, OpKind, ReduceKind, Scalar,
     TensorType, UnaryOp, Visibility,
 };
+use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::SrcPos;
 use meshrun_kernels::{HostTensor, Parallelism};
@@ -66,10 +67,11 @@ fn mlp_module() -> Module {
     );
     let zero = f.result(zero);
     let sum = f.push_op(
-        OpKind::Reduce {
-            dims: vec![1],
-            kind: ReduceKind::Add,
-        },
+        OpKind::Reduce(Reduce::with_kind(
+            vec![1],
+            ReduceKind::Add,
+            &[ElemType::F32],
+        )),
         vec![t, zero],
         vec![f32_ty(&[2])],
     );

@@ -29,7 +29,7 @@ pub use movement::{infer_broadcast_in_dim, infer_reshape};
 pub use sources::{infer_constant, infer_iota};
 
 use common::{check_static_shape, expect_operands, expect_results, single_result};
-use contraction::{infer_dot_general, infer_reduce};
+use contraction::infer_dot_general;
 use elementwise::{infer_binary, infer_clamp, infer_compare, infer_select, infer_unary};
 use movement::{infer_concatenate, infer_pad, infer_slice, infer_transpose};
 
@@ -82,7 +82,6 @@ pub fn infer_result_types(
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }
-        OpKind::Reduce { dims, kind } => infer_reduce(dims, *kind, operand_types),
         OpKind::Concatenate { dim } => one(infer_concatenate(*dim, operand_types)),
         OpKind::Slice {
             start,

@@ -351,8 +351,22 @@ impl Function {
 /// function of its own (XLA's "computations"), so an op that carries one is
 /// self-contained: passes and kernels see it without the enclosing
 /// function, and a device program can carry it as is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Computation(pub Box<Function>);
+
+/// Two bodies are equal when they compute the same way: the name the
+/// parser gave the scratch function (after its op) does not matter.
+impl PartialEq for Computation {
+    fn eq(&self, other: &Computation) -> bool {
+        let (a, b) = (self.func(), other.func());
+        a.args == b.args
+            && a.values == b.values
+            && a.ops == b.ops
+            && a.body == b.body
+            && a.returns == b.returns
+            && a.result_types == b.result_types
+    }
+}
 
 impl Computation {
     pub fn new(f: Function) -> Computation {
@@ -394,6 +408,56 @@ impl Computation {
             }
             _ => None,
         }
+    }
+
+    /// A body with `2n` block arguments `(a_0..a_n, b_0..b_n)` of the
+    /// rank-0 types `elems` (twice) returning `op(a_k, b_k)` for every `k`:
+    /// the body of a reduce that combines each input on its own.
+    pub fn per_input(op: crate::ir::BinaryOp, elems: &[crate::ir::ElemType]) -> Computation {
+        let scalars: Vec<TensorType> = elems.iter().map(|&e| TensorType::scalar(e)).collect();
+        let mut f = Function::new("body", [scalars.clone(), scalars.clone()].concat());
+        let n = elems.len();
+        let mut results = Vec::with_capacity(n);
+        for (k, ty) in scalars.into_iter().enumerate() {
+            let (a, b) = (f.args[k], f.args[n + k]);
+            let id = f.push_op(OpKind::Binary(op), vec![a, b], vec![ty]);
+            results.push(f.result(id));
+        }
+        f.set_returns(results);
+        Computation::new(f)
+    }
+
+    /// If the body combines each of its `n` inputs on its own with one
+    /// binary op (`return op_k(a_k, b_k)` for the `2n` block arguments
+    /// `(a_0..a_n, b_0..b_n)`; commutative ops in either order), those ops: the
+    /// fast path of reduce-like ops (`add`, `maximum`, ... bodies).
+    pub fn per_input_binary_ops(&self) -> Option<Vec<crate::ir::BinaryOp>> {
+        let f = self.func();
+        let n = f.returns.len();
+        if n == 0 || f.args.len() != 2 * n || f.body.len() != n {
+            return None;
+        }
+        let mut ops = Vec::with_capacity(n);
+        for (k, &r) in f.returns.iter().enumerate() {
+            let ValueDef::Result { op, index: 0 } = f.value(r).def else {
+                return None;
+            };
+            let data = f.op(op);
+            let OpKind::Binary(b) = data.kind else {
+                return None;
+            };
+            let (a, c) = (f.args[k], f.args[n + k]);
+            use crate::ir::BinaryOp as B;
+            let commutative = matches!(
+                b,
+                B::Add | B::Multiply | B::Maximum | B::Minimum | B::And | B::Or | B::Xor
+            );
+            if data.operands != [a, c] && !(commutative && data.operands == [c, a]) {
+                return None;
+            }
+            ops.push(b);
+        }
+        Some(ops)
     }
 }
 

@@ -195,8 +195,9 @@ name_enum! {
 }
 
 name_enum! {
-    /// The combiner of a `stablehlo.reduce`: its body must be exactly one of
-    /// these binary ops applied to the two block arguments.
+    /// A reduction with a known identity and a native collective: the fast
+    /// path of a reduce whose body is one of these binary ops per input
+    /// (`ops::reduce::Reduce::kinds`), and the op of an all-reduce.
     pub enum ReduceKind {
         Add => "add",
         Multiply => "multiply",
@@ -320,6 +321,7 @@ op_kinds! {
         RngBitGenerator(crate::ops::rng_bit_generator::RngBitGenerator),
         Scatter(crate::ops::scatter::Scatter),
         SelectAndScatter(crate::ops::select_and_scatter::SelectAndScatter),
+        Reduce(crate::ops::reduce::Reduce),
         Sort(crate::ops::sort::Sort),
         While(crate::ops::while_loop::While),
     }
@@ -353,11 +355,6 @@ op_kinds! {
         dims: DotDims,
         precision: Option<Vec<String>>,
         is_dot: bool,
-    },
-    /// `reduce(inputs..., inits...)` over `dims`; N inputs and N inits.
-    Reduce {
-        dims: Vec<i64>,
-        kind: ReduceKind,
     },
     Concatenate {
         dim: i64,
@@ -416,7 +413,6 @@ impl OpKind {
             OpKind::Reshape => "stablehlo.reshape",
             OpKind::Transpose { .. } => "stablehlo.transpose",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
-            OpKind::Reduce { .. } => "stablehlo.reduce",
             OpKind::Concatenate { .. } => "stablehlo.concatenate",
             OpKind::Slice { .. } => "stablehlo.slice",
             OpKind::Pad { .. } => "stablehlo.pad",

@@ -61,6 +61,20 @@ pub enum Fmt {
     /// (generic spelling, `1 : i64`) besides the discardable ones, all in
     /// name order as MLIR's `attr-dict` prints them.
     AttrDictWith(&'static [&'static str]),
+    /// A bare keyword, printed and expected as is (`across`).
+    Word(&'static str),
+    /// The operands as `(%x init: %c), (%y init: %d)`: N inputs, then
+    /// their N init values (reduce).
+    InitPairs,
+    /// ` applies stablehlo.add`: the op's one scalar body, when it is a
+    /// single binary op of its two block arguments in order; nothing
+    /// otherwise (then [`Fmt::ReducerBody`] prints it).
+    AppliesBody,
+    /// The scalar body after the signature, unless [`Fmt::AppliesBody`]
+    /// gave it: `reducer(%a: t, %b: t) (%c: u, %d: u) { ... }`, one
+    /// argument pair `(a_k, b_k)` per input for block arguments
+    /// `(a_0..a_N, b_0..b_N)`.
+    ReducerBody,
 }
 
 impl Fmt {

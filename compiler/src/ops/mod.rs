@@ -35,6 +35,7 @@ pub mod index_dims;
 pub mod manual_computation;
 pub mod named_computation;
 pub mod optimization_barrier;
+pub mod reduce;
 pub mod reduce_window;
 pub mod rng_bit_generator;
 pub mod scatter;

@@ -8,9 +8,10 @@
 use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::{OpKind, ReduceKind, Scalar, TensorType};
+use crate::ir::{DenseLiteral, OpKind, Scalar, TensorType};
+use crate::ops::reduce::Reduce;
 use crate::partition::global::value_names;
-use crate::partition::global::{GValueId, GlobalProgram};
+use crate::partition::global::{GStepKind, GValueId, GlobalProgram};
 use crate::partition::lower::Lowering;
 use crate::partition::padding::{identity_of, preserves_zero_padding};
 use crate::partition::program::{Instr, LocalId, LocalValue, PerDevice, ProgramIo};
@@ -178,14 +179,14 @@ impl<'a> DeviceBuilder<'a> {
     }
 
     /// `l` (the local block of `g`) with the padding along `dim` set to
-    /// the identity of `reduction`, if `g` is padded along `dim`.
+    /// `fill` (a reduction's identity), if `g` is padded along `dim`.
     pub fn mask_if_padded(
         &mut self,
         step: usize,
         l: LocalId,
         g: GValueId,
         dim: usize,
-        reduction: ReduceKind,
+        fill: Scalar,
     ) -> Result<LocalId, Diagnostic> {
         let layout = self.layout(g)?;
         let Some(dl) = layout.dims().get(dim).copied() else {
@@ -194,8 +195,6 @@ impl<'a> DeviceBuilder<'a> {
         if dl.padding == 0 {
             return Ok(l);
         }
-        let elem = self.values[l].ty.elem;
-        let fill = identity_of(reduction, elem);
         let is_zero =
             fill == Scalar::Float(0.0) || fill == Scalar::Int(0) || fill == Scalar::Bool(false);
         if is_zero && self.zero_padded[l] {
@@ -228,12 +227,66 @@ impl<'a> DeviceBuilder<'a> {
         Ok(m)
     }
 
+    /// What a reduce's inputs' padding must hold: the identity of each
+    /// input's reduction on the fast path, else its init value (as XLA
+    /// pads: a body's init value is taken to be its identity), which must
+    /// be a constant.
+    pub(super) fn reduce_fills(
+        &self,
+        step: usize,
+        r: &Reduce,
+        inits: &[GValueId],
+    ) -> Result<Vec<Scalar>, Diagnostic> {
+        if let Some(kinds) = r.kinds() {
+            return Ok(kinds
+                .iter()
+                .zip(inits)
+                .map(|(&k, &g)| identity_of(k, self.prog.values[g].ty.elem))
+                .collect());
+        }
+        inits
+            .iter()
+            .map(|&g| {
+                scalar_constant(self.prog, g).ok_or_else(|| {
+                    let cause = &self.prog.steps[step].cause;
+                    Diagnostic::new(
+                        DiagKind::Unsupported,
+                        cause.pos,
+                        format!(
+                            "{}: a padded reduction dimension needs a constant init value to pad with, but {} is computed",
+                            cause.op, self.names[g]
+                        ),
+                    )
+                })
+            })
+            .collect()
+    }
+
     pub fn set_global(&mut self, g: GValueId, l: LocalId) {
         self.map[g] = Some(l);
     }
 
     pub fn name_of(&self, g: GValueId) -> String {
         self.names[g].clone()
+    }
+}
+
+/// The value of a rank-0 global value that is a constant (possibly
+/// through rank-0 broadcasts and reshapes, as JAX writes init values).
+fn scalar_constant(prog: &GlobalProgram, g: GValueId) -> Option<Scalar> {
+    let step = prog.steps.iter().find(|s| s.results.contains(&g))?;
+    match &step.kind {
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s))) => Some(*s),
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v))) if v.len() == 1 => {
+            v.first().copied()
+        }
+        GStepKind::Compute(OpKind::BroadcastInDim { .. } | OpKind::Reshape)
+            if prog.values[step.operands[0]].ty.rank() == 0 =>
+        {
+            scalar_constant(prog, step.operands[0])
+        }
+        GStepKind::Reshard => scalar_constant(prog, step.operands[0]),
+        _ => None,
     }
 }
 

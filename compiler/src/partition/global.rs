@@ -61,6 +61,12 @@ pub enum GStepKind {
     /// branch yields the results in their group shardings. Branches read
     /// values from around the op directly.
     Branch { branches: Vec<GBlock> },
+    /// The operand is partial along `axes`; the result (the operand's shape
+    /// plus a last dimension of one entry per shard, sharded on `axes`)
+    /// holds each device's partial value as its block of that dimension. No
+    /// data moves: each device reshapes its block (see
+    /// `partition::combine_partials`).
+    StackPartials { axes: Vec<AxisRef> },
 }
 
 /// A region of a [`GStepKind::Loop`] / [`GStepKind::Branch`]: its

@@ -12,6 +12,7 @@ use crate::ir::ReduceKind;
 use crate::ops::convolution::Convolution;
 use crate::partition::device_builder::DeviceBuilder;
 use crate::partition::global::GValueId;
+use crate::partition::padding::identity_of;
 use crate::partition::program::LocalId;
 
 impl DeviceBuilder<'_> {
@@ -36,15 +37,12 @@ impl DeviceBuilder<'_> {
             return Err(fail("expects two operands".into()));
         };
         if c.groups() == 1 {
-            locals[0] =
-                self.mask_if_padded(i, locals[0], *lhs_g, dims.input_feature, ReduceKind::Add)?;
-            locals[1] = self.mask_if_padded(
-                i,
-                locals[1],
-                *rhs_g,
-                dims.kernel_input_feature,
-                ReduceKind::Add,
-            )?;
+            let zero = |l: LocalId, b: &Self| identity_of(ReduceKind::Add, b.local_ty(l).elem);
+            let fill = zero(locals[0], self);
+            locals[0] = self.mask_if_padded(i, locals[0], *lhs_g, dims.input_feature, fill)?;
+            let fill = zero(locals[1], self);
+            locals[1] =
+                self.mask_if_padded(i, locals[1], *rhs_g, dims.kernel_input_feature, fill)?;
             return self.op(
                 i,
                 crate::ir::OpKind::Convolution(c.clone()),

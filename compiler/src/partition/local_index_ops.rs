@@ -388,10 +388,11 @@ fn gather(
         );
         b.emit(
             i,
-            OpKind::Reduce {
-                dims: vec![ivd as i64],
-                kind: ReduceKind::And,
-            },
+            OpKind::Reduce(crate::ops::reduce::Reduce::with_kind(
+                vec![ivd as i64],
+                ReduceKind::And,
+                &[ElemType::I1],
+            )),
             vec![ok, yes],
             batch_ty.clone(),
             format!("{name}.mask"),

@@ -11,6 +11,7 @@ use crate::partition::device_builder::{internal, DeviceBuilder};
 use crate::partition::global::{Cause, GStepKind, GValueId, GlobalProgram};
 use crate::partition::local_index_ops::lower_index_op;
 use crate::partition::lower::{reshard_remap_plan, Lowering};
+use crate::partition::padding::identity_of;
 use crate::partition::program::{DeviceProgram, Instr, LocalId, PerDevice, ProgramIo};
 use crate::partition::remap::{emit_remap, lower_remap_op};
 use crate::partition::reshard::lower_reshard;
@@ -84,6 +85,10 @@ impl DeviceBuilder<'_> {
                 Ok(())
             }
             GStepKind::Loop { .. } | GStepKind::Branch { .. } => self.structured(i),
+            GStepKind::StackPartials { .. } => {
+                let input = self.local(step.operands[0])?;
+                self.op(i, OpKind::Reshape, vec![input], &step.results)
+            }
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {
                 let input = self.local(step.operands[0])?;
                 let out_g = step.results[0];
@@ -190,11 +195,12 @@ impl DeviceBuilder<'_> {
             | OpKind::CollectivePermute(_) => {
                 self.user_collective(i, kind, operands[0], locals[0], results[0])
             }
-            OpKind::Reduce { dims, kind: rk } => {
+            OpKind::Reduce(r) => {
                 let n = results.len();
+                let fills = self.reduce_fills(i, r, &operands[n..])?;
                 for (k, l) in locals.iter_mut().enumerate().take(n) {
-                    for &d in dims {
-                        *l = self.mask_if_padded(i, *l, operands[k], d as usize, *rk)?;
+                    for &d in r.dims() {
+                        *l = self.mask_if_padded(i, *l, operands[k], d as usize, fills[k])?;
                     }
                 }
                 self.op(i, kind.clone(), locals, &results)
@@ -206,23 +212,14 @@ impl DeviceBuilder<'_> {
                 } else {
                     (dims.lhs_contract.clone(), dims.rhs_contract.clone())
                 };
+                let zero = |l: LocalId, b: &Self| identity_of(ReduceKind::Add, b.local_ty(l).elem);
                 for &d in &lc {
-                    locals[0] = self.mask_if_padded(
-                        i,
-                        locals[0],
-                        operands[0],
-                        d as usize,
-                        ReduceKind::Add,
-                    )?;
+                    let fill = zero(locals[0], self);
+                    locals[0] = self.mask_if_padded(i, locals[0], operands[0], d as usize, fill)?;
                 }
                 for &d in &rc {
-                    locals[1] = self.mask_if_padded(
-                        i,
-                        locals[1],
-                        operands[1],
-                        d as usize,
-                        ReduceKind::Add,
-                    )?;
+                    let fill = zero(locals[1], self);
+                    locals[1] = self.mask_if_padded(i, locals[1], operands[1], d as usize, fill)?;
                 }
                 self.op(i, kind.clone(), locals, &results)
             }

@@ -61,6 +61,7 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
         let collectives = match &step.kind {
             GStepKind::Compute(_)
             | GStepKind::Relabel
+            | GStepKind::StackPartials { .. }
             | GStepKind::Loop { .. }
             | GStepKind::Branch { .. } => Vec::new(),
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {

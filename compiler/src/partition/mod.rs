@@ -27,6 +27,7 @@
 //! lowering tests).
 
 // 1. Global program.
+mod combine_partials;
 pub mod compat;
 mod conv_factors;
 pub mod explicit_reshards;

@@ -4,14 +4,14 @@
 //! reduce partial results, and reshard results to their annotations.
 
 use crate::diag::{DiagKind, Diagnostic};
-use crate::ir::{OpData, OpId, OpKind, ReduceKind};
+use crate::ir::{OpData, OpId, OpKind, ReduceKind, Value};
 use crate::ops::scatter::ScatterUpdate;
 use crate::partition::compat::{self, is_remap_kind};
 use crate::partition::conv_factors::fit_conv_factors;
 use crate::partition::explicit_reshards::{
     braced, is_fully_replicated, placement, reduce_kind, reduction_op, Builder,
 };
-use crate::partition::global::{Cause, GStepKind};
+use crate::partition::global::{Cause, GStepKind, GValueId};
 use crate::partition::window_factors::{fit_window_factors, is_window_op};
 use crate::rules::axis_algebra::push_or_merge;
 use crate::rules::{
@@ -301,36 +301,48 @@ impl Builder<'_> {
             }
         }
         sort_in_mesh_order(&mesh, &mut partial_axes);
-        let reduction = match &op.kind {
-            OpKind::Reduce { kind, .. } => *kind,
-            OpKind::Scatter(s) => match s.update_kind() {
-                Ok(ScatterUpdate::Combine(kind)) => kind,
-                _ => ReduceKind::Add,
-            },
-            _ => ReduceKind::Add,
+        // How each result's partial values combine: a reduce's own
+        // reduction per input, a scatter's combining update, a sum for
+        // everything else; `None`: a reduce whose body is no all-reduce
+        // op combines its partials itself (its partials have no name in
+        // the sharding syntax).
+        let reductions: Option<Vec<ReduceKind>> = match &op.kind {
+            OpKind::Reduce(r) => r.kinds(),
+            OpKind::Scatter(s) => Some(vec![
+                match s.update_kind() {
+                    Ok(ScatterUpdate::Combine(kind)) => kind,
+                    _ => ReduceKind::Add,
+                };
+                op.results.len()
+            ]),
+            _ => Some(vec![ReduceKind::Add; op.results.len()]),
         };
-        // How the results' partial values combine: the op's own reduction
-        // where a reduction factor is sharded, else the operands'.
-        let partial_op = if reduction_axes.is_empty() {
-            kept_op.unwrap_or_default()
-        } else {
-            let own = reduction_op(reduction);
-            match (own, kept_op) {
-                (Some(own), Some(kept)) if own != kept => {
-                    return Err(Diagnostic::new(
-                        DiagKind::Sharding,
-                        op.pos,
-                        format!(
-                            "{label}: operands stay partial {} but the op's own partial results are {}",
-                            kept.plural(),
-                            own.plural()
-                        ),
-                    ));
+        // How each result's partial values combine in the sharding syntax:
+        // the op's own reduction where a reduction factor is sharded, else
+        // the operands'.
+        let mut partial_ops = Vec::with_capacity(op.results.len());
+        for k in 0..op.results.len() {
+            let own = reductions.as_ref().and_then(|r| reduction_op(r[k]));
+            partial_ops.push(if reduction_axes.is_empty() {
+                kept_op.unwrap_or_default()
+            } else {
+                match (own, kept_op) {
+                    (Some(own), Some(kept)) if own != kept => {
+                        return Err(Diagnostic::new(
+                            DiagKind::Sharding,
+                            op.pos,
+                            format!(
+                                "{label}: operands stay partial {} but the op's own partial results are {}",
+                                kept.plural(),
+                                own.plural()
+                            ),
+                        ));
+                    }
+                    (Some(own), _) => own,
+                    (None, _) => ReductionOp::default(),
                 }
-                (Some(own), _) => own,
-                (None, _) => ReductionOp::default(),
-            }
-        };
+            });
+        }
         let mut computed = Vec::with_capacity(op.results.len());
         for (k, &res) in op.results.iter().enumerate() {
             let mapping = &rule.results[k];
@@ -350,18 +362,43 @@ impl Builder<'_> {
                 },
             )?;
             s.unreduced = partial_axes.clone();
-            s.unreduced_op = partial_op;
+            s.unreduced_op = partial_ops[k];
             let g = self.new_value(f.ty(res).clone(), s);
             computed.push(g);
         }
         self.push(
             GStepKind::Compute(op.kind.clone()),
-            new_operands,
+            new_operands.clone(),
             computed.clone(),
             cause_of(String::new()),
         );
+        if let (None, OpKind::Reduce(r)) = (&reductions, &op.kind) {
+            // Nothing of it may stay partial: no unreduced sharding names
+            // how its partial results combine.
+            for (k, a) in annotated.iter().enumerate() {
+                self.check_kept_reduction(
+                    &label,
+                    op.pos,
+                    k,
+                    a.as_ref(),
+                    &partial_axes,
+                    partial_ops[k],
+                    true,
+                )?;
+            }
+            if !reduction_axes.is_empty() {
+                let inits = &new_operands[op.results.len()..];
+                let cause = cause_of(String::new());
+                computed =
+                    self.combine_partials(r, &computed, inits, &reduction_axes, &mesh, &cause)?;
+            }
+        }
         for (k, &res) in op.results.iter().enumerate() {
             let mut g = computed[k];
+            let Some(reduction) = reductions.as_ref().map(|r| r[k]) else {
+                self.reshard_result(k, g, res, &annotated, &partial_axes, &cause_of)?;
+                continue;
+            };
             let keep: Vec<AxisRef> = annotated[k]
                 .as_ref()
                 .map(|a| a.unreduced.clone())
@@ -377,7 +414,7 @@ impl Builder<'_> {
                 k,
                 annotated[k].as_ref(),
                 &partial_axes,
-                partial_op,
+                partial_ops[k],
                 reduction_op(reduction).is_none() && reduce.len() < reduction_axes.len(),
             )?;
             if !reduce.is_empty() {
@@ -401,22 +438,7 @@ impl Builder<'_> {
                 );
                 g = self.all_reduce(g, &reduce, reduction, cause_of(reason));
             }
-            // 5. Reshard to the annotation.
-            if let Some(a) = &annotated[k] {
-                let mut target = a.clone();
-                target.unreduced.retain(|x| partial_axes.contains(x));
-                if target.unreduced.is_empty() {
-                    target.unreduced_op = ReductionOp::default();
-                }
-                if !self.same_placement(&self.prog.values[g].sharding, &target) {
-                    let reason = format!(
-                        "result {k} is computed as {} but annotated {target}",
-                        self.prog.values[g].sharding
-                    );
-                    g = self.reshard(g, &target, cause_of(reason))?;
-                }
-            }
-            self.map.insert(res, g);
+            self.reshard_result(k, g, res, &annotated, &partial_axes, &cause_of)?;
         }
         Ok(())
     }
@@ -463,6 +485,34 @@ impl Builder<'_> {
                 braced(&kept)
             ),
         ))
+    }
+
+    /// 5. Reshard result `k` (computed as `g`) to its annotation.
+    fn reshard_result(
+        &mut self,
+        k: usize,
+        mut g: GValueId,
+        res: Value,
+        annotated: &[Option<TensorSharding>],
+        partial_axes: &[AxisRef],
+        cause_of: &dyn Fn(String) -> Cause,
+    ) -> Result<(), Diagnostic> {
+        if let Some(a) = &annotated[k] {
+            let mut target = a.clone();
+            target.unreduced.retain(|x| partial_axes.contains(x));
+            if target.unreduced.is_empty() {
+                target.unreduced_op = ReductionOp::default();
+            }
+            if !self.same_placement(&self.prog.values[g].sharding, &target) {
+                let reason = format!(
+                    "result {k} is computed as {} but annotated {target}",
+                    self.prog.values[g].sharding
+                );
+                g = self.reshard(g, &target, cause_of(reason))?;
+            }
+        }
+        self.map.insert(res, g);
+        Ok(())
     }
 }
 

@@ -46,13 +46,18 @@ pub fn op_attrs(kind: &OpKind) -> String {
             ));
             s
         }
-        OpKind::Reduce { dims, kind } => {
-            format!(
+        OpKind::Reduce(r) => match r.kind() {
+            Some(kind) => format!(
                 "applies stablehlo.{} across dimensions = {}",
                 kind.name(),
-                list(dims)
-            )
-        }
+                list(r.dims())
+            ),
+            None => format!(
+                "across dimensions = {} with a {}-op body",
+                list(r.dims()),
+                r.body.func().body.len()
+            ),
+        },
         OpKind::Concatenate { dim } => format!("dim = {dim}"),
         OpKind::Slice {
             start,
@@ -88,6 +93,16 @@ pub fn op_attrs(kind: &OpKind) -> String {
         OpKind::Reshard { sharding } | OpKind::ShardingConstraint { sharding } => {
             sharding.to_string()
         }
-        _ => String::new(),
+        defined => match defined.def() {
+            // Other defined ops: their attributes as the generic form
+            // writes them.
+            Some(d) => d
+                .attrs()
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => String::new(),
+        },
     }
 }

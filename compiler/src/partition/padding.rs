@@ -121,7 +121,7 @@ pub fn preserves_zero_padding(kind: &OpKind) -> bool {
         ),
         OpKind::Convert | OpKind::Transpose { .. } | OpKind::Reshape => true,
         OpKind::DotGeneral { .. } => true,
-        OpKind::Reduce { kind, .. } => *kind == ReduceKind::Add,
+        OpKind::Reduce(r) => r.kind() == Some(ReduceKind::Add),
         _ => false,
     }
 }

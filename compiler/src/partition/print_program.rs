@@ -221,6 +221,18 @@ pub fn print_global(prog: &GlobalProgram) -> String {
                     s.cause.reason
                 )
             }
+            GStepKind::StackPartials { axes } => {
+                let (v, r) = (s.operands[0], s.results[0]);
+                format!(
+                    "  {} = stack_partials {} {} out_sharding={} : {}    // {}",
+                    names[r],
+                    braced(axes),
+                    names[v],
+                    prog.value(r).sharding,
+                    prog.value(r).ty,
+                    s.cause.op
+                )
+            }
             GStepKind::AllReduce { axes, reduction } => {
                 let (v, r) = (s.operands[0], s.results[0]);
                 format!(
@@ -260,6 +272,17 @@ pub fn print_lowered(prog: &GlobalProgram, lowering: &Lowering) -> String {
         }
         let collectives = lowering.per_step.get(i).map_or(&[][..], |c| &c[..]);
         let (v, r) = (s.operands[0], s.results[0]);
+        if let GStepKind::StackPartials { .. } = s.kind {
+            let _ = writeln!(
+                out,
+                "  {} = reshape {} out_sharding={} : {}    // no data moves: each device's partial result is its block of the new dimension",
+                names[r],
+                names[v],
+                prog.value(r).sharding,
+                prog.value(r).ty
+            );
+            return out;
+        }
         if collectives.is_empty() {
             let _ = writeln!(
                 out,

@@ -115,7 +115,6 @@ impl<'a> RuleMaker<'a> {
             OpKind::Reshape => self.reshape(),
             OpKind::Transpose { perm } => self.transpose(perm),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
-            OpKind::Reduce { dims, .. } => self.reduce(dims),
             OpKind::Concatenate { dim } => self.concatenate(*dim),
             OpKind::Slice { .. } => self.slice_or_pad(1),
             OpKind::Pad { .. } => self.slice_or_pad(2),
@@ -409,54 +408,6 @@ impl<'a> RuleMaker<'a> {
             }
         }
         Ok(out)
-    }
-
-    /// `reduce(inputs..., inits...)`: one factor per input dimension, shared
-    /// by all inputs; a kept dimension is shared with the results, a reduced
-    /// one is a reduction factor. Init values are scalars without factors.
-    fn reduce(&self, dims: &[i64]) -> RuleResult {
-        let n = self.shapes.results.len();
-        if n == 0 || self.shapes.operands.len() != 2 * n {
-            return Err(self.error(format!(
-                "expected 2N operands (N inputs, N inits) for N = {n} results, got {}",
-                self.shapes.operands.len()
-            )));
-        }
-        let in_shape = self.shapes.operands[0];
-        let reduced = self.dim_list(dims, in_shape.len(), "reduced")?;
-        let kept: Vec<i64> = (0..in_shape.len())
-            .filter(|d| !reduced.contains(d))
-            .map(|d| in_shape[d])
-            .collect();
-        for k in 0..n {
-            if self.shapes.operands[k] != in_shape {
-                return Err(self.error(format!("input {k} must have shape {in_shape:?}")));
-            }
-            if !self.shapes.operands[n + k].is_empty() {
-                return Err(self.error(format!("init value {k} must be a scalar")));
-            }
-            if self.shapes.results[k] != kept.as_slice() {
-                return Err(self.error(format!("result {k} must have shape {kept:?}")));
-            }
-        }
-        let mut b = self.builder();
-        let mut out_dim = 0;
-        for (in_dim, &size) in in_shape.iter().enumerate() {
-            let mut operand_dims = vec![None; 2 * n];
-            operand_dims[..n].fill(Some(in_dim));
-            if reduced.contains(&in_dim) {
-                b.add_factor_per_tensor(size, FactorKind::Reduction, &operand_dims, &vec![None; n]);
-            } else {
-                b.add_factor_per_tensor(
-                    size,
-                    FactorKind::PassThrough,
-                    &operand_dims,
-                    &vec![Some(out_dim); n],
-                );
-                out_dim += 1;
-            }
-        }
-        self.build(&b)
     }
 
     /// One factor per result dimension shared by all operands; the

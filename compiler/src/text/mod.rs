@@ -11,8 +11,10 @@
 //! capture), `parse_types`, `parse_sharding`, `parse_literal`,
 //! `parse_attrs` (values), `parser` (module/function/block structure),
 //! `parse_ops` (pretty op forms), `parse_generic` (quoted generic op form),
-//! `parse_generic_module` (generic module/func/mesh), `parse_region` (reduce
-//! bodies); `printer` and `print_literal` for the way back.
+//! `parse_generic_module` (generic module/func/mesh), `parse_computation`
+//! (scalar bodies), `parse_defined` / `print_defined` (ops defined in
+//! `crate::ops`, from their directives); `printer` and `print_literal` for
+//! the way back.
 
 mod cursor;
 mod lexer;
@@ -24,7 +26,6 @@ mod parse_generic;
 mod parse_generic_module;
 mod parse_literal;
 mod parse_ops;
-mod parse_region;
 mod parse_sharding;
 mod parse_types;
 mod parser;

@@ -9,7 +9,7 @@
 //! it and says so).
 
 use crate::diag::{DiagKind, SrcPos};
-use crate::ir::{Computation, Function, OpId, Region};
+use crate::ir::{Computation, Function, OpId, Region, TensorType};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parser::FuncBuilder;
@@ -19,6 +19,9 @@ use crate::text::parser::FuncBuilder;
 pub(crate) const MAX_REGION_DEPTH: usize = 16;
 
 pub(crate) const TERMINATORS: &[&str] = &["stablehlo.return", "sdy.return"];
+
+/// A block argument as written: name, position, type.
+pub(crate) type BlockArg<'s> = (&'s str, SrcPos, TensorType);
 
 impl<'s> Cursor<'s> {
     /// `({...}, {...})`: exactly `count` bodies.
@@ -63,9 +66,6 @@ impl<'s> Cursor<'s> {
         outer: &mut FuncBuilder<'s>,
         op: &str,
     ) -> PResult<Computation> {
-        if self.region_depth >= MAX_REGION_DEPTH {
-            return Err(self.err(DiagKind::Unsupported, "regions nested too deeply"));
-        }
         self.expect(Tok::LBrace, "region")?;
         let mut args = Vec::new();
         if self.at(Tok::Caret) {
@@ -73,6 +73,20 @@ impl<'s> Cursor<'s> {
             self.expect(Tok::LParen, "block header")?;
             args = self.parse_block_arg_list()?;
             self.expect(Tok::Colon, "block header")?;
+        }
+        self.parse_computation_rest(outer, op, args)
+    }
+
+    /// The ops and the closing `}` of a body whose `{` and block arguments
+    /// `args` were read already.
+    pub(crate) fn parse_computation_rest(
+        &mut self,
+        outer: &mut FuncBuilder<'s>,
+        op: &str,
+        args: Vec<BlockArg<'s>>,
+    ) -> PResult<Computation> {
+        if self.region_depth >= MAX_REGION_DEPTH {
+            return Err(self.err(DiagKind::Unsupported, "regions nested too deeply"));
         }
         let tys = args.iter().map(|a| a.2.clone()).collect();
         let mut b = FuncBuilder::new(Function::new(format!("{op}.region"), tys));
@@ -90,6 +104,31 @@ impl<'s> Cursor<'s> {
         b.func.return_pos = return_pos;
         outer.calls.append(&mut b.calls);
         Ok(Computation::new(b.func))
+    }
+
+    /// `%a: t [loc(..)], ... )` (the `(` already consumed).
+    pub(crate) fn parse_block_arg_list(&mut self) -> PResult<Vec<BlockArg<'s>>> {
+        let mut args = Vec::new();
+        if self.eat(Tok::RParen) {
+            return Ok(args);
+        }
+        loop {
+            if !self.at(Tok::Percent) {
+                return Err(self.expected_in("a block argument (%...)", "region"));
+            }
+            let arg = (self.text(), self.pos());
+            self.bump();
+            self.expect(Tok::Colon, "block argument")?;
+            let ty = self.parse_type()?;
+            self.skip_loc()?;
+            args.push((arg.0, arg.1, ty));
+            if self.eat(Tok::RParen) {
+                return Ok(args);
+            }
+            if !self.eat(Tok::Comma) {
+                return Err(self.expected_in("',' or ')'", "block arguments"));
+            }
+        }
     }
 }
 

@@ -5,12 +5,13 @@
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::attr::Attr;
 use crate::ir::ops::DefinedOp;
-use crate::ir::{Computation, TensorType};
+use crate::ir::{BinaryOp, Computation, OpKind, TensorType};
 use crate::ops::{Arity, Decoder, Fmt, SigForm};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::RawAttr;
 use crate::text::parse_computation::TERMINATORS;
+use crate::text::parse_generic::elementwise_kind;
 use crate::text::parse_ops::{sig_types, OpParts};
 use crate::text::parser::{FuncBuilder, Operand};
 
@@ -99,6 +100,8 @@ impl<'s> Cursor<'s> {
         // `IterArgs`: the block argument names of every region.
         let mut iter_names: Vec<(&'s str, SrcPos)> = Vec::new();
         let mut regions = Vec::new();
+        let mut computations = Vec::new();
+        let mut applies = None;
         for directive in format {
             match *directive {
                 Fmt::IterArgs => {
@@ -178,6 +181,19 @@ impl<'s> Cursor<'s> {
                         operands = self.parse_operand_list(b)?;
                     }
                 }
+                Fmt::InitPairs => operands = self.parse_init_pairs(b, name)?,
+                Fmt::Word(w) => self.expect_ident(w, name)?,
+                Fmt::AppliesBody => {
+                    if self.eat_ident("applies") {
+                        applies = Some(self.parse_applied_op(name)?);
+                    }
+                }
+                Fmt::ReducerBody => match (&applies, &types) {
+                    (Some(op), Some((operand_types, _))) => {
+                        computations.push(applied_body(op, operand_types, name, pos)?);
+                    }
+                    _ => computations.push(self.parse_reducer(b, name)?),
+                },
                 Fmt::Punct(p) => {
                     let tok = punct_token(p);
                     self.expect(tok, name)?;
@@ -266,7 +282,17 @@ impl<'s> Cursor<'s> {
                 format!("'{name}': its definition's pretty form has no signature"),
             )
         })?;
-        let computations = Vec::new();
+        if computations.len() != def.spec.computations {
+            return Err(Diagnostic::new(
+                DiagKind::Syntax,
+                pos,
+                format!(
+                    "'{name}' has {} region(s), found {}",
+                    def.spec.computations,
+                    computations.len()
+                ),
+            ));
+        }
         let mut parts = self.decode_defined(
             def,
             pos,
@@ -278,6 +304,75 @@ impl<'s> Cursor<'s> {
         )?;
         parts.regions = regions;
         Ok(parts)
+    }
+
+    /// `(%x init: %c), (%y init: %d)`: the inputs, then their inits.
+    fn parse_init_pairs(&mut self, b: &FuncBuilder<'s>, name: &str) -> PResult<Vec<Operand>> {
+        let (mut inputs, mut inits) = (Vec::new(), Vec::new());
+        loop {
+            self.expect(Tok::LParen, name)?;
+            inputs.push(self.parse_operand(b)?);
+            self.expect_ident("init", name)?;
+            self.expect(Tok::Colon, name)?;
+            inits.push(self.parse_operand(b)?);
+            self.expect(Tok::RParen, name)?;
+            if !(self.at(Tok::Comma) && self.peek_kind(1) == Tok::LParen) {
+                break;
+            }
+            self.bump();
+        }
+        inputs.append(&mut inits);
+        Ok(inputs)
+    }
+
+    /// The element-wise binary op named after `applies`.
+    fn parse_applied_op(&mut self, name: &str) -> PResult<(BinaryOp, SrcPos)> {
+        let at = self.pos();
+        if self.kind() != Tok::Ident {
+            return Err(self.expected_in("an op name after 'applies'", name));
+        }
+        let applied = self.text();
+        match elementwise_kind(applied) {
+            Some(OpKind::Binary(op)) => {
+                self.bump();
+                Ok((op, at))
+            }
+            _ => Err(Diagnostic::new(
+                DiagKind::Unsupported,
+                at,
+                format!("'{name}' applying '{applied}': expected a binary element-wise op"),
+            )),
+        }
+    }
+
+    /// `reducer(%a: t, %b: t) (%c: u, %d: u) { ops }`: pair `k` holds block
+    /// arguments `k` and `N + k`.
+    fn parse_reducer(&mut self, b: &mut FuncBuilder<'s>, name: &str) -> PResult<Computation> {
+        self.expect_ident("reducer", name)?;
+        let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
+        while self.at(Tok::LParen) {
+            let at = self.pos();
+            self.bump();
+            let mut pair = self.parse_block_arg_list()?;
+            if pair.len() != 2 {
+                return Err(Diagnostic::new(
+                    DiagKind::Syntax,
+                    at,
+                    format!(
+                        "'{name}': each reducer argument group has two arguments, found {}",
+                        pair.len()
+                    ),
+                ));
+            }
+            seconds.push(pair.pop().expect("two arguments"));
+            firsts.push(pair.pop().expect("two arguments"));
+        }
+        if firsts.is_empty() {
+            return Err(self.expected_in("'(' and the reducer's arguments", name));
+        }
+        self.expect(Tok::LBrace, "reducer body")?;
+        firsts.append(&mut seconds);
+        self.parse_computation_rest(b, name, firsts)
     }
 
     /// The types after `:` in `form`, for an op with `n` operands.
@@ -405,5 +500,23 @@ fn punct_token(p: &str) -> Tok {
         // Not a directive any definition uses: never matches, so the
         // parser reports what it found instead.
         _ => Tok::Error,
+    }
+}
+
+/// The body `applies OP` stands for: `OP(a, b)` of the one input's
+/// rank-0 element type (the init value's type, the last operand).
+fn applied_body(
+    op: &(BinaryOp, SrcPos),
+    operand_types: &[TensorType],
+    name: &str,
+    pos: SrcPos,
+) -> PResult<Computation> {
+    match operand_types {
+        [_, init] => Ok(Computation::per_input(op.0, &[init.elem])),
+        _ => Err(Diagnostic::new(
+            DiagKind::Syntax,
+            pos,
+            format!("'{name}': 'applies' needs exactly one input; write the body with 'reducer'"),
+        )),
     }
 }

@@ -27,7 +27,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.transpose",
     "stablehlo.dot_general",
     "stablehlo.dot",
-    "stablehlo.reduce",
     "stablehlo.concatenate",
     "stablehlo.slice",
     "stablehlo.pad",
@@ -38,7 +37,7 @@ const GENERIC_OPS: &[&str] = &[
     "sdy.sharding_group",
 ];
 
-fn elementwise_kind(name: &str) -> Option<OpKind> {
+pub(crate) fn elementwise_kind(name: &str) -> Option<OpKind> {
     UnaryOp::from_full_name(name)
         .map(OpKind::Unary)
         .or_else(|| BinaryOp::from_full_name(name).map(OpKind::Binary))
@@ -78,15 +77,11 @@ impl<'s> Cursor<'s> {
             attrs = self.parse_attr_dict()?;
             self.expect(Tok::Greater, "op properties")?;
         }
-        let mut reduce_kind = None;
         if self.at(Tok::LParen) {
-            if name != "stablehlo.reduce" {
-                return Err(self.err(
-                    DiagKind::Unsupported,
-                    format!("'{name}' cannot have regions"),
-                ));
-            }
-            reduce_kind = Some(self.parse_generic_reduce_region(name, operands.len(), pos)?);
+            return Err(self.err(
+                DiagKind::Unsupported,
+                format!("'{name}' cannot have regions"),
+            ));
         }
         attrs.extend(self.parse_opt_attr_dict()?);
         self.expect(Tok::Colon, name)?;
@@ -96,7 +91,7 @@ impl<'s> Cursor<'s> {
             Some(kind) => kind,
             None => {
                 let lhs_rank = operands.first().map_or(0, |o| b.func.ty(o.value).rank());
-                self.generic_kind(name, pos, &mut attrs, lhs_rank, &result_types, reduce_kind)?
+                self.generic_kind(name, pos, &mut attrs, lhs_rank, &result_types)?
             }
         };
         if let OpKind::Call { callee } = &kind {
@@ -121,7 +116,6 @@ impl<'s> Cursor<'s> {
         attrs: &mut Vec<RawAttr>,
         lhs_rank: usize,
         result_types: &[crate::ir::TensorType],
-        reduce_kind: Option<crate::ir::ReduceKind>,
     ) -> PResult<OpKind> {
         let required = |attrs: &mut Vec<RawAttr>, key: &str| {
             take_attr(attrs, key).ok_or_else(|| {
@@ -204,17 +198,6 @@ impl<'s> Cursor<'s> {
                     precision,
                     is_dot,
                 }
-            }
-            "stablehlo.reduce" => {
-                let dims = self.decode_int_array(&required(attrs, "dimensions")?)?;
-                let kind = reduce_kind.ok_or_else(|| {
-                    Diagnostic::new(
-                        DiagKind::Syntax,
-                        pos,
-                        "'stablehlo.reduce' needs a body region",
-                    )
-                })?;
-                OpKind::Reduce { dims, kind }
             }
             "stablehlo.concatenate" => OpKind::Concatenate {
                 dim: self.decode_int(&required(attrs, "dimension")?)?,

@@ -52,8 +52,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         OpKind::Binary(_)
         | OpKind::Compare { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Pad { .. }
-        | OpKind::Reduce { .. } => exact(2),
+        | OpKind::Pad { .. } => exact(2),
         OpKind::Select | OpKind::Clamp => exact(3),
         OpKind::Concatenate { .. } => (1, None),
         OpKind::Call { .. } => (0, None),
@@ -227,7 +226,6 @@ impl<'s> Cursor<'s> {
             }
             "stablehlo.slice" => self.pretty_slice(b, name, pos),
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
-            "stablehlo.reduce" => self.pretty_reduce(b, name, pos),
             "call" | "func.call" => {
                 let callee_pos = self.pos();
                 let callee = self.parse_symbol(name)?;

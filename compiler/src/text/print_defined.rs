@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::ir::attr::Attr;
 use crate::ir::NamedAttr;
-use crate::ir::{Computation, OpData, Value};
+use crate::ir::{Computation, Function, OpData, OpKind, Value};
 use crate::ops::decode::I64Rows;
 use crate::ops::{AttrCodec, Fmt, OpDef, SigForm};
 use crate::text::print_attr::{axis_name_set, sharding_list};
@@ -69,10 +69,12 @@ impl FuncPrinter<'_> {
         let computations = def.computations();
         match spec.pretty {
             Some(format)
-                if computations.is_empty() && covers(format, &attrs) && regions_fit(format, op) =>
+                if (computations.is_empty() || format.contains(&Fmt::ReducerBody))
+                    && covers(format, &attrs)
+                    && regions_fit(format, op) =>
             {
                 self.out.push_str(spec.name);
-                self.pretty(op, format, &attrs, sharding, def.terminator());
+                self.pretty(op, format, &attrs, &computations, sharding, def.terminator());
             }
             _ => self.generic(
                 op,
@@ -90,6 +92,7 @@ impl FuncPrinter<'_> {
         op: &OpData,
         format: &[Fmt],
         attrs: &[(&'static str, Attr)],
+        computations: &[&Computation],
         sharding: Option<&str>,
         terminator: &str,
     ) {
@@ -97,6 +100,7 @@ impl FuncPrinter<'_> {
         // before `,` and `)`.
         let mut space = true;
         let mut regions = op.regions.iter();
+        let mut body_printed = false;
         for directive in format {
             match *directive {
                 Fmt::IterArgs => {
@@ -171,6 +175,43 @@ impl FuncPrinter<'_> {
                     space = true;
                 }
                 Fmt::Sig(SigForm::TypeList) if op.operands.is_empty() => {}
+                Fmt::InitPairs => {
+                    let half = op.operands.len() / 2;
+                    let (inputs, inits) = op.operands.split_at(half);
+                    for (i, (x, c)) in inputs.iter().zip(inits).enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.out.push('(');
+                        self.value(*x);
+                        self.out.push_str(" init: ");
+                        self.value(*c);
+                        self.out.push(')');
+                    }
+                    space = true;
+                }
+                Fmt::Word(w) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    self.out.push_str(w);
+                    space = true;
+                }
+                Fmt::AppliesBody => {
+                    let single = match computations {
+                        [c] if op.operands.len() == 2 => c.single_binary_op(),
+                        _ => None,
+                    };
+                    if let Some(b) = single {
+                        let _ = write!(self.out, " applies {}", OpKind::Binary(b).name());
+                        body_printed = true;
+                    }
+                }
+                Fmt::ReducerBody => {
+                    if let (false, [c]) = (body_printed, computations) {
+                        self.reducer(c);
+                    }
+                }
                 Fmt::Operands => {
                     if op.operands.is_empty() {
                         continue;
@@ -339,6 +380,51 @@ impl FuncPrinter<'_> {
         self.functional(op);
     }
 
+    /// `\n reducer(%a: t, %c: t) (%b: u, %d: u)  {\n ops\n return\n }` for
+    /// block arguments `(a, b, c, d)`: pair `k` is arguments `k` and `N+k`.
+    fn reducer(&mut self, c: &Computation) {
+        let body = c.func();
+        let n = body.args.len() / 2;
+        self.out.push('\n');
+        self.pad(1);
+        self.out.push_str("reducer");
+        let mut p = self.nested(body);
+        for k in 0..n {
+            if k > 0 {
+                p.out.push(' ');
+            }
+            p.out.push('(');
+            for (i, a) in [body.args[k], body.args[n + k]].into_iter().enumerate() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                p.value(a);
+                p.out.push_str(": ");
+                p.write_ty(p.ty(a));
+            }
+            p.out.push(')');
+        }
+        p.out.push_str("  {\n");
+        p.body_ops(body);
+        p.pad(-2);
+        p.out.push('}');
+    }
+
+    /// The body's ops and its `stablehlo.return`, one per line.
+    fn body_ops(&mut self, body: &Function) {
+        for id in &body.body {
+            if let Some(op) = body.ops.get(id.index()) {
+                self.op(op);
+            }
+        }
+        self.pad(0);
+        self.out.push_str("stablehlo.return ");
+        self.values(&body.returns);
+        self.out.push_str(" : ");
+        self.type_list(&body.returns);
+        self.out.push('\n');
+    }
+
     /// `{\n ^bb0(%a: t, ...):\n ops\n stablehlo.return ...\n }`.
     fn computation(&mut self, c: &Computation) {
         let body = c.func();
@@ -355,17 +441,7 @@ impl FuncPrinter<'_> {
             p.write_ty(p.ty(*a));
         }
         p.out.push_str("):\n");
-        for id in &body.body {
-            if let Some(op) = body.ops.get(id.index()) {
-                p.op(op);
-            }
-        }
-        p.pad(0);
-        p.out.push_str("stablehlo.return ");
-        p.values(&body.returns);
-        p.out.push_str(" : ");
-        p.type_list(&body.returns);
-        p.out.push('\n');
+        p.body_ops(body);
         p.pad(-2);
         p.out.push('}');
     }

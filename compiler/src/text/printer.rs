@@ -591,30 +591,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.functional(op);
             }
-            OpKind::Reduce { dims, kind } => {
-                self.out.push_str("stablehlo.reduce");
-                let half = op.operands.len() / 2;
-                let (inputs, inits) = op.operands.split_at(half);
-                for (i, (x, c)) in inputs.iter().zip(inits).enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.out.push('(');
-                    self.value(*x);
-                    self.out.push_str(" init: ");
-                    self.value(*c);
-                    self.out.push(')');
-                }
-                let _ = write!(
-                    self.out,
-                    " applies stablehlo.{} across dimensions = ",
-                    kind.name()
-                );
-                write_int_list(self.out, dims);
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
             OpKind::Concatenate { dim } => {
                 self.out.push_str("stablehlo.concatenate ");
                 self.values(&op.operands);

@@ -15,6 +15,7 @@ mod map;
 mod permute;
 mod real;
 pub mod reduce;
+pub mod reduce_body;
 pub mod rng;
 pub mod shape_ops;
 mod special;
@@ -54,7 +55,7 @@ pub fn eval_op(
     par: Parallelism,
 ) -> Result<Vec<HostTensor>> {
     let n_results = match kind {
-        OpKind::Reduce { .. } => operands.len() / 2,
+        OpKind::Reduce(_) => operands.len() / 2,
         // Defined ops say their result count in their spec; their types
         // were checked by the verifier.
         _ if kind.def().is_some() => result_types.len(),
@@ -159,7 +160,7 @@ fn compute(
             n(2)?;
             one(dot::dot_general(x[0], x[1], dims, out, par)?)
         }
-        OpKind::Reduce { dims, kind: rk } => {
+        OpKind::Reduce(r) => {
             let (inputs, inits) = x.split_at(x.len() / 2);
             if inputs.is_empty() || inputs.len() != inits.len() {
                 return Err(KernelError::invalid(
@@ -167,7 +168,18 @@ fn compute(
                     format!("needs N inputs and N init values, got {} operands", x.len()),
                 ));
             }
-            reduce::reduce(*rk, dims, inputs, inits)
+            match r.kinds() {
+                // Each input on its own with a known reduction: the fast,
+                // exact kernel.
+                Some(kinds) if kinds.len() == inputs.len() => {
+                    let mut out = Vec::with_capacity(inputs.len());
+                    for ((k, input), init) in kinds.iter().zip(inputs).zip(inits) {
+                        out.extend(reduce::reduce(*k, r.dims(), &[input], &[init])?);
+                    }
+                    Ok(out)
+                }
+                _ => reduce_body::reduce_with_body(&r.body, r.dims(), inputs, inits),
+            }
         }
         OpKind::Gather(g) => {
             n(2)?;
@@ -226,6 +238,7 @@ fn compute(
 mod tests {
     use super::*;
     use meshrun_compiler::ir::{BinaryOp, DenseLiteral, ElemType, ReduceKind, Scalar};
+    use meshrun_compiler::ops::reduce::Reduce;
     use meshrun_compiler::sharding::TensorSharding;
 
     fn f32t(shape: &[usize], v: &[f32]) -> HostTensor {
@@ -259,10 +272,11 @@ mod tests {
     fn reduce_splits_inputs_and_inits() {
         let a = f32t(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
         let z = f32t(&[], &[0.0]);
-        let r = OpKind::Reduce {
-            dims: vec![0],
-            kind: ReduceKind::Add,
-        };
+        let r = OpKind::Reduce(Reduce::with_kind(
+            vec![0],
+            ReduceKind::Add,
+            &[ElemType::F32],
+        ));
         let ty = TensorType::new(vec![2], ElemType::F32);
         let got = eval_op(&r, &[&a, &z], &[ty], Parallelism::None).unwrap();
         assert_eq!(got, vec![f32t(&[2], &[4.0, 6.0])]);

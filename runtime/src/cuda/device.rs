@@ -301,12 +301,19 @@ impl CudaDevice {
                     x.iter().map(|b| &*b.data).zip(copies).collect();
                 Ok(vec![self.assemble(out, &parts)?])
             }
-            OpKind::Reduce { dims, kind: rk } => {
+            OpKind::Reduce(r) => {
+                // Bodies other than one reduction per input (argmax's
+                // comparator) have no GPU kernel yet.
+                let kinds = r
+                    .kinds()
+                    .filter(|k| k.len() == x.len() / 2)
+                    .ok_or_else(|| invalid(kind, "has no GPU kernel for this reduction body"))?;
+                let dims = r.dims();
                 let k = x.len() / 2;
                 let mut results = Vec::with_capacity(k);
                 for i in 0..k {
                     let (input, init, ty) = (x[i], x[k + i], &result_types[i]);
-                    let name = names::reduce(*rk, input.ty.elem)
+                    let name = names::reduce(kinds[i], input.ty.elem)
                         .ok_or_else(|| unsupported(kind, input))?;
                     let lay = layout::reduce_layout(&input.shape(), dims)
                         .map_err(|m| invalid(kind, m))?;

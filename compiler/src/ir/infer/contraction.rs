@@ -1,8 +1,8 @@
 //! Shape rules of the ops that combine elements along dimensions:
 //! `dot_general` and `reduce`.
 
-use super::common::{expect_operands, plural, unique_dim_indices, ElemClass};
-use crate::ir::ops::{DotDims, ReduceKind};
+use super::common::{expect_operands, plural, unique_dim_indices};
+use crate::ir::ops::DotDims;
 use crate::ir::types::{ElemType, TensorType};
 
 /// `stablehlo.dot_general` (and `stablehlo.dot` when `is_dot`): result
@@ -112,53 +112,4 @@ pub fn dot_result_elem_ok(operand: ElemType, result: ElemType) -> bool {
     operand == result
         || (operand.is_float() && result.is_float())
         || (operand.is_integer() && result.is_integer())
-}
-
-/// `stablehlo.reduce(inputs..., inits...)` over `dims`: one result per
-/// input, the input's shape without `dims`, the init's element type.
-pub(crate) fn infer_reduce(
-    dims: &[i64],
-    kind: ReduceKind,
-    operands: &[TensorType],
-) -> Result<Vec<TensorType>, String> {
-    let n = operands.len() / 2;
-    if n == 0 || 2 * n != operands.len() {
-        return Err(format!(
-            "expects N inputs followed by N init values (N >= 1), got {} operand{}",
-            operands.len(),
-            plural(operands.len())
-        ));
-    }
-    let (inputs, inits) = operands.split_at(n);
-    let first = &inputs[0];
-    for (k, input) in inputs.iter().enumerate().skip(1) {
-        if input.shape != first.shape {
-            return Err(format!(
-                "input {k} {input} has a different shape than input 0 {first}"
-            ));
-        }
-    }
-    for (k, (input, init)) in inputs.iter().zip(inits).enumerate() {
-        if init.rank() != 0 {
-            return Err(format!("init value {k} must be a scalar, got {init}"));
-        }
-        if init.elem != input.elem {
-            return Err(format!(
-                "init value {k} has element type {} but input {k} has {}",
-                init.elem, input.elem
-            ));
-        }
-        if matches!(kind, ReduceKind::And | ReduceKind::Or) {
-            ElemClass::BoolOrInt.check(input, &format!("`{}` reduction input {k}", kind.name()))?;
-        }
-    }
-    let reduced = unique_dim_indices(dims, first.rank(), "reduce dimension")?;
-    let shape: Vec<i64> = (0..first.rank())
-        .filter(|d| !reduced.contains(d))
-        .map(|d| first.shape[d])
-        .collect();
-    Ok(inits
-        .iter()
-        .map(|init| init.with_shape(shape.clone()))
-        .collect())
 }
