@@ -30,7 +30,7 @@ use meshrun_compiler::ir::{
     infer_result_types, BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType,
     OpKind, ReduceKind, Scalar, TensorType, UnaryOp,
 };
-use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::reduce::{Reduce, ReduceAttrs};
 use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_compiler::sharding::TensorSharding;
@@ -425,6 +425,36 @@ fn op_cases() -> Vec<Case> {
             x.clone(),
             zero.clone(),
             tensor(&[], ElemType::F32, |_| 1.0),
+        ],
+    ));
+    // Argmax with JAX's comparator (values + indices, ties to the smaller
+    // index; `spread` repeats values): the generated body kernel, over
+    // every set of dims, and over an empty dim (the init values).
+    let argmax = meshrun_kernels::cuda::body::sample_bodies()[0].clone();
+    let arg = |dims: Vec<i64>| {
+        OpKind::Reduce(Reduce {
+            attrs: ReduceAttrs { dimensions: dims },
+            body: argmax.clone(),
+        })
+    };
+    let idx = tensor(&[4, 6, 3], ElemType::I32, |i| (i % 6) as f64);
+    let (ninf, izero) = (
+        tensor(&[], ElemType::F32, |_| f64::NEG_INFINITY),
+        tensor(&[], ElemType::I32, |_| 0.0),
+    );
+    for dims in [vec![0], vec![1], vec![2], vec![0, 2], vec![0, 1, 2]] {
+        cases.push(case(
+            arg(dims),
+            vec![x.clone(), idx.clone(), ninf.clone(), izero.clone()],
+        ));
+    }
+    cases.push(case(
+        arg(vec![1]),
+        vec![
+            tensor(&[3, 0], ElemType::F32, |_| 0.0),
+            tensor(&[3, 0], ElemType::I32, |_| 0.0),
+            ninf.clone(),
+            izero.clone(),
         ],
     ));
     // Empty reduced dimension: the result is the init value.

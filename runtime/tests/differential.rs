@@ -129,6 +129,8 @@ fn the_generator_makes_what_it_promises() {
             "stablehlo.reduce_window",
             "base_dilations = array<i64: 2",
             "stablehlo.select_and_scatter",
+            "reducer(",
+            "compare LT, %b, %d",
             "sharding_constraint",
             "device_ids",
             "@mesh2",
@@ -142,7 +144,7 @@ fn the_generator_makes_what_it_promises() {
             }
         }
     }
-    assert_eq!(seen.len(), 16, "{seen:?}");
+    assert_eq!(seen.len(), 18, "{seen:?}");
 }
 
 /// The integer programs of `testgen::bits_program` (shifts, bit ops,

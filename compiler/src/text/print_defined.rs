@@ -74,7 +74,14 @@ impl FuncPrinter<'_> {
                     && regions_fit(format, op) =>
             {
                 self.out.push_str(spec.name);
-                self.pretty(op, format, &attrs, &computations, sharding, def.terminator());
+                self.pretty(
+                    op,
+                    format,
+                    &attrs,
+                    &computations,
+                    sharding,
+                    def.terminator(),
+                );
             }
             _ => self.generic(
                 op,

@@ -14,6 +14,7 @@
 //! kernels use grid-stride loops, so any grid size is correct; reductions
 //! take blocks of [`REDUCE_THREADS`] threads.
 
+pub mod body;
 mod generate;
 pub mod names;
 pub mod window;

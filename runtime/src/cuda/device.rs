@@ -302,24 +302,15 @@ impl CudaDevice {
                 Ok(vec![self.assemble(out, &parts)?])
             }
             OpKind::Reduce(r) => {
-                // Bodies other than one reduction per input (argmax's
-                // comparator) have no GPU kernel yet.
-                let kinds = r
-                    .kinds()
-                    .filter(|k| k.len() == x.len() / 2)
-                    .ok_or_else(|| invalid(kind, "has no GPU kernel for this reduction body"))?;
-                let dims = r.dims();
                 let k = x.len() / 2;
-                let mut results = Vec::with_capacity(k);
-                for i in 0..k {
-                    let (input, init, ty) = (x[i], x[k + i], &result_types[i]);
-                    let name = names::reduce(kinds[i], input.ty.elem)
-                        .ok_or_else(|| unsupported(kind, input))?;
-                    let lay = layout::reduce_layout(&input.shape(), dims)
-                        .map_err(|m| invalid(kind, m))?;
-                    let moved;
-                    let src: &DevData = match &lay.perm {
-                        None => &input.data,
+                let lay =
+                    layout::reduce_layout(&x[0].shape(), r.dims()).map_err(|m| invalid(kind, m))?;
+                // Each input as an `outer x red` matrix (transposed when the
+                // reduced dims are not the last ones).
+                let mut moved: Vec<Option<DevData>> = Vec::with_capacity(k);
+                for input in &x[..k] {
+                    moved.push(match &lay.perm {
+                        None => None,
                         Some(p) => {
                             let (tshape, copy) = layout::transpose(&input.shape(), p).map_err(e)?;
                             let mut t = DevData::zeros(
@@ -329,16 +320,44 @@ impl CudaDevice {
                             )
                             .map_err(e)?;
                             l.copy(&input.data, &mut t, &copy).map_err(e)?;
-                            moved = t;
-                            &moved
+                            Some(t)
                         }
-                    };
-                    let mut y = self.zeros(ty)?;
-                    l.reduce(&name, src, &init.data, &mut y, lay.outer, lay.red)
-                        .map_err(e)?;
-                    results.push(self.wrap(y, ty));
+                    });
                 }
-                Ok(results)
+                let srcs: Vec<&DevData> = x[..k]
+                    .iter()
+                    .zip(&moved)
+                    .map(|(b, m)| m.as_ref().unwrap_or(&b.data))
+                    .collect();
+                let inits: Vec<&DevData> = x[k..].iter().map(|b| &*b.data).collect();
+                let mut ys = result_types[..k]
+                    .iter()
+                    .map(|t| self.zeros(t))
+                    .collect::<Result<Vec<DevData>, DeviceError>>()?;
+                match r.kinds().filter(|ks| ks.len() == k) {
+                    // One known reduction per input: the fixed kernels.
+                    Some(kinds) => {
+                        for (i, y) in ys.iter_mut().enumerate() {
+                            let name = names::reduce(kinds[i], x[i].ty.elem)
+                                .ok_or_else(|| unsupported(kind, x[i]))?;
+                            l.reduce(&name, srcs[i], inits[i], y, lay.outer, lay.red)
+                                .map_err(e)?;
+                        }
+                    }
+                    // Any other body (argmax's comparator): a kernel
+                    // generated from it, compiled on first use.
+                    None => {
+                        let module = meshrun_kernels::cuda::body::reduce_body_module(&r.body)
+                            .map_err(|m| invalid(kind, m))?;
+                        l.reduce_body(&module, &srcs, &inits, &mut ys, lay.outer, lay.red)
+                            .map_err(e)?;
+                    }
+                }
+                Ok(ys
+                    .into_iter()
+                    .zip(result_types)
+                    .map(|(y, t)| self.wrap(y, t))
+                    .collect())
             }
             OpKind::ReduceWindow(_) | OpKind::SelectAndScatter(_) => {
                 self.window_op(kind, x, result_types)

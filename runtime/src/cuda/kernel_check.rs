@@ -26,10 +26,20 @@ pub fn unavailable() -> Option<String> {
     imp::unavailable()
 }
 
-/// Compile every module for every architecture of `archs`, on up to
-/// `threads` threads. Call only when [`unavailable`] is `None`.
+/// Every module the runtime may compile: the fixed ones, then reduce-body
+/// modules generated for sample bodies that use every op kind the
+/// generator translates (a program's own bodies are generated the same way).
+pub fn all_modules() -> Vec<meshrun_kernels::cuda::KernelModule> {
+    let mut all = meshrun_kernels::cuda::modules();
+    all.extend(meshrun_kernels::cuda::body::sample_modules());
+    all
+}
+
+/// Compile every module of [`all_modules`] for every architecture of
+/// `archs`, on up to `threads` threads. Call only when [`unavailable`] is
+/// `None`.
 pub fn compile_all(archs: &[String], threads: usize) -> Vec<ModuleBuild> {
-    let jobs: Vec<(meshrun_kernels::cuda::KernelModule, String)> = meshrun_kernels::cuda::modules()
+    let jobs: Vec<(meshrun_kernels::cuda::KernelModule, String)> = all_modules()
         .into_iter()
         .flat_map(|m| archs.iter().map(move |a| (m.clone(), a.clone())))
         .collect();

@@ -7,14 +7,14 @@
 //! `ffi::launch`. Needs a GPU to run (not exercised in CI).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaStream, DevicePtr, DriverError, LaunchArgs, LaunchConfig,
     PushKernelArg, SyncOnDrop,
 };
 use cudarc::nvrtc::Ptx;
-use meshrun_kernels::cuda::{modules, names};
+use meshrun_kernels::cuda::{modules, names, KernelModule};
 
 use super::buffer::{with_dev, DevData};
 use super::ffi;
@@ -26,6 +26,10 @@ use super::nvrtc;
 pub struct GpuKernels {
     functions: HashMap<String, CudaFunction>,
     arch: String,
+    ctx: Arc<CudaContext>,
+    /// Kernels generated for a program (reduce bodies), loaded on first
+    /// use, by their module's source.
+    generated: Mutex<HashMap<String, CudaFunction>>,
 }
 
 impl GpuKernels {
@@ -34,27 +38,36 @@ impl GpuKernels {
     pub fn load(ctx: &Arc<CudaContext>, arch: &str) -> Result<GpuKernels, String> {
         let mut functions = HashMap::new();
         for m in modules() {
-            // A cubin for this GPU; for a GPU newer than NVRTC knows, PTX
-            // that the driver compiles.
-            let image = match nvrtc::cubin(m.name, arch) {
-                Ok(cubin) => Ptx::from_binary(cubin.as_ref().clone()),
-                Err(e) => nvrtc::fallback_ptx(&m)
-                    .map_err(|p| format!("{e}; and as {}: {p}", nvrtc::PTX_FALLBACK_ARCH))?,
-            };
-            let module = ctx
-                .load_module(image)
-                .map_err(|e| format!("cannot load kernel module {} ({arch}): {e}", m.name))?;
-            for f in &m.functions {
-                let func = module
-                    .load_function(f)
-                    .map_err(|e| format!("kernel {f} is missing from module {}: {e}", m.name))?;
-                functions.insert(f.clone(), func);
-            }
+            functions.extend(load_module(ctx, &m, arch)?);
         }
         Ok(GpuKernels {
             functions,
             arch: arch.to_string(),
+            ctx: ctx.clone(),
+            generated: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Function `name` of a module generated for a program, compiled and
+    /// loaded on first use.
+    pub fn generated(&self, m: &KernelModule, name: &str) -> Result<CudaFunction, String> {
+        let key = format!("{name}\n{}", m.source);
+        if let Some(f) = self
+            .generated
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(f.clone());
+        }
+        let loaded = load_module(&self.ctx, m, &self.arch)?;
+        let f = loaded
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| f)
+            .ok_or_else(|| format!("kernel {name} is not in module {}", m.name))?;
+        let mut map = self.generated.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(map.entry(key).or_insert(f).clone())
     }
 
     pub fn arch(&self) -> &str {
@@ -66,6 +79,33 @@ impl GpuKernels {
             .get(name)
             .ok_or_else(|| format!("no CUDA kernel named {name}"))
     }
+}
+
+/// Every function of `m`, compiled for `arch` (a cubin for this GPU; for
+/// a GPU newer than NVRTC knows, PTX that the driver compiles) and loaded
+/// into `ctx`.
+fn load_module(
+    ctx: &Arc<CudaContext>,
+    m: &KernelModule,
+    arch: &str,
+) -> Result<Vec<(String, CudaFunction)>, String> {
+    let image = match nvrtc::cubin_of(m, arch) {
+        Ok(cubin) => Ptx::from_binary(cubin.as_ref().clone()),
+        Err(e) => nvrtc::fallback_ptx(m)
+            .map_err(|p| format!("{e}; and as {}: {p}", nvrtc::PTX_FALLBACK_ARCH))?,
+    };
+    let module = ctx
+        .load_module(image)
+        .map_err(|e| format!("cannot load kernel module {} ({arch}): {e}", m.name))?;
+    m.functions
+        .iter()
+        .map(|f| {
+            module
+                .load_function(f)
+                .map(|func| (f.clone(), func))
+                .map_err(|e| format!("kernel {f} is missing from module {}: {e}", m.name))
+        })
+        .collect()
 }
 
 fn driver(e: DriverError) -> String {
@@ -320,6 +360,54 @@ impl Launcher<'_> {
         push(&mut args, x);
         push(&mut args, init);
         push_mut(&mut args, y);
+        args.arg(&outer);
+        args.arg(&red);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// Fold each row of the `outer x red` matrices `xs` into `ys` with the
+    /// body of `module` (`meshrun_kernels::cuda::body`), from the scalars
+    /// `inits`.
+    pub fn reduce_body(
+        &self,
+        module: &KernelModule,
+        xs: &[&DevData],
+        inits: &[&DevData],
+        ys: &mut [DevData],
+        outer: usize,
+        red: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::rows(outer) else {
+            return Ok(());
+        };
+        if xs.len() != inits.len() || xs.len() != ys.len() {
+            return Err(format!(
+                "{} inputs, {} init values and {} results",
+                xs.len(),
+                inits.len(),
+                ys.len()
+            ));
+        }
+        let total = outer.checked_mul(red).ok_or("too many elements")?;
+        for (k, x) in xs.iter().enumerate() {
+            need(x, total, &format!("input {k}"))?;
+            need(inits[k], 1, &format!("init value {k}"))?;
+            need(&ys[k], outer, &format!("result {k}"))?;
+        }
+        let f = self
+            .kernels
+            .generated(module, meshrun_kernels::cuda::body::REDUCE_BODY_FUNCTION)?;
+        let (outer, red) = (count(outer)?, count(red)?);
+        let mut args = self.stream.launch_builder(&f);
+        for x in xs {
+            push(&mut args, x);
+        }
+        for i in inits {
+            push(&mut args, i);
+        }
+        for y in ys.iter_mut() {
+            push_mut(&mut args, y);
+        }
         args.arg(&outer);
         args.arg(&red);
         ffi::launch(&mut args, cfg(dims)).map_err(driver)

@@ -120,7 +120,9 @@ pub fn compile(module: &KernelModule, arch: &str) -> Result<Vec<u8>, NvrtcError>
         .map_err(NvrtcError::Compile)
 }
 
-type CubinCache = Mutex<HashMap<(&'static str, String), Arc<Vec<u8>>>>;
+/// Cubins by (hash of the module's source, architecture): fixed modules
+/// and modules generated per program (a reduce body) alike.
+type CubinCache = Mutex<HashMap<(u64, String), Arc<Vec<u8>>>>;
 
 fn cache() -> &'static CubinCache {
     static CACHE: OnceLock<CubinCache> = OnceLock::new();
@@ -134,13 +136,19 @@ pub fn cubin(name: &str, arch: &str) -> Result<Arc<Vec<u8>>, NvrtcError> {
         .into_iter()
         .find(|m| m.name == name)
         .ok_or_else(|| NvrtcError::Compile(format!("no kernel module named {name}")))?;
-    let key = (module.name, arch.to_string());
+    cubin_of(&module, arch)
+}
+
+/// The cubin of `module` (any module, e.g. one generated for a program)
+/// for `arch`, cached like [`cubin`]'s.
+pub fn cubin_of(module: &KernelModule, arch: &str) -> Result<Arc<Vec<u8>>, NvrtcError> {
+    let key = (fnv1a(&[module.source.as_bytes()]), arch.to_string());
     if let Some(hit) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(hit.clone());
     }
     // Compile outside the lock (seconds); a racing thread may compile the
     // same module too, and the first insert wins.
-    let path = disk_path(&module, arch);
+    let path = disk_path(module, arch);
     let on_disk = path
         .as_deref()
         .and_then(|p| std::fs::read(p).ok())
@@ -148,7 +156,7 @@ pub fn cubin(name: &str, arch: &str) -> Result<Arc<Vec<u8>>, NvrtcError> {
     let bytes = match on_disk {
         Some(b) => b,
         None => {
-            let b = compile(&module, arch)?;
+            let b = compile(module, arch)?;
             if let Some(p) = &path {
                 store(p, &b);
             }

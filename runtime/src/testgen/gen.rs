@@ -140,7 +140,7 @@ impl Gen {
 
     pub(super) fn op(&mut self) {
         let x = self.pick_value();
-        let made = match self.rng.below(11) {
+        let made = match self.rng.below(13) {
             0 | 1 => Some(self.unary(x)),
             2 => Some(self.binary(x)),
             3 => self.broadcast(x),
@@ -150,7 +150,9 @@ impl Gen {
             7 => self.dot(x),
             8 => Some(self.constraint(x)),
             9 => self.reduce_window(x),
-            _ => self.max_pool_grad(),
+            10 => self.max_pool_grad(),
+            11 => self.argmax(),
+            _ => self.sum_and_max(x),
         };
         if made.is_none() {
             let x = self.pick_value();

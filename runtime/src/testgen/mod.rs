@@ -15,7 +15,8 @@
 //! text), `gen` (the program being written: arguments, shardings, the op
 //! mix), one file per family of op generators (`basic`: the ops above;
 //! `window`: reduce_window, cumsum, max-pool gradients; `conv`: programs
-//! around one random convolution, [`conv_program`]).
+//! around one random convolution, [`conv_program`]; `reduce_multi`: reduce
+//! with two inputs, argmax/argmin and sum*max).
 //! A new family adds its file with `impl Gen` methods and its line in
 //! `Gen::op`.
 
@@ -23,6 +24,7 @@ mod basic;
 mod bits;
 mod conv;
 mod gen;
+mod reduce_multi;
 mod rng;
 mod text;
 mod window;
