@@ -221,24 +221,18 @@ pub fn reduce_body_module(body: &Computation) -> Result<KernelModule, String> {
         "extern \"C\" __global__ void {REDUCE_BODY_FUNCTION}({}) {{\n",
         params.join(", ")
     ));
-    for k in 0..n {
-        src.push_str(&format!(
-            "  __shared__ {t} part{k}[REDUCE_THREADS];\n",
-            t = types[k]
-        ));
+    for (k, t) in types.iter().enumerate() {
+        src.push_str(&format!("  __shared__ {t} part{k}[REDUCE_THREADS];\n"));
     }
     src.push_str("  __shared__ bool has[REDUCE_THREADS];\n");
     src.push_str("  for (long long o = blockIdx.x; o < outer; o += gridDim.x) {\n");
-    for k in 0..n {
-        src.push_str(&format!("    {t} a{k} = init{k}[0];\n", t = types[k]));
+    for (k, t) in types.iter().enumerate() {
+        src.push_str(&format!("    {t} a{k} = init{k}[0];\n"));
     }
     src.push_str("    bool any = false;\n");
     src.push_str("    for (long long j = threadIdx.x; j < red; j += blockDim.x) {\n");
-    for k in 0..n {
-        src.push_str(&format!(
-            "      {t} e{k} = x{k}[o * red + j];\n",
-            t = types[k]
-        ));
+    for (k, t) in types.iter().enumerate() {
+        src.push_str(&format!("      {t} e{k} = x{k}[o * red + j];\n"));
     }
     src.push_str("      if (!any) {\n");
     for k in 0..n {
@@ -255,10 +249,9 @@ pub fn reduce_body_module(body: &Computation) -> Result<KernelModule, String> {
     src.push_str("    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {\n");
     src.push_str("      unsigned int i = threadIdx.x;\n");
     src.push_str("      if (i < s && has[i + s]) {\n        if (has[i]) {\n");
-    for k in 0..n {
+    for (k, t) in types.iter().enumerate() {
         src.push_str(&format!(
-            "          {t} p{k} = part{k}[i], q{k} = part{k}[i + s];\n",
-            t = types[k]
+            "          {t} p{k} = part{k}[i], q{k} = part{k}[i + s];\n"
         ));
     }
     src.push_str(&format!(
@@ -274,10 +267,9 @@ pub fn reduce_body_module(body: &Computation) -> Result<KernelModule, String> {
     }
     src.push_str("          has[i] = true;\n        }\n      }\n      __syncthreads();\n    }\n");
     src.push_str("    if (threadIdx.x == 0) {\n");
-    for k in 0..n {
+    for (k, t) in types.iter().enumerate() {
         src.push_str(&format!(
-            "      {t} s{k} = init{k}[0], t{k} = part{k}[0];\n",
-            t = types[k]
+            "      {t} s{k} = init{k}[0], t{k} = part{k}[0];\n"
         ));
     }
     src.push_str(&format!(
