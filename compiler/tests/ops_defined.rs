@@ -1394,13 +1394,14 @@ fn argmax_reduce_in_jax_form_round_trips_with_its_body() {
             "%3:2 = stablehlo.reduce(%arg0 init: %1), (%0 init: %2) across dimensions = [1] : \
              (tensor<8x16xf32>, tensor<8x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<8xi32>)\n     \
              reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {\n      \
-             %4 = stablehlo.compare  GT, %arg1, %arg3"
+             %5 = stablehlo.compare  GT, %arg1, %arg3"
                 .replace("compare  GT", "compare GT")
                 .as_str()
         ),
         "{printed}"
     );
-    assert!(printed.contains("      stablehlo.return %11, %12 : tensor<f32>, tensor<i32>\n    }\n    %4 = stablehlo.add %3#1, %3#1"), "{printed}");
+    // Region values are numbered after the enclosing block's (MLIR).
+    assert!(printed.contains("      stablehlo.return %12, %13 : tensor<f32>, tensor<i32>\n    }\n    %4 = stablehlo.add %3#1, %3#1"), "{printed}");
     assert_eq!(
         rule,
         "#sdy.op_sharding_rule<([i, j], [i, j], [], [])->([i], [i]) {i=8, j=16} reduction={j}>"
