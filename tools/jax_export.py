@@ -443,6 +443,41 @@ def _argmax_accuracy(name, rng):
                    [P("data", "model"), P("data")])
 
 
+@program("sort_argsort", "jnp.argsort along rows of a batch-sharded matrix (sort of values + iota with JAX's total-order comparator, is_stable) and jnp.sort along the sharded batch dim (the sorted dim must be whole)")
+def _sort_argsort(name, rng):
+    mesh = M_DM()
+
+    def f(x):
+        return jnp.argsort(x, axis=-1), jnp.sort(x, axis=0)
+
+    x = randn(rng, 16, 32, scale=1.0)
+    x[3, 5] = x[3, 9]  # a tie: the stable sort keeps index order
+    return Program(name, None, named(f, name), [x], mesh, [P("data", None)])
+
+
+@program("top_k_logits", "jax.lax.top_k of logits sharded on batch (chlo.top_k: values and int32 indices of the 5 largest per row)")
+def _top_k_logits(name, rng):
+    mesh = M_DM()
+
+    def f(logits):
+        values, indices = jax.lax.top_k(logits, 5)
+        return values, indices
+
+    return Program(name, None, named(f, name), [randn(rng, 16, 64, scale=1.0)], mesh,
+                   [P("data", None)])
+
+
+@program("reverse", "jnp.flip along an unsharded dim and along a sharded one (stablehlo.reverse: device d's block comes from the mirrored device)")
+def _reverse(name, rng):
+    mesh = M_DM()
+
+    def f(x):
+        return jnp.flip(x, axis=1), jnp.flip(x, axis=0) * 2.0
+
+    return Program(name, None, named(f, name), [randn(rng, 16, 12)], mesh,
+                   [P("data", None)])
+
+
 @program("mean_var", "jnp.mean and jnp.var over rows and over everything")
 def _mean_var(name, rng):
     mesh = M_DM()

@@ -1496,3 +1496,119 @@ fn reduce_body_errors_name_op_and_position() {
         "{e}"
     );
 }
+
+const TOP_K: &str = r#"func.func @f(%arg0: tensor<16x32xf32>) -> (tensor<16x4xf32>, tensor<16x4xi32>) {
+    %values, %indices = chlo.top_k(%arg0, k = 4) : tensor<16x32xf32> -> (tensor<16x4xf32>, tensor<16x4xi32>)
+    return %values, %indices : tensor<16x4xf32>, tensor<16x4xi32>
+}
+"#;
+
+#[test]
+fn top_k_as_jax_prints_it_round_trips() {
+    let m = roundtrip(TOP_K);
+    let OpKind::TopK(t) = last_kind(&m) else {
+        panic!("not a top_k");
+    };
+    assert_eq!(t.k, 4);
+    let printed = print_module(&m);
+    assert!(
+        printed.contains(
+            "= chlo.top_k(%arg0, k = 4) : tensor<16x32xf32> -> (tensor<16x4xf32>, tensor<16x4xi32>)"
+        ),
+        "{printed}"
+    );
+    // The generic form and XLA's name for it are the same op.
+    let generic = TOP_K.replace(
+        "chlo.top_k(%arg0, k = 4) : tensor<16x32xf32> -> (tensor<16x4xf32>, tensor<16x4xi32>)",
+        "\"chlo.top_k\"(%arg0) <{k = 4 : i64}> : (tensor<16x32xf32>) -> (tensor<16x4xf32>, tensor<16x4xi32>)",
+    );
+    assert!(roundtrip(&generic) == m);
+    let mhlo = TOP_K.replace("chlo.top_k", "mhlo.topk");
+    assert!(roundtrip(&mhlo) == m);
+    // Shardy's rule for mhlo.topk: the last dim needs replication and is
+    // blocked (k < 32); with k equal to its size it passes through.
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i, j])->([i, j], [i, j]) {i=16, j=32} need_replication={j} blocked_propagation={j}>"
+    );
+    let all = TOP_K.replace("k = 4", "k = 32").replace("16x4x", "16x32x");
+    assert_eq!(
+        last_rule(&roundtrip(&all)),
+        "#sdy.op_sharding_rule<([i, j])->([i, j], [i, j]) {i=16, j=32}>"
+    );
+}
+
+#[test]
+fn top_k_errors_name_op_and_position() {
+    let e = error(&TOP_K.replace("k = 4", "k = 33").replace("16x4x", "16x33x"));
+    assert!(
+        e.starts_with("2:25:")
+            && e.contains("chlo.top_k")
+            && e.contains("k = 33 is outside [0, 32]"),
+        "{e}"
+    );
+    let e = error(&TOP_K.replace("16x4xi32", "16x4xi64"));
+    assert!(
+        e.contains("chlo.top_k") && e.contains("tensor<16x4xi32>"),
+        "{e}"
+    );
+    let scalar = "func.func @f(%x: tensor<f32>) -> tensor<0xf32> {\n  %v, %i = chlo.top_k(%x, k = 0) : tensor<f32> -> (tensor<0xf32>, tensor<0xi32>)\n  return %v : tensor<0xf32>\n}\n";
+    assert!(
+        error(scalar).contains("rank at least 1"),
+        "{}",
+        error(scalar)
+    );
+    let e = error(&TOP_K.replace("(%arg0, k = 4)", "(%arg0)"));
+    assert!(e.starts_with("2:"), "{e}");
+}
+
+#[test]
+fn reverse_pretty_and_generic_forms_are_one_op() {
+    let src = module(
+        "%x: tensor<16x12xf32>",
+        "  %r = stablehlo.reverse %x, dims = [1, 0] : tensor<16x12xf32>",
+        "tensor<16x12xf32>",
+    );
+    let m = roundtrip(&src);
+    let OpKind::Reverse(r) = last_kind(&m) else {
+        panic!("not a reverse");
+    };
+    assert_eq!(r.dimensions, vec![1, 0]);
+    assert!(print_module(&m).contains("stablehlo.reverse %arg0, dims = [1, 0] : tensor<16x12xf32>"));
+    let generic = module(
+        "%x: tensor<16x12xf32>",
+        "  %r = \"stablehlo.reverse\"(%x) <{dimensions = array<i64: 1, 0>}> : (tensor<16x12xf32>) -> tensor<16x12xf32>",
+        "tensor<16x12xf32>",
+    );
+    assert!(roundtrip(&generic) == m);
+    assert_eq!(
+        last_rule(&m),
+        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=16, j=12} permutation={i, j}>"
+    );
+}
+
+#[test]
+fn reverse_errors_name_op_and_position() {
+    let bad = |dims: &str| {
+        error(&module(
+            "%x: tensor<16x12xf32>",
+            &format!("  %r = stablehlo.reverse %x, dims = {dims} : tensor<16x12xf32>"),
+            "tensor<16x12xf32>",
+        ))
+    };
+    let e = bad("[2]");
+    assert!(
+        e.starts_with("2:8:")
+            && e.contains("stablehlo.reverse")
+            && e.contains("dimension 2 is out of range"),
+        "{e}"
+    );
+    assert!(bad("[1, 1]").contains("dimension 1 is repeated"));
+    assert!(bad("[-1]").contains("out of range"));
+    let e = error(&module(
+        "%x: tensor<16x12xf32>",
+        "  %r = stablehlo.reverse %x, dims = [0] : (tensor<16x12xf32>) -> tensor<12x16xf32>",
+        "tensor<12x16xf32>",
+    ));
+    assert!(e.contains("stablehlo.reverse"), "{e}");
+}

@@ -28,6 +28,9 @@
 //!   projection into q, k, v (slices of a sharded dimension) fetches only
 //!   the elements each device lacks, where XLA collective-permutes whole
 //!   blocks.
+//! - `top_k_logits`: top_k's rows are sharded on the batch and its last
+//!   dimension is whole, so every device computes its rows locally, where
+//!   XLA:CPU's TopK custom call all-gathers the operand.
 
 use std::path::{Path, PathBuf};
 
@@ -90,9 +93,12 @@ const TABLE: &[(&str, f64, f64)] = &[
     ("reshape_merge", 16.0, 16.0),
     ("reshape_roundtrip", 48.0, 48.0),
     ("reshape_split_subaxes", 112.0, 112.0),
+    ("reverse", 192.0, 192.0),
     ("shard_alike", 0.0, 0.0),
     ("sharding_constraint_unconstrained", 256.0, 256.0),
     ("slice", 272.0, 424.0),
+    ("sort_argsort", 768.0, 768.0),
+    ("top_k_logits", 0.0, 3072.0),
     ("transpose", 0.0, 0.0),
     ("two_meshes", 544.0, 544.0),
     ("unreduced_matmul", 768.0, 1536.0),

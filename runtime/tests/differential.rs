@@ -4,7 +4,9 @@
 //! Each case is a random program written as the MLIR text JAX prints
 //! (so the parser is exercised too): chains of element-wise ops,
 //! `dot_general` (with batching and contracting dims), `reshape`,
-//! `transpose`, `broadcast_in_dim` and `reduce` (add, max, min), on random
+//! `transpose`, `broadcast_in_dim`, `reduce` (add, max, min; two inputs:
+//! argmax/argmin, sum and max), `sort`, argsort, `chlo.top_k` and
+//! `reverse`, on random
 //! shapes that include non-divisible sizes (7, 13, 1), with random
 //! shardings (some open, some by constraints) on a random mesh of 1-3 axes
 //! of sizes 1-4, sometimes with a custom `device_ids` order and a second
@@ -131,6 +133,9 @@ fn the_generator_makes_what_it_promises() {
             "stablehlo.select_and_scatter",
             "reducer(",
             "compare LT, %b, %d",
+            "\"stablehlo.sort\"",
+            "chlo.top_k",
+            "stablehlo.reverse",
             "sharding_constraint",
             "device_ids",
             "@mesh2",
@@ -144,7 +149,7 @@ fn the_generator_makes_what_it_promises() {
             }
         }
     }
-    assert_eq!(seen.len(), 18, "{seen:?}");
+    assert_eq!(seen.len(), 21, "{seen:?}");
 }
 
 /// The integer programs of `testgen::bits_program` (shifts, bit ops,

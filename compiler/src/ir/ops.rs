@@ -322,7 +322,9 @@ op_kinds! {
         Scatter(crate::ops::scatter::Scatter),
         SelectAndScatter(crate::ops::select_and_scatter::SelectAndScatter),
         Reduce(crate::ops::reduce::Reduce),
+        Reverse(crate::ops::reverse::Reverse),
         Sort(crate::ops::sort::Sort),
+        TopK(crate::ops::top_k::TopK),
         While(crate::ops::while_loop::While),
     }
     hand_written {

@@ -37,10 +37,12 @@ pub mod named_computation;
 pub mod optimization_barrier;
 pub mod reduce;
 pub mod reduce_window;
+pub mod reverse;
 pub mod rng_bit_generator;
 pub mod scatter;
 pub mod select_and_scatter;
 pub mod sort;
+pub mod top_k;
 pub mod while_loop;
 pub mod window;
 

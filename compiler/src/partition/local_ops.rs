@@ -224,9 +224,10 @@ impl DeviceBuilder<'_> {
                 self.op(i, kind.clone(), locals, &results)
             }
             OpKind::Convolution(c) => self.local_convolution(i, c, &operands, locals, &results),
-            OpKind::Slice { .. } | OpKind::Pad { .. } | OpKind::Concatenate { .. } => {
-                lower_remap_op(self, i, kind, &operands, &locals, results[0])
-            }
+            OpKind::Slice { .. }
+            | OpKind::Pad { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse(_) => lower_remap_op(self, i, kind, &operands, &locals, results[0]),
             _ => {
                 if lower_index_op(self, i, kind, &operands, locals.clone(), &results)? {
                     return Ok(());

@@ -39,6 +39,7 @@ pub mod manual;
 mod op_reshards;
 mod structure;
 pub mod trip_count;
+mod whole_dims;
 mod window_factors;
 // 2. Reshard lowering.
 pub mod collective;

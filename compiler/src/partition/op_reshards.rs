@@ -12,6 +12,7 @@ use crate::partition::explicit_reshards::{
     braced, is_fully_replicated, placement, reduce_kind, reduction_op, Builder,
 };
 use crate::partition::global::{Cause, GStepKind, GValueId};
+use crate::partition::whole_dims::{make_whole, whole_factors};
 use crate::partition::window_factors::{fit_window_factors, is_window_op};
 use crate::rules::axis_algebra::push_or_merge;
 use crate::rules::{
@@ -201,6 +202,10 @@ impl Builder<'_> {
             .map(|&v| f.ty(v).num_elements())
             .collect();
         let mut common = compat::choose_common_axes(&rule, &proj, &sizes, &mesh);
+        let whole = whole_factors(&op.kind, &rule);
+        if !whole.is_empty() {
+            make_whole(&rule, &whole, &mut common, &mesh);
+        }
         if !matches!(op.kind, OpKind::Concatenate { .. }) {
             // Only concatenate rebuilds a need-replication factor (with a
             // remap); every other op (gather's index vector, a dynamic

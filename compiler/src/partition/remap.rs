@@ -1,4 +1,4 @@
-//! `slice`, `pad` and `concatenate` on local blocks.
+//! `slice`, `pad`, `concatenate` and `reverse` on local blocks.
 //!
 //! Along a dimension that neither the operand nor the result shards, the
 //! op is local with its own attributes. Along a dimension the result
@@ -185,6 +185,39 @@ pub(crate) fn lower_remap_op(
             let cur = remap_dim(b, step, &sources, None, result, d, &map)?;
             finish(b, cur, result, step)
         }
+        OpKind::Reverse(r) => {
+            // Dimensions the result does not shard reverse locally; a
+            // sharded one is rebuilt from the mirrored elements.
+            let local_dims: Vec<i64> = r
+                .dimensions
+                .iter()
+                .copied()
+                .filter(|&d| !remapped.contains(&(d as usize)))
+                .collect();
+            let mut cur = locals[0];
+            if !local_dims.is_empty() {
+                let out = b.new_value(
+                    b.local_ty(locals[0]).clone(),
+                    format!("{}.local", b.name_of(result)),
+                );
+                b.instrs.push(Instr::Op {
+                    kind: OpKind::Reverse(crate::ops::reverse::Reverse {
+                        dimensions: local_dims,
+                    }),
+                    operands: vec![cur],
+                    results: vec![out],
+                    step,
+                });
+                cur = out;
+            }
+            let size = b.prog.values[operands[0]].ty.shape.clone();
+            for &d in &remapped {
+                let n = size[d];
+                let map = move |o: i64| Some((0usize, n - 1 - o));
+                cur = remap_dim(b, step, &[(cur, operands[0])], None, result, d, &map)?;
+            }
+            finish(b, cur, result, step)
+        }
         _ => Err(Diagnostic::new(
             DiagKind::Unsupported,
             b.prog.steps[step].cause.pos,
@@ -203,6 +236,7 @@ fn changes_dim(
 ) -> bool {
     match kind {
         OpKind::Concatenate { dim } => *dim as usize == d,
+        OpKind::Reverse(r) => r.reverses(d) && b.prog.values[result].ty.shape[d] > 1,
         OpKind::Slice { start, strides, .. } => {
             start[d] != 0
                 || strides[d] != 1

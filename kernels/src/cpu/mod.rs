@@ -16,9 +16,12 @@ mod permute;
 mod real;
 pub mod reduce;
 pub mod reduce_body;
+pub mod reverse;
 pub mod rng;
 pub mod shape_ops;
+pub mod sort;
 mod special;
+pub mod top_k;
 pub mod vmath;
 pub mod window;
 
@@ -225,6 +228,15 @@ fn compute(
         OpKind::BitcastConvert(_) => {
             n(1)?;
             one(bitcast::bitcast_convert(x[0], out)?)
+        }
+        OpKind::Sort(s) => sort::sort(s, x),
+        OpKind::TopK(t) => {
+            n(1)?;
+            top_k::top_k(x[0], t.k)
+        }
+        OpKind::Reverse(r) => {
+            n(1)?;
+            one(reverse::reverse(x[0], &r.dimensions)?)
         }
         OpKind::Call { .. }
         | OpKind::ShardingConstraint { .. }

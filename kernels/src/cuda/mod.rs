@@ -17,6 +17,7 @@
 pub mod body;
 mod generate;
 pub mod names;
+pub mod sort;
 pub mod window;
 
 /// Threads per block of the `reduce_*` kernels (a power of two; the

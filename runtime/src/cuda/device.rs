@@ -362,6 +362,9 @@ impl CudaDevice {
             OpKind::ReduceWindow(_) | OpKind::SelectAndScatter(_) => {
                 self.window_op(kind, x, result_types)
             }
+            OpKind::Sort(s) => self.gpu_sort(kind, s, x, result_types),
+            OpKind::TopK(t) => self.gpu_top_k(kind, t.k, x[0], result_types),
+            OpKind::Reverse(r) => self.gpu_reverse(&r.dimensions, x[0], out),
             OpKind::DotGeneral { .. }
             | OpKind::Call { .. }
             | OpKind::ShardingConstraint { .. }

@@ -28,10 +28,12 @@ pub fn unavailable() -> Option<String> {
 
 /// Every module the runtime may compile: the fixed ones, then reduce-body
 /// modules generated for sample bodies that use every op kind the
-/// generator translates (a program's own bodies are generated the same way).
+/// generator translates, and sort / top_k modules for sample comparators
+/// and every element type (a program's own are generated the same way).
 pub fn all_modules() -> Vec<meshrun_kernels::cuda::KernelModule> {
     let mut all = meshrun_kernels::cuda::modules();
     all.extend(meshrun_kernels::cuda::body::sample_modules());
+    all.extend(meshrun_kernels::cuda::sort::sample_modules());
     all
 }
 

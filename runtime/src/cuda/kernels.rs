@@ -413,6 +413,118 @@ impl Launcher<'_> {
         ffi::launch(&mut args, cfg(dims)).map_err(driver)
     }
 
+    /// Sort every row of the `rows x n` matrices `xs` together into `ys`
+    /// with the comparator of `module` (`meshrun_kernels::cuda::sort`);
+    /// `scratch` holds two `rows x n` index buffers (i64).
+    pub fn sort_rows(
+        &self,
+        module: &KernelModule,
+        xs: &[&DevData],
+        ys: &mut [DevData],
+        scratch: (&mut DevData, &mut DevData),
+        rows: usize,
+        n: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(rows) else {
+            return Ok(());
+        };
+        if xs.len() != ys.len() {
+            return Err(format!("{} inputs and {} results", xs.len(), ys.len()));
+        }
+        let total = rows.checked_mul(n).ok_or("too many elements")?;
+        for (k, x) in xs.iter().enumerate() {
+            need(x, total, &format!("input {k}"))?;
+            need(&ys[k], total, &format!("result {k}"))?;
+        }
+        need(scratch.0, total, "the index scratch")?;
+        need(scratch.1, total, "the index scratch")?;
+        let f = self
+            .kernels
+            .generated(module, meshrun_kernels::cuda::sort::SORT_FUNCTION)?;
+        let (rows, n) = (count(rows)?, count(n)?);
+        let mut args = self.stream.launch_builder(&f);
+        for x in xs {
+            push(&mut args, x);
+        }
+        for y in ys.iter_mut() {
+            push_mut(&mut args, y);
+        }
+        push_mut(&mut args, scratch.0);
+        push_mut(&mut args, scratch.1);
+        args.arg(&rows);
+        args.arg(&n);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// The `k` largest elements of each row of the `rows x n` matrix `x`
+    /// into the `rows x k` matrices `y` and `idx` (i32), by the module of
+    /// `meshrun_kernels::cuda::sort::top_k_module`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn top_k_rows(
+        &self,
+        module: &KernelModule,
+        x: &DevData,
+        y: &mut DevData,
+        idx: &mut DevData,
+        scratch: (&mut DevData, &mut DevData),
+        rows: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(rows) else {
+            return Ok(());
+        };
+        let total = rows.checked_mul(n).ok_or("too many elements")?;
+        need(x, total, "the operand")?;
+        need(y, rows * k, "the values")?;
+        need(idx, rows * k, "the indices")?;
+        need(scratch.0, total, "the index scratch")?;
+        need(scratch.1, total, "the index scratch")?;
+        let f = self
+            .kernels
+            .generated(module, meshrun_kernels::cuda::sort::TOP_K_FUNCTION)?;
+        let (rows, n, k) = (count(rows)?, count(n)?, count(k)?);
+        let mut args = self.stream.launch_builder(&f);
+        push(&mut args, x);
+        push_mut(&mut args, y);
+        push_mut(&mut args, idx);
+        push_mut(&mut args, scratch.0);
+        push_mut(&mut args, scratch.1);
+        args.arg(&rows);
+        args.arg(&n);
+        args.arg(&k);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
+    /// `y` = `x` (of `shape`) reversed along `dims`: the strided-copy
+    /// kernel with the signed descriptor of `super::reverse_copy`.
+    pub fn reverse(
+        &self,
+        x: &DevData,
+        y: &mut DevData,
+        shape: &[usize],
+        dims: &[i64],
+    ) -> Result<(), String> {
+        if x.elem() != y.elem() {
+            return Err(format!("a reverse from {} into {}", x.elem(), y.elem()));
+        }
+        let n: usize = shape.iter().product();
+        need(x, n, "the operand")?;
+        need(y, n, "the result")?;
+        let Some(launch_dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        let meta = super::reverse_copy::reverse_meta(shape, dims)?;
+        let name = names::strided_copy(x.elem().byte_size()).ok_or("a copy of an odd width")?;
+        let f = self.kernels.get(&name)?;
+        let meta = self.stream.clone_htod(&meta).map_err(driver)?;
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, x);
+        push_mut(&mut args, y);
+        args.arg(&meta);
+        ffi::launch(&mut args, cfg(launch_dims)).map_err(driver)
+    }
+
     /// `y[i]` = the fold of `sources[k][offset_k + i]` over `k` in order.
     pub fn reduce_many(
         &self,

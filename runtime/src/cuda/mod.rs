@@ -10,6 +10,7 @@
 //!   [`layout`] (the one strided-copy descriptor behind transposes,
 //!   broadcasts, slices, pads, concatenations and remaps), [`gemm_plan`]
 //!   (`dot_general` as one strided batched GEMM), [`launch`] (grid sizes)
+//!   [`reverse_copy`] (reverse as a strided copy with signed strides)
 //!   and [`probe`] (what CUDA the machine has, never panicking);
 //!   [`kernel_check`] compiles every kernel (NVRTC only, no GPU).
 //! - **Execution** (feature `cuda`, on by default; cudarc loads the CUDA
@@ -30,6 +31,7 @@ pub mod launch;
 pub mod layout;
 pub mod placement;
 pub mod probe;
+pub mod reverse_copy;
 pub mod routes;
 
 #[cfg(feature = "cuda")]
@@ -40,6 +42,8 @@ pub mod buffer;
 mod collectives;
 #[cfg(feature = "cuda")]
 pub mod device;
+#[cfg(feature = "cuda")]
+mod device_sort;
 #[cfg(feature = "cuda")]
 mod dot;
 #[cfg(feature = "cuda")]

@@ -140,7 +140,7 @@ impl Gen {
 
     pub(super) fn op(&mut self) {
         let x = self.pick_value();
-        let made = match self.rng.below(13) {
+        let made = match self.rng.below(17) {
             0 | 1 => Some(self.unary(x)),
             2 => Some(self.binary(x)),
             3 => self.broadcast(x),
@@ -152,7 +152,11 @@ impl Gen {
             9 => self.reduce_window(x),
             10 => self.max_pool_grad(),
             11 => self.argmax(),
-            _ => self.sum_and_max(x),
+            12 => self.sum_and_max(x),
+            13 => self.sort_values(x),
+            14 => self.argsort(),
+            15 => self.top_k(x),
+            _ => self.reverse(x),
         };
         if made.is_none() {
             let x = self.pick_value();

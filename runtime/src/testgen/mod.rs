@@ -16,7 +16,8 @@
 //! mix), one file per family of op generators (`basic`: the ops above;
 //! `window`: reduce_window, cumsum, max-pool gradients; `conv`: programs
 //! around one random convolution, [`conv_program`]; `reduce_multi`: reduce
-//! with two inputs, argmax/argmin and sum*max).
+//! with two inputs, argmax/argmin and sum*max; `sort_reverse`: sort,
+//! argsort, top_k, reverse).
 //! A new family adds its file with `impl Gen` methods and its line in
 //! `Gen::op`.
 
@@ -26,6 +27,7 @@ mod conv;
 mod gen;
 mod reduce_multi;
 mod rng;
+mod sort_reverse;
 mod text;
 mod window;
 
