@@ -118,7 +118,7 @@ fn the_generator_makes_what_it_promises() {
     // Over many programs: every op kind, non-divisible sizes, several
     // meshes with custom device orders, and all parse.
     let mut seen = std::collections::BTreeSet::new();
-    for seed in 0..200 {
+    for seed in 0..400 {
         let text = program(seed, true);
         parse_module(&text).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
         for key in [
