@@ -7,9 +7,6 @@
 //! `input.mlir`, and the bytes each device receives (loops counted per
 //! iteration) must not exceed XLA's (`xla_collectives.json`, whose
 //! collectives in while bodies count once per known trip).
-//!
-//! The `scan` fixtures also need `dynamic_slice` kernels and partitioning,
-//! which are not on main yet: they are exported but not run here.
 
 use std::path::{Path, PathBuf};
 
@@ -125,6 +122,34 @@ fn while_with_a_data_dependent_trip_count() {
 fn cond_with_sharded_operands() {
     let (p, ours, own, xla) = run("cond_sharded");
     assert!(has(&p, |i| matches!(i, Instr::Branch(_))));
+    assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
+    assert!(
+        own <= xla,
+        "{own} bytes/device > XLA's {xla} (meshrun's propagation)"
+    );
+}
+
+#[test]
+fn scan_mlp_over_stacked_weights_sharded_on_model() {
+    let (p, ours, own, xla) = run("scan_mlp");
+    assert!(has(
+        &p,
+        |i| matches!(i, Instr::Loop(l) if l.trip_count == Some(4))
+    ));
+    assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
+    assert!(
+        own <= xla,
+        "{own} bytes/device > XLA's {xla} (meshrun's propagation)"
+    );
+}
+
+#[test]
+fn scan_over_a_stack_sharded_along_the_stack() {
+    let (p, ours, own, xla) = run("scan_stack_sharded");
+    assert!(has(
+        &p,
+        |i| matches!(i, Instr::Loop(l) if l.trip_count == Some(4))
+    ));
     assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
     assert!(
         own <= xla,

@@ -93,8 +93,11 @@ impl Builder<'_> {
         let note = format!(
             "{label}: the loop condition decides the trip count, which every device must agree on"
         );
-        let cond_block = self.block(cond, &group, &[replicated], &label, |_| note.clone())?;
-        let body_block = self.block(body, &group, &group, &label, |k| {
+        let invariant = invariant_carried(body, &inits);
+        let cond_block = self.block(cond, &group, &invariant, &[replicated], &label, |_| {
+            note.clone()
+        })?;
+        let body_block = self.block(body, &group, &invariant, &group, &label, |k| {
             format!("loop-carried value {k} stays in the loop's sharding across iterations")
         })?;
         self.note_control(cond_block.results[0], &note);
@@ -147,7 +150,7 @@ impl Builder<'_> {
                     format!("branch {b} takes arguments; case branches take none"),
                 ));
             }
-            branches.push(self.block(region, &[], &group, &label, |k| {
+            branches.push(self.block(region, &[], &[], &group, &label, |k| {
                 format!("branch {b} returns result {k} in the case's sharding")
             })?);
         }
@@ -252,11 +255,14 @@ impl Builder<'_> {
     /// Lower a region: arguments in `args`' shardings, its ops, and every
     /// returned value resharded to `yields` (the reason from `why`).
     /// Reshards made inside are not reused after the region (their values
-    /// only exist inside it).
+    /// only exist inside it). An argument `k` with `same_as[k] = Some(v)`
+    /// holds `v` on every iteration: the ops read `v` (so their reshards of
+    /// it run once, before the loop) and the region passes its argument on.
     fn block(
         &mut self,
         region: &Region,
         args: &[TensorSharding],
+        same_as: &[Option<GValueId>],
         yields: &[TensorSharding],
         label: &str,
         why: impl Fn(usize) -> String,
@@ -290,9 +296,10 @@ impl Builder<'_> {
         let start = self.prog.steps.len();
         let f = self.f;
         let mut block_args = Vec::with_capacity(args.len());
-        for (&a, s) in region.args.iter().zip(args) {
+        for (k, (&a, s)) in region.args.iter().zip(args).enumerate() {
             let g = self.new_value(f.ty(a).clone(), s.clone());
-            self.map.insert(a, g);
+            let read = same_as.get(k).copied().flatten().unwrap_or(g);
+            self.map.insert(a, read);
             block_args.push(g);
         }
         for &o in &region.body {
@@ -300,6 +307,10 @@ impl Builder<'_> {
         }
         let mut results = Vec::with_capacity(yields.len());
         for (k, (&v, target)) in region.returns.iter().zip(yields).enumerate() {
+            if region.args.get(k) == Some(&v) && same_as.get(k).copied().flatten().is_some() {
+                results.push(block_args[k]);
+                continue;
+            }
             let g = self.lookup(v, at)?;
             let cause = Cause {
                 op: label.to_string(),
@@ -366,6 +377,21 @@ impl Builder<'_> {
             );
         }
     }
+}
+
+/// Per loop-carried value: the value it enters with when the body yields
+/// its own argument unchanged (a `scan`'s stacked weights), so every
+/// iteration sees that same value (XLA's loop-invariant code motion moves
+/// its collectives out of the loop the same way).
+fn invariant_carried(body: &Region, inits: &[GValueId]) -> Vec<Option<GValueId>> {
+    inits
+        .iter()
+        .enumerate()
+        .map(|(k, &init)| {
+            let arg = body.args.get(k)?;
+            (body.returns.get(k) == Some(arg)).then_some(init)
+        })
+        .collect()
 }
 
 fn shape_error(op: &OpData, label: &str, msg: String) -> Diagnostic {
