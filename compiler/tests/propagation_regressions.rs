@@ -118,3 +118,47 @@ fn single_strategies_reach_a_fixed_point_with_size_one_axes() {
         assert_all_valid(&m);
     }
 }
+
+/// A constraint in a nested loop's body on the enclosing loop's carried
+/// value (the random test's loops found it): the constraint reads a
+/// data-flow edge's value, so it moves to where that value is defined (the
+/// outer body) and every use there reads it; left in the inner body, the
+/// outer body's uses read it before it was defined.
+const CONSTRAINT_ON_AN_OUTER_LOOP_VALUE: &str = r#"
+module @nested_loops {
+  sdy.mesh @mesh = <["a"=2]>
+  func.func public @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>) {
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %0:2 = stablehlo.while(%i = %c0, %h = %arg0) : tensor<i32>, tensor<8xf32>
+     cond {
+      %c3 = stablehlo.constant dense<3> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %c00 = stablehlo.constant dense<0> : tensor<i32>
+      %1:2 = stablehlo.while(%j = %c00, %g = %h) : tensor<i32>, tensor<8xf32>
+       cond {
+        %c1 = stablehlo.constant dense<1> : tensor<i32>
+        %q = stablehlo.compare LT, %j, %c1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %q : tensor<i1>
+      } do {
+        %2 = sdy.sharding_constraint %h <@mesh, [{"a"}]> : tensor<8xf32>
+        %3 = stablehlo.tanh %2 : tensor<8xf32>
+        %c11 = stablehlo.constant dense<1> : tensor<i32>
+        %4 = stablehlo.add %j, %c11 : tensor<i32>
+        stablehlo.return %4, %3 : tensor<i32>, tensor<8xf32>
+      }
+      %c12 = stablehlo.constant dense<1> : tensor<i32>
+      %5 = stablehlo.add %i, %c12 : tensor<i32>
+      stablehlo.return %5, %1#1 : tensor<i32>, tensor<8xf32>
+    }
+    return %0#1 : tensor<8xf32>
+  }
+}"#;
+
+#[test]
+fn a_constraint_on_an_enclosing_loops_value_moves_to_where_it_is_defined() {
+    let m = run_ok(CONSTRAINT_ON_AN_OUTER_LOOP_VALUE, Strategy::Full);
+    meshrun_compiler::ir::verify::verify_module(&m).expect("the propagated module verifies");
+    expect(&m, &[("result0", r#"<@mesh, [{"a"}]>"#)]);
+}

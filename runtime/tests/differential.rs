@@ -10,7 +10,10 @@
 //! shapes that include non-divisible sizes (7, 13, 1), with random
 //! shardings (some open, some by constraints) on a random mesh of 1-3 axes
 //! of sizes 1-4, sometimes with a custom `device_ids` order and a second
-//! mesh over the same devices in another order. The program is propagated,
+//! mesh over the same devices in another order; some chains sit in the
+//! body of a counted `while` (`fori_loop`) or in the branches of a two-way
+//! `case` on a predicate from sharded data (`lax.cond`), nested up to two
+//! deep. The program is propagated,
 //! partitioned and run on the CPU backend (replicas must agree bitwise),
 //! then compared with the reference under the rule of
 //! `meshrun_runtime::compare` (rtol 1e-5).
@@ -143,13 +146,15 @@ fn the_generator_makes_what_it_promises() {
             "13",
             "tanh",
             "exponential",
+            "stablehlo.while",
+            "\"stablehlo.case\"",
         ] {
             if text.contains(key) {
                 seen.insert(key);
             }
         }
     }
-    assert_eq!(seen.len(), 21, "{seen:?}");
+    assert_eq!(seen.len(), 23, "{seen:?}");
 }
 
 /// The integer programs of `testgen::bits_program` (shifts, bit ops,

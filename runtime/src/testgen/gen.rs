@@ -16,6 +16,8 @@ pub(super) struct Gen {
     pub(super) body: String,
     pub(super) values: Vec<Val>,
     pub(super) next: usize,
+    /// How many loops and conds the op being written is inside.
+    pub(super) depth: usize,
 }
 
 impl Gen {
@@ -61,6 +63,7 @@ impl Gen {
             body: String::new(),
             values: Vec::new(),
             next: 0,
+            depth: 0,
         }
     }
 
@@ -140,6 +143,9 @@ impl Gen {
 
     pub(super) fn op(&mut self) {
         let x = self.pick_value();
+        if self.rng.chance(0.1) && self.structured(x.clone()).is_some() {
+            return;
+        }
         let made = match self.rng.below(17) {
             0 | 1 => Some(self.unary(x)),
             2 => Some(self.binary(x)),

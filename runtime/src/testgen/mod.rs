@@ -17,7 +17,8 @@
 //! `window`: reduce_window, cumsum, max-pool gradients; `conv`: programs
 //! around one random convolution, [`conv_program`]; `reduce_multi`: reduce
 //! with two inputs, argmax/argmin and sum*max; `sort_reverse`: sort,
-//! argsort, top_k, reverse).
+//! argsort, top_k, reverse; `structure`: counted loops and two-way conds
+//! around random chains of these ops).
 //! A new family adds its file with `impl Gen` methods and its line in
 //! `Gen::op`.
 
@@ -28,6 +29,7 @@ mod gen;
 mod reduce_multi;
 mod rng;
 mod sort_reverse;
+mod structure;
 mod text;
 mod window;
 

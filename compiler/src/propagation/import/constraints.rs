@@ -157,16 +157,29 @@ fn constrain_edge_value(
         return;
     };
     ops.remove(old);
-    let at = match f.value(input).def {
-        ValueDef::Result { op, .. } => ops.iter().position(|&o| o == op).map(|p| p + 1),
-        ValueDef::RegionArg { op, region, .. } if b == Block::Region(op, region as usize) => {
-            Some(0)
-        }
-        ValueDef::Arg(_) if b == Block::Body => Some(0),
-        _ => None,
+    // Every use of `input` now reads the constraint, in whichever block it
+    // is: the constraint goes where `input` is defined (a constraint in a
+    // nested loop's body on the enclosing body's argument moves up there).
+    let home = match f.value(input).def {
+        ValueDef::Result { op, .. } => blocks::blocks(f)
+            .into_iter()
+            .find(|&h| blocks::ops(f, h).contains(&op))
+            .map(|h| (h, Some(op))),
+        ValueDef::RegionArg { op, region, .. } => Some((Block::Region(op, region as usize), None)),
+        ValueDef::Arg(_) => Some((Block::Body, None)),
     };
-    ops.insert(at.unwrap_or(old), id);
+    let Some((home, after)) = home else {
+        ops.insert(old, id);
+        blocks::set_ops(f, b, ops);
+        return;
+    };
     blocks::set_ops(f, b, ops);
+    let mut home_ops = blocks::ops(f, home).to_vec();
+    let at = after
+        .and_then(|op| home_ops.iter().position(|&o| o == op))
+        .map_or(0, |p| p + 1);
+    home_ops.insert(at, id);
+    blocks::set_ops(f, home, home_ops);
     if !sharding.unreduced.is_empty() {
         let rank = f.ty(input).rank();
         set_sharding_of(
