@@ -950,14 +950,16 @@ fn every_fixture_runs_and_matches_the_reference<B: Backend>(backend: &B) {
 // ------------------------------------------- loops, branches, shard_map
 
 /// Fixtures with structure, checked against JAX's outputs (the reference
-/// interpreter does not run manual computations). The scan fixtures wait
-/// for `dynamic_slice`'s kernel.
+/// interpreter does not run manual computations).
 fn structured_fixtures_match_jax<B: Backend>(backend: &B) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-    let mut dirs: Vec<PathBuf> = ["fori_matmul", "while_data_dependent", "cond_sharded"]
-        .iter()
-        .map(|n| root.join("jax_regions").join(n))
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("jax_regions"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("input.mlir").exists())
         .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5, "only {} region fixtures", dirs.len());
     let mut shard_maps: Vec<PathBuf> = std::fs::read_dir(root.join("jax_shard_map"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
