@@ -344,3 +344,98 @@ fn shard_map_collectives_are_counted_as_written_in_shard_map() {
         }
     }
 }
+
+/// f32 FLOPs per device of `cost --json`.
+fn f32_flops(report: &Value) -> f64 {
+    report["compute"]["by_dtype"]
+        .as_array()
+        .expect("by_dtype")
+        .iter()
+        .find(|d| d["dtype"] == json!("f32"))
+        .and_then(|d| d["flops"].as_f64())
+        .expect("f32 FLOPs")
+}
+
+/// Counted loops (`lax.scan`, `fori_loop`: constant bounds) count their
+/// body's collectives and FLOPs once per trip; a loop whose trip count
+/// depends on data counts one iteration and says so.
+#[test]
+fn cost_multiplies_counted_loops_by_their_trips_and_flags_the_others() {
+    let regions = root().join("fixtures/jax_regions");
+    // Every collective runs as often as XLA's does (the scan's weights
+    // gathered once before the loop, per-layer sums once per trip).
+    for name in ["scan_mlp", "scan_stack_sharded", "fori_matmul"] {
+        let dir = regions.join(name);
+        let xla: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("xla_collectives.json")).expect("XLA's"),
+        )
+        .expect("JSON");
+        let key = |c: &Value| {
+            format!(
+                "{} x{} {} B",
+                c["kind"].as_str().unwrap_or("?"),
+                c["runs"].as_f64().unwrap_or(f64::NAN),
+                c["bytes_per_run"].as_f64().unwrap_or(f64::NAN)
+            )
+        };
+        let mut want: Vec<String> = xla["collectives"]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(key)
+            .collect();
+        let cost = run_json(&["cost", s(&dir.join("input.mlir")), "--json"]);
+        let mut got: Vec<String> = cost["collectives"]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(key)
+            .collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{name}");
+        assert_eq!(cost["trip_count_unknown"], json!(false), "{name}");
+        assert!(cost.get("loops").is_none(), "{name}");
+    }
+
+    // scan_mlp with its trip count changed: one trip of the body is
+    // x[4,32]@w1[32,32] + relu[4,32] + [4,32]@w2[32,32] + add[4,32] per
+    // device (the weights' 64 columns/rows are split over model=2).
+    let text = std::fs::read_to_string(regions.join("scan_mlp/input.mlir")).expect("input");
+    let limit = "%c_3 = stablehlo.constant dense<4> : tensor<i32>";
+    assert_eq!(text.matches(limit).count(), 1, "the scan's trip limit");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let per_trip = 2.0 * 4.0 * 32.0 * 32.0 * 2.0 + 2.0 * 4.0 * 32.0;
+    for trips in [1, 2, 4] {
+        let file = tmp.path().join(format!("scan_{trips}.mlir"));
+        let body = text.replace(
+            limit,
+            &format!("%c_3 = stablehlo.constant dense<{trips}> : tensor<i32>"),
+        );
+        std::fs::write(&file, body).expect("write");
+        let cost = run_json(&["cost", s(&file), "--json"]);
+        assert_eq!(f32_flops(&cost), trips as f64 * per_trip, "{trips} trips");
+        let c = &cost["collectives"][0];
+        assert_eq!(c["runs"], json!(trips as f64), "{trips} trips");
+        assert_eq!(
+            c["bytes_per_device"].as_f64(),
+            Some(trips as f64 * 512.0),
+            "{trips} trips"
+        );
+    }
+
+    // A while whose trip count depends on data: one iteration, flagged.
+    let file = regions.join("while_data_dependent/input.mlir");
+    let cost = run_json(&["cost", s(&file), "--json"]);
+    assert_eq!(cost["trip_count_unknown"], json!(true));
+    assert_eq!(cost["loops"], json!("per iteration, trip count unknown"));
+    let c = &cost["collectives"][0];
+    assert_eq!(c["trip_count_unknown"], json!(true));
+    assert_eq!(c["runs"], json!(1.0));
+    let table = run_ok(&["cost", s(&file)]);
+    assert!(
+        table.contains("per iteration, trip count unknown"),
+        "{table}"
+    );
+    assert!(table.contains("×?"), "{table}");
+}

@@ -1018,7 +1018,24 @@ def _avg_pool(name, rng):
 GPT2_V, GPT2_D, GPT2_H, GPT2_T, GPT2_B, GPT2_L = 64, 32, 4, 8, 8, 2
 
 
-def _gpt2_params(rng):
+# One decoder layer's weights: (name, shape, sharding, scale, offset).
+GPT2_LAYER = [
+    ("ln1_g", (GPT2_D,), (), 0.05, 1.0),
+    ("ln1_b", (GPT2_D,), (), 0.05, 0.0),
+    ("qkv", (GPT2_D, 3 * GPT2_D), (None, "model"), 0.2, 0.0),
+    ("proj", (GPT2_D, GPT2_D), ("model", None), 0.2, 0.0),
+    ("ln2_g", (GPT2_D,), (), 0.05, 1.0),
+    ("ln2_b", (GPT2_D,), (), 0.05, 0.0),
+    ("fc", (GPT2_D, 4 * GPT2_D), (None, "model"), 0.2, 0.0),
+    ("out", (4 * GPT2_D, GPT2_D), ("model", None), 0.2, 0.0),
+]
+
+
+def _gpt2_params(rng, stacked=False):
+    """Names, arrays and shardings of the parameters; with ``stacked``,
+    each layer weight is one array with a leading (unsharded) layer
+    dimension, as models applying their layers with ``lax.scan`` keep
+    them. The same draws in the same order either way."""
     r = lambda *s, sc=0.2: (rng.standard_normal(s) * sc).astype(np.float32)
     D = GPT2_D
     names, arrays, specs = [], [], []
@@ -1030,15 +1047,15 @@ def _gpt2_params(rng):
 
     add("wte", r(GPT2_V, D), P("model", None))
     add("wpe", r(GPT2_T, D, sc=0.05), P())
-    for l in range(GPT2_L):
-        add(f"ln1_g{l}", 1 + r(D, sc=0.05), P())
-        add(f"ln1_b{l}", r(D, sc=0.05), P())
-        add(f"qkv{l}", r(D, 3 * D), P(None, "model"))
-        add(f"proj{l}", r(D, D), P("model", None))
-        add(f"ln2_g{l}", 1 + r(D, sc=0.05), P())
-        add(f"ln2_b{l}", r(D, sc=0.05), P())
-        add(f"fc{l}", r(D, 4 * D), P(None, "model"))
-        add(f"out{l}", r(4 * D, D), P("model", None))
+    layers = [{n: off + r(*shape, sc=sc) for n, shape, _, sc, off in GPT2_LAYER}
+              for _ in range(GPT2_L)]
+    if stacked:
+        for n, _, spec, _, _ in GPT2_LAYER:
+            add(n, np.stack([lw[n] for lw in layers]), P(None, *spec))
+    else:
+        for l, lw in enumerate(layers):
+            for n, _, spec, _, _ in GPT2_LAYER:
+                add(f"{n}{l}", lw[n], P(*spec))
     add("lnf_g", 1 + r(D, sc=0.05), P())
     add("lnf_b", r(D, sc=0.05), P())
     return names, arrays, specs
@@ -1050,57 +1067,72 @@ def _gpt2_ln(x, g, b):
     return (x - mu) * jax.lax.rsqrt(var + 1e-5) * g + b
 
 
-def _gpt2_forward(p, ids):
+def _gpt2_block(x, w, mask):
+    """One pre-LN decoder layer; ``w`` maps GPT2_LAYER's names to weights."""
     B, T, D, H = GPT2_B, GPT2_T, GPT2_D, GPT2_H
-    x = jnp.take(p["wte"], ids, axis=0) + p["wpe"][None, :T]
-    mask = jnp.tril(jnp.ones((T, T), bool))
-    for l in range(GPT2_L):
-        h = _gpt2_ln(x, p[f"ln1_g{l}"], p[f"ln1_b{l}"])
-        q, k, v = jnp.split(h @ p[f"qkv{l}"], 3, axis=-1)
-        heads = lambda t: t.reshape(B, T, H, D // H)
-        q, k, v = heads(q), heads(k), heads(v)
-        a = jnp.einsum("bthd,bshd->bhts", q, k) / np.float32(np.sqrt(D // H))
-        a = jax.nn.softmax(jnp.where(mask, a, -1e9), axis=-1)
-        o = jnp.einsum("bhts,bshd->bthd", a, v).reshape(B, T, D)
-        x = x + o @ p[f"proj{l}"]
-        h = _gpt2_ln(x, p[f"ln2_g{l}"], p[f"ln2_b{l}"])
-        x = x + jax.nn.gelu(h @ p[f"fc{l}"]) @ p[f"out{l}"]
+    h = _gpt2_ln(x, w["ln1_g"], w["ln1_b"])
+    q, k, v = jnp.split(h @ w["qkv"], 3, axis=-1)
+    heads = lambda t: t.reshape(B, T, H, D // H)
+    q, k, v = heads(q), heads(k), heads(v)
+    a = jnp.einsum("bthd,bshd->bhts", q, k) / np.float32(np.sqrt(D // H))
+    a = jax.nn.softmax(jnp.where(mask, a, -1e9), axis=-1)
+    o = jnp.einsum("bhts,bshd->bthd", a, v).reshape(B, T, D)
+    x = x + o @ w["proj"]
+    h = _gpt2_ln(x, w["ln2_g"], w["ln2_b"])
+    return x + jax.nn.gelu(h @ w["fc"]) @ w["out"]
+
+
+def _gpt2_forward(p, ids, scan=False):
+    """Logits; with ``scan``, the layers are applied with ``lax.scan`` over
+    the stacked weights of ``_gpt2_params(rng, stacked=True)``."""
+    x = jnp.take(p["wte"], ids, axis=0) + p["wpe"][None, :GPT2_T]
+    mask = jnp.tril(jnp.ones((GPT2_T, GPT2_T), bool))
+    if scan:
+        stacked = {n: p[n] for n, *_ in GPT2_LAYER}
+        x, _ = jax.lax.scan(lambda x, w: (_gpt2_block(x, w, mask), None), x, stacked)
+    else:
+        for l in range(GPT2_L):
+            x = _gpt2_block(x, {n: p[f"{n}{l}"] for n, *_ in GPT2_LAYER}, mask)
     x = _gpt2_ln(x, p["lnf_g"], p["lnf_b"])
     return x @ p["wte"].T
 
 
-def _gpt2_loss(p, ids, labels):
-    logp = jax.nn.log_softmax(_gpt2_forward(p, ids), axis=-1)
+def _gpt2_loss(p, ids, labels, scan=False):
+    logp = jax.nn.log_softmax(_gpt2_forward(p, ids, scan), axis=-1)
     return -jnp.mean(jnp.take_along_axis(logp, labels[..., None], axis=-1))
+
+
+def gpt2_programs(name, rng, train, scan):
+    """The GPT-2 forward (``train=False``) or training step (value_and_grad
+    of the cross-entropy + SGD) as a Program."""
+    mesh = M_DM()
+    names, arrays, specs = _gpt2_params(rng, stacked=scan)
+    ids = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
+    if not train:
+        def f(*args):
+            return _gpt2_forward(dict(zip(names, args[:-1])), args[-1], scan)
+
+        return Program(name, None, named(f, name), arrays + [ids], mesh,
+                       specs + [P("data", None)], rtol=1e-4, atol=1e-4)
+    labels = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
+
+    def step(*args):
+        p = dict(zip(names, args[:-2]))
+        loss, grads = jax.value_and_grad(_gpt2_loss)(p, args[-2], args[-1], scan)
+        return [loss] + [p[n] - 0.1 * grads[n] for n in names]
+
+    return Program(name, None, named(step, name), arrays + [ids, labels], mesh,
+                   specs + [P("data", None), P("data", None)], rtol=1e-4, atol=1e-4)
 
 
 @program("gpt2_forward", "GPT-2-style decoder forward (2 layers unrolled, vocab 64, width 32, 4 heads): jnp.take embedding on a vocab-parallel table, Megatron attention/MLP on model, batch on data")
 def _gpt2_forward_prog(name, rng):
-    mesh = M_DM()
-    names, arrays, specs = _gpt2_params(rng)
-    ids = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
-
-    def f(*args):
-        return _gpt2_forward(dict(zip(names, args[:-1])), args[-1])
-
-    return Program(name, None, named(f, name), arrays + [ids], mesh,
-                   specs + [P("data", None)], rtol=1e-4, atol=1e-4)
+    return gpt2_programs(name, rng, train=False, scan=False)
 
 
 @program("gpt2_train_step", "GPT-2-style training step: value_and_grad of the cross-entropy (take_along_axis) + SGD; the embedding gradient is a scatter-add into the vocab-parallel table")
 def _gpt2_train_step_prog(name, rng):
-    mesh = M_DM()
-    names, arrays, specs = _gpt2_params(rng)
-    ids = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
-    labels = rng.randint(0, GPT2_V, size=(GPT2_B, GPT2_T)).astype(np.int32)
-
-    def f(*args):
-        p = dict(zip(names, args[:-2]))
-        loss, grads = jax.value_and_grad(_gpt2_loss)(p, args[-2], args[-1])
-        return [loss] + [p[n] - 0.1 * grads[n] for n in names]
-
-    return Program(name, None, named(f, name), arrays + [ids, labels], mesh,
-                   specs + [P("data", None), P("data", None)], rtol=1e-4, atol=1e-4)
+    return gpt2_programs(name, rng, train=True, scan=False)
 
 
 @program("random_rbg", "stablehlo.rng_bit_generator as jax.random emits it with the rbg and unsafe_rbg PRNG impls (algorithm DEFAULT, a 4xui32 key bitcast to 2xui64; rbg splits with threefry in a while loop, unsafe_rbg with rng_bit_generator), uint8/uint32 bits, uniform and normal floats multiplied into x on (x, y), and lax.rng_bit_generator with THREE_FRY (odd and even shapes) and PHILOX, uint16/uint32; bits equal JAX's")
@@ -1845,6 +1877,56 @@ def selftest():
     else:
         raise AssertionError("unknown collective kind was accepted")
     print("selftest ok")
+
+
+def export_cli(builders, doc, folder, argv=None):
+    """The command line of a fixture script over its ``builders`` ((name,
+    description, builder) triples): ``--out`` (default fixtures/FOLDER),
+    ``--only NAME ...``, ``--list``. Exports each program, checks its JAX
+    output against ``prog.expected(*args)`` where the builder gave one (an
+    independent numpy result), and reports every failure before failing."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", folder))
+    ap.add_argument("--only", nargs="+", metavar="NAME")
+    ap.add_argument("--list", action="store_true", help="list programs and exit")
+    args = ap.parse_args(argv)
+    if args.list:
+        for n, desc, _ in builders:
+            print(f"{n}: {desc}")
+        return 0
+    names = [n for n, _, _ in builders]
+    unknown = sorted(set(args.only or []) - set(names))
+    if unknown:
+        raise SystemExit(f"unknown program(s): {', '.join(unknown)}")
+    os.makedirs(args.out, exist_ok=True)
+    failures = []
+    for name, desc, builder in builders:
+        if args.only and name not in args.only:
+            continue
+        prog = builder(name, rng_for(name))
+        prog.description = desc
+        try:
+            coll = export(prog, args.out)
+        except Exception as e:  # report every failure, fail at the end
+            failures.append(name)
+            print(f"FAIL {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        expected = getattr(prog, "expected", None)
+        if expected is not None:
+            out = np.load(os.path.join(args.out, name, "out_0.npy"))
+            want = expected(*prog.args)
+            if out.shape != want.shape or not np.allclose(out, want, rtol=1e-4, atol=1e-4):
+                failures.append(name)
+                print(f"FAIL {name}: JAX's output differs from the numpy expectation",
+                      file=sys.stderr)
+                continue
+        kinds = ",".join(c["kind"] for c in coll["collectives"]) or "-"
+        print(f"ok   {name:36s} collectives={kinds} bytes/dev={coll['total_bytes_per_device']:.0f}")
+    if failures:
+        print(f"{len(failures)} program(s) failed", file=sys.stderr)
+        return 1
+    return 0
 
 
 def main(argv=None):

@@ -9,12 +9,11 @@ Writes the same files as ``tools/jax_export.py`` (``input.mlir``,
 ``xla_collectives.json`` with every collective's runs per loop trip count,
 ``meta.json``) with its ``export``. The programs use ``lax.fori_loop``,
 ``lax.scan``, ``lax.while_loop`` and ``lax.cond`` (``stablehlo.while`` /
-``stablehlo.case``). They live in their own folder while meshrun's own
-propagation does not yet go through regions: ``runtime/tests/region_fixtures.rs``
-partitions Shardy's ``propagated.mlir`` and runs it on 8 simulated devices.
+``stablehlo.case``), and ``jax.checkpoint`` (``stablehlo.optimization_barrier``).
+``runtime/tests/region_fixtures.rs`` partitions both Shardy's ``propagated.mlir``
+and meshrun's propagation of ``input.mlir`` and runs them on 8 simulated devices.
 """
 
-import argparse
 import os
 import sys
 
@@ -108,33 +107,48 @@ def _cond_sharded(name, rng):
 
 
 
+@program("gpt2_scan_forward",
+         "GPT-2-style decoder forward with its layers applied by lax.scan over stacked per-layer "
+         "weights (layer dim unsharded; Megatron attention/MLP on model, batch on data, "
+         "vocab-parallel jnp.take embedding)")
+def _gpt2_scan_forward(name, rng):
+    return je.gpt2_programs(name, rng, train=False, scan=True)
+
+
+@program("gpt2_scan_train_step",
+         "GPT-2-style training step with lax.scan over the layers: value_and_grad of the "
+         "cross-entropy (the backward pass is a second scan, in reverse) + SGD on the stacked "
+         "weights")
+def _gpt2_scan_train_step(name, rng):
+    return je.gpt2_programs(name, rng, train=True, scan=True)
+
+
+@program("remat_mlp_grad",
+         "jax.checkpoint around each layer of a 2-layer MLP (x on data, weights on model), "
+         "value_and_grad + SGD: the backward pass recomputes the layers behind "
+         "stablehlo.optimization_barrier")
+def _remat_mlp_grad(name, rng):
+    mesh = je.M_DM()
+
+    @jax.checkpoint
+    def layer(h, w):
+        return jnp.tanh(h @ w)
+
+    def loss(w1, w2, x):
+        return jnp.mean(layer(layer(x, w1), w2) ** 2)
+
+    def f(x, w1, w2):
+        l, (g1, g2) = jax.value_and_grad(loss, argnums=(0, 1))(w1, w2, x)
+        return l, w1 - 0.1 * g1, w2 - 0.1 * g2
+
+    args = [je.randn(rng, 16, 32), je.randn(rng, 32, 64, scale=0.2),
+            je.randn(rng, 64, 32, scale=0.2)]
+    return je.Program(name, None, je.named(f, name), args, mesh,
+                      [P("data", None), P(None, "model"), P("model", None)])
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "jax_regions"))
-    ap.add_argument("--only", nargs="+", metavar="NAME")
-    ap.add_argument("--list", action="store_true", help="list programs and exit")
-    args = ap.parse_args(argv)
-    if args.list:
-        for n, desc, _ in BUILDERS:
-            print(f"{n}: {desc}")
-        return 0
-    os.makedirs(args.out, exist_ok=True)
-    failures = []
-    for name, desc, builder in BUILDERS:
-        if args.only and name not in args.only:
-            continue
-        prog = builder(name, je.rng_for(name))
-        prog.description = desc
-        try:
-            coll = je.export(prog, args.out)
-        except Exception as e:  # report every failure, fail at the end
-            failures.append(name)
-            print(f"FAIL {name}: {type(e).__name__}: {e}", file=sys.stderr)
-            continue
-        kinds = ",".join(c["kind"] for c in coll["collectives"]) or "-"
-        print(f"ok   {name:36s} collectives={kinds} bytes/dev={coll['total_bytes_per_device']:.0f}")
-    return 1 if failures else 0
+    return je.export_cli(BUILDERS, __doc__, "jax_regions", argv)
 
 
 if __name__ == "__main__":

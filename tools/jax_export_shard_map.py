@@ -14,7 +14,6 @@ reference interpreter, the op-for-op propagation goldens) do not cover manual
 computations; ``runtime/tests/shard_map_fixtures.rs`` runs them sharded.
 """
 
-import argparse
 import contextlib
 import os
 import sys
@@ -151,38 +150,7 @@ def _nested(name, rng):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "jax_shard_map"))
-    ap.add_argument("--only", nargs="+", metavar="NAME")
-    ap.add_argument("--list", action="store_true", help="list programs and exit")
-    args = ap.parse_args(argv)
-    if args.list:
-        for n, desc, _ in BUILDERS:
-            print(f"{n}: {desc}")
-        return 0
-    os.makedirs(args.out, exist_ok=True)
-    failures = []
-    for name, desc, builder in BUILDERS:
-        if args.only and name not in args.only:
-            continue
-        prog = builder(name, je.rng_for(name))
-        prog.description = desc
-        try:
-            coll = je.export(prog, args.out)
-        except Exception as e:  # report every failure, fail at the end
-            failures.append(name)
-            print(f"FAIL {name}: {type(e).__name__}: {e}", file=sys.stderr)
-            continue
-        out = np.load(os.path.join(args.out, name, "out_0.npy"))
-        want = prog.expected(*prog.args)
-        if out.shape != want.shape or not np.allclose(out, want, rtol=1e-4, atol=1e-4):
-            failures.append(name)
-            print(f"FAIL {name}: JAX's output differs from the numpy expectation", file=sys.stderr)
-            continue
-        kinds = ",".join(c["kind"] for c in coll["collectives"]) or "-"
-        print(f"ok   {name:36s} collectives={kinds} bytes/dev={coll['total_bytes_per_device']:.0f}")
-    return 1 if failures else 0
+    return je.export_cli(BUILDERS, __doc__, "jax_shard_map", argv)
 
 
 if __name__ == "__main__":

@@ -387,3 +387,63 @@ fn partitioned_body_runs_the_users_collectives() {
 
 // Propagation through manual computations: Shardy's cases are ported in
 // propagation_shardy/manual_computation.rs.
+
+/// Every manual computation of `m`, in walk order: its in/out shardings
+/// as printed and whether it carries an op-level `sdy.sharding`.
+fn manual_signatures(m: &Module) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for f in &m.funcs {
+        for id in f.all_ops() {
+            let op = f.op(id);
+            if let OpKind::ManualComputation(mc) = &op.kind {
+                let list = |v: &[meshrun_compiler::sharding::TensorSharding]| {
+                    v.iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                out.push((
+                    format!(
+                        "in [{}] out [{}]",
+                        list(&mc.in_shardings),
+                        list(&mc.out_shardings)
+                    ),
+                    op.shardings.is_some(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// `meshrun propagate` on each shard_map fixture prints its manual
+/// computations as Shardy does (`propagated.mlir`, JAX 0.10.2): the same
+/// closed in/out shardings and no `sdy.sharding` of the op's own (its
+/// results' shardings are `out_shardings`).
+#[test]
+fn propagated_manual_computations_print_as_shardys() {
+    use meshrun_compiler::propagation::{propagate, PropagationOptions};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/jax_shard_map");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("fixtures/jax_shard_map")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("propagated.mlir").exists())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5, "{} fixtures", dirs.len());
+    for dir in dirs {
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect(f);
+        let input = parse_module(&read("input.mlir")).expect("input.mlir");
+        let shardy = parse_module(&read("propagated.mlir")).expect("propagated.mlir");
+        let ours = propagate(&input, &PropagationOptions::default()).expect("propagates");
+        let want = manual_signatures(&shardy);
+        assert!(!want.is_empty(), "{}", dir.display());
+        assert!(want.iter().all(|(_, attr)| !attr), "{}", dir.display());
+        assert_eq!(manual_signatures(&ours), want, "{}", dir.display());
+        // Printed and read back, the same manual computations.
+        let printed = print_module(&ours);
+        assert!(!printed.contains("} {sdy.sharding"), "{printed}");
+        let again = parse_module(&printed).expect("reparse");
+        assert_eq!(manual_signatures(&again), want, "{}", dir.display());
+    }
+}

@@ -524,6 +524,9 @@ fn ops_by_kind(f: &Function) -> HashMap<String, Vec<meshrun_compiler::ir::OpId>>
 fn compare_region_fixture(name: &str) -> Result<Tally, String> {
     let (ours, golden, mut t) =
         fixture_propagated(&manifest(&format!("../fixtures/jax_regions/{name}")))?;
+    if BOUNDARY_ONLY.contains(&name) {
+        return Ok(t);
+    }
     let (o, g) = (main_of(&ours), main_of(&golden));
     let (ok, gk) = (ops_by_kind(o), ops_by_kind(g));
     let mut kinds: Vec<&String> = ok.keys().chain(gk.keys()).collect();
@@ -553,6 +556,13 @@ fn compare_region_fixture(name: &str) -> Result<Tally, String> {
     }
     Ok(t)
 }
+
+/// Region fixtures compared at the function boundary only: in the GPT-2
+/// scans XLA folds the causal mask (iota arithmetic) into a constant and
+/// splits and hoists the loop's scalar broadcasts, so ops of one kind no
+/// longer pair up in order. Their shardings inside are checked end to end
+/// (`runtime/tests/region_fixtures.rs`: JAX's outputs, XLA's bytes).
+const BOUNDARY_ONLY: &[&str] = &["gpt2_scan_forward", "gpt2_scan_train_step"];
 
 #[test]
 fn jax_region_fixtures_give_shardy_output() {

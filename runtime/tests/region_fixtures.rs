@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use meshrun_compiler::partition::{partition, DeviceProgram, Instr};
+use meshrun_compiler::partition::{partition, walk_instrs, DeviceProgram, Instr, Repeats};
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::{HostTensor, Parallelism};
 use meshrun_runtime::compare::{mismatch, rtol_for};
@@ -150,6 +150,58 @@ fn scan_over_a_stack_sharded_along_the_stack() {
         &p,
         |i| matches!(i, Instr::Loop(l) if l.trip_count == Some(4))
     ));
+    assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
+    assert!(
+        own <= xla,
+        "{own} bytes/device > XLA's {xla} (meshrun's propagation)"
+    );
+}
+
+/// The trip count of every loop, nested ones included, in program order.
+fn loops(p: &DeviceProgram) -> Vec<Option<i64>> {
+    let mut trips = Vec::new();
+    walk_instrs(&p.instrs, Repeats::ONCE, &mut |i, _| {
+        if let Instr::Loop(l) = i {
+            trips.push(l.trip_count);
+        }
+    });
+    trips
+}
+
+/// GPT-2 whose two layers are one `lax.scan` over stacked weights
+/// (Megatron on `model`, batch on `data`): the layer loop runs twice with
+/// the per-layer collectives inside it, and moves no more than XLA.
+#[test]
+fn gpt2_forward_with_its_layers_in_a_scan() {
+    let (p, ours, own, xla) = run("gpt2_scan_forward");
+    assert_eq!(loops(&p), vec![Some(2)]);
+    assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
+    assert!(
+        own <= xla,
+        "{own} bytes/device > XLA's {xla} (meshrun's propagation)"
+    );
+}
+
+/// Its training step: the backward pass is a second scan over the layers
+/// (in reverse, stacking the weight gradients), then SGD on the stacks.
+#[test]
+fn gpt2_training_step_with_its_layers_in_a_scan() {
+    let (p, ours, own, xla) = run("gpt2_scan_train_step");
+    assert_eq!(loops(&p), vec![Some(2), Some(2)]);
+    assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
+    assert!(
+        own <= xla,
+        "{own} bytes/device > XLA's {xla} (meshrun's propagation)"
+    );
+}
+
+/// `jax.checkpoint`: the backward pass reads the recomputed layers through
+/// `stablehlo.optimization_barrier`, whose operands keep their own
+/// shardings (Shardy's data-flow edges), so it moves nothing itself.
+#[test]
+fn checkpointed_layers_through_optimization_barriers() {
+    let (p, ours, own, xla) = run("remat_mlp_grad");
+    assert!(loops(&p).is_empty());
     assert!(ours <= xla, "{ours} bytes/device > XLA's {xla}");
     assert!(
         own <= xla,

@@ -4,7 +4,9 @@
 //! meshrun does not reorder across ops, so it computes nothing.
 //!
 //! `%0:3 = stablehlo.optimization_barrier %a, %b, %c : tensor<16x8xf32>,
-//! tensor<4x16xf32>, tensor<f32>`
+//! tensor<4x16xf32>, tensor<f32>`; its attributes (shardings) come before
+//! the operands, as StableHLO's assembly format (`attr-dict $operand`) and
+//! XLA print them.
 
 use crate::ir::attr::Attr;
 use crate::ir::types::TensorType;
@@ -24,7 +26,7 @@ impl DecodeOp for OptimizationBarrier {
         results: Arity::AtLeast(0),
         computations: 0,
         elementwise: false,
-        pretty: Some(&[Fmt::Operands, Fmt::AttrDict, Fmt::Sig(SigForm::TypeList)]),
+        pretty: Some(&[Fmt::AttrDict, Fmt::Operands, Fmt::Sig(SigForm::TypeList)]),
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

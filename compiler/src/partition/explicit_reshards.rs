@@ -501,6 +501,7 @@ impl<'a> Builder<'a> {
             OpKind::ShardingGroup { .. } => Ok(()),
             OpKind::While(_) => self.while_loop(op, label),
             OpKind::Case(_) => self.case(op, label),
+            OpKind::OptimizationBarrier(_) => self.optimization_barrier(op, label),
             OpKind::Call { callee } => Err(Diagnostic::new(
                 DiagKind::Unsupported,
                 op.pos,

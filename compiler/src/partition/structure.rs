@@ -1,6 +1,8 @@
 //! `stablehlo.while` and `stablehlo.case` in the global program: their
 //! regions become blocks of explicit-reshard steps ([`GBlock`]), built by
-//! the same per-op walk as the rest of the function.
+//! the same per-op walk as the rest of the function. (Also
+//! `stablehlo.optimization_barrier`, the other op whose operands and
+//! results Shardy ties by data-flow edges rather than a rule.)
 //!
 //! Each result of a structured op has one sharding (propagation's
 //! `sdy.sharding` on the op: Shardy's data-flow edge, a *group* sharding)
@@ -165,6 +167,43 @@ impl Builder<'_> {
                 reason: String::new(),
             },
         );
+        Ok(())
+    }
+
+    /// `stablehlo.optimization_barrier`: like Shardy, a data-flow edge per
+    /// operand (result `k` is operand `k` in its own sharding), not one op
+    /// whose factors share the mesh's axes: each operand is resharded to
+    /// its result's sharding and the result is that value (the barrier
+    /// computes nothing, and meshrun moves no computation across it).
+    pub(crate) fn optimization_barrier(
+        &mut self,
+        op: &OpData,
+        label: String,
+    ) -> Result<(), Diagnostic> {
+        if op.operands.len() != op.results.len() {
+            return Err(shape_error(
+                op,
+                &label,
+                format!(
+                    "has {} operands for {} results",
+                    op.operands.len(),
+                    op.results.len()
+                ),
+            ));
+        }
+        for (k, (&v, &r)) in op.operands.iter().zip(&op.results).enumerate() {
+            let g = self.lookup(v, op.pos)?;
+            let annotated = op.shardings.as_ref().and_then(|s| s.get(k));
+            let what = format!("{label} (result {k})");
+            let target = self.normalize(annotated, self.f.ty(r).rank(), None, op.pos, &what)?;
+            let cause = Cause {
+                op: label.clone(),
+                pos: op.pos,
+                reason: format!("operand {k} passes the barrier in its result's sharding {target}"),
+            };
+            let moved = self.reshard(g, &target, cause)?;
+            self.map.insert(r, moved);
+        }
         Ok(())
     }
 

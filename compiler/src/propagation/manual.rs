@@ -26,6 +26,7 @@ use crate::diag::Diagnostic;
 use crate::ir::copy::OpCopier;
 use crate::ir::{Function, Module, NamedAttr, OpId, OpKind};
 use crate::ops::manual_computation::{ManualComputation, BODY_MANUAL_AXES_ATTR};
+use crate::propagation::export::io_shardings::closed;
 use crate::propagation::{Propagated, PropagationOptions};
 use crate::sharding::{AxisRef, TensorSharding};
 
@@ -51,7 +52,29 @@ pub fn with_bodies(
         let mut result = outer(&input, opts)?;
         let settled = propagate_bodies(&mut result.module, &input, opts)?;
         if !apply(&mut input, &settled) || round == MAX_ROUNDS {
+            if opts.strategy == crate::propagation::Strategy::Full || opts.close {
+                as_shardy_prints(&mut result.module);
+            }
             return Ok(result);
+        }
+    }
+}
+
+/// The manual computations as Shardy's export leaves them (after the full
+/// pipeline, or when closing shardings): `in_shardings`
+/// and `out_shardings` closed, and the results' shardings only in
+/// `out_shardings` (the per-result `sdy.sharding` the rounds seeded from
+/// it is dropped; `values::sharding_of` reads `out_shardings` instead).
+fn as_shardy_prints(module: &mut Module) {
+    for f in &mut module.funcs {
+        for id in f.all_ops() {
+            let op = f.op_mut(id);
+            if let OpKind::ManualComputation(mc) = &mut op.kind {
+                for s in mc.in_shardings.iter_mut().chain(&mut mc.out_shardings) {
+                    *s = closed(s);
+                }
+                op.shardings = None;
+            }
         }
     }
 }

@@ -16,6 +16,11 @@ pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
                 OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
                     Some(sharding)
                 }
+                // After propagation a manual computation's results keep
+                // their shardings only in `out_shardings`, as in Shardy.
+                OpKind::ManualComputation(mc) if data.shardings.is_none() => {
+                    mc.out_shardings.get(index as usize)
+                }
                 _ => data.shardings.as_ref()?.get(index as usize),
             }
         }
