@@ -1879,26 +1879,38 @@ def selftest():
     print("selftest ok")
 
 
-def export_cli(builders, doc, folder, argv=None):
+def export_cli(builders, doc, folder, argv=None, selftest=None):
     """The command line of a fixture script over its ``builders`` ((name,
     description, builder) triples): ``--out`` (default fixtures/FOLDER),
-    ``--only NAME ...``, ``--list``. Exports each program, checks its JAX
-    output against ``prog.expected(*args)`` where the builder gave one (an
-    independent numpy result), and reports every failure before failing."""
+    ``--only NAME ...``, ``--list`` (and ``--selftest`` when a ``selftest``
+    is given, which also runs before exporting). Exports each program,
+    checks its JAX output against ``prog.expected(*args)`` where the builder
+    gave one (an independent numpy result), and reports every failure
+    before failing."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", folder))
     ap.add_argument("--only", nargs="+", metavar="NAME")
     ap.add_argument("--list", action="store_true", help="list programs and exit")
+    if selftest:
+        ap.add_argument("--selftest", action="store_true",
+                        help="check the HLO collective parser on a synthetic module and exit")
     args = ap.parse_args(argv)
+    if selftest and args.selftest:
+        selftest()
+        return 0
+    names = [n for n, _, _ in builders]
+    if len(set(names)) != len(names):
+        raise SystemExit("duplicate program names")
     if args.list:
         for n, desc, _ in builders:
             print(f"{n}: {desc}")
         return 0
-    names = [n for n, _, _ in builders]
     unknown = sorted(set(args.only or []) - set(names))
     if unknown:
         raise SystemExit(f"unknown program(s): {', '.join(unknown)}")
+    if selftest:
+        selftest()
     os.makedirs(args.out, exist_ok=True)
     failures = []
     for name, desc, builder in builders:
@@ -1930,49 +1942,7 @@ def export_cli(builders, doc, folder, argv=None):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "jax"))
-    ap.add_argument("--only", nargs="+", metavar="NAME")
-    ap.add_argument("--list", action="store_true", help="list programs and exit")
-    ap.add_argument("--selftest", action="store_true",
-                    help="check the HLO collective parser on a synthetic module and exit")
-    args = ap.parse_args(argv)
-    if args.selftest:
-        selftest()
-        return 0
-
-    names = [n for n, _, _ in BUILDERS]
-    if len(set(names)) != len(names):
-        raise SystemExit("duplicate program names")
-    if args.list:
-        for n, desc, _ in BUILDERS:
-            print(f"{n}: {desc}")
-        return 0
-    if args.only:
-        unknown = sorted(set(args.only) - set(names))
-        if unknown:
-            raise SystemExit(f"unknown program(s): {', '.join(unknown)}")
-    selftest()
-    os.makedirs(args.out, exist_ok=True)
-    failures = []
-    for name, desc, builder in BUILDERS:
-        if args.only and name not in args.only:
-            continue
-        prog = builder(name, rng_for(name))
-        prog.description = desc
-        try:
-            coll = export(prog, args.out)
-        except Exception as e:  # report every failure, fail at the end
-            failures.append((name, f"{type(e).__name__}: {e}"))
-            print(f"FAIL {name}: {type(e).__name__}: {e}", file=sys.stderr)
-            continue
-        kinds = ",".join(c["kind"] for c in coll["collectives"]) or "-"
-        print(f"ok   {name:36s} collectives={kinds} bytes/dev={coll['total_bytes_per_device']:.0f}")
-    if failures:
-        print(f"{len(failures)} program(s) failed", file=sys.stderr)
-        return 1
-    return 0
+    return export_cli(BUILDERS, __doc__, "jax", argv, selftest=selftest)
 
 
 if __name__ == "__main__":
