@@ -18,6 +18,9 @@ pub(super) struct Gen {
     pub(super) next: usize,
     /// How many loops and conds the op being written is inside.
     pub(super) depth: usize,
+    /// Whether `op` may write loops and conds (`program`'s mix; the other
+    /// generators keep their own streams).
+    pub(super) with_structure: bool,
 }
 
 impl Gen {
@@ -64,6 +67,7 @@ impl Gen {
             values: Vec::new(),
             next: 0,
             depth: 0,
+            with_structure: false,
         }
     }
 
@@ -143,7 +147,7 @@ impl Gen {
 
     pub(super) fn op(&mut self) {
         let x = self.pick_value();
-        if self.rng.chance(0.1) && self.structured(x.clone()).is_some() {
+        if self.with_structure && self.rng.chance(0.1) && self.structured(x.clone()).is_some() {
             return;
         }
         let made = match self.rng.below(17) {
@@ -172,6 +176,7 @@ impl Gen {
 
     pub(super) fn program(seed: u64, size_one_axes: bool) -> String {
         let mut g = Gen::new(seed, size_one_axes);
+        g.with_structure = true;
         for _ in 0..1 + g.rng.below(2) {
             let rank = 1 + g.rng.below(3);
             let shape = g.random_shape(rank);
