@@ -50,13 +50,22 @@ pub(crate) fn fit_conv_factors(
             .map(|m| m.factors.clone())
             .unwrap_or_default()
     };
+    let out_factors = |d: usize| -> Vec<usize> {
+        rule.results
+            .first()
+            .and_then(|m| m.dims.get(d))
+            .map(|m| m.factors.clone())
+            .unwrap_or_default()
+    };
     let mut note = None;
     for (s, &ld) in dims.input_spatial.iter().enumerate() {
+        // Every factor of the three spatial dimensions, the size-1 ones
+        // the rule gives a dimension it leaves out included.
         let mut fs = factors_of(0, ld);
         fs.extend(factors_of(1, dims.kernel_spatial[s]));
+        fs.extend(out_factors(dims.output_spatial[s]));
         fs.sort_unstable();
         fs.dedup();
-        fs.retain(|&f| rule.factor_size(f) > 1);
         if fs.iter().all(|&f| common[f].is_empty()) {
             continue;
         }
