@@ -21,6 +21,8 @@ mod conservative;
 mod data_flow;
 #[path = "propagation_shardy/groups.rs"]
 mod groups;
+#[path = "propagation_shardy/manual_calls.rs"]
+mod manual_calls;
 #[path = "propagation_shardy/manual_computation.rs"]
 mod manual_computation;
 #[path = "propagation_shardy/op_priority.rs"]

@@ -172,15 +172,185 @@ fn propagate_bodies(
     opts: &PropagationOptions,
 ) -> Result<Settled, Diagnostic> {
     let meshes = module.meshes.clone();
+    // What the propagation around the bodies made of the calls inside them
+    // is replaced by the bodies' own propagation below.
+    let stale = called_only_in_bodies(module);
+    let mut callees = Callees {
+        written: &input.funcs,
+        known: module
+            .funcs
+            .iter()
+            .filter(|g| !stale.contains(&g.name))
+            .cloned()
+            .collect(),
+        added: Vec::new(),
+    };
     let mut settled = Vec::with_capacity(module.funcs.len());
     for (f, src) in module.funcs.iter_mut().zip(&input.funcs) {
         let mut per_func = Vec::new();
         for (id, src_id) in outermost(f).into_iter().zip(outermost(src)) {
-            per_func.push(propagate_body(f, id, src, src_id, &meshes, opts)?);
+            let ctx = BodyContext {
+                meshes: &meshes,
+                opts,
+            };
+            per_func.push(propagate_body(f, id, src, src_id, &ctx, &mut callees)?);
         }
         settled.push(per_func);
     }
+    module.funcs.retain(|g| !stale.contains(&g.name));
+    module.funcs.extend(callees.added);
     Ok(settled)
+}
+
+/// The functions called (directly or through others) from the bodies of
+/// outermost manual computations and from nowhere else.
+fn called_only_in_bodies(module: &Module) -> Vec<String> {
+    let mut inside = Vec::new();
+    let mut outside = Vec::new();
+    for f in &module.funcs {
+        let bodies: Vec<OpId> = outermost(f);
+        let mut in_body = std::collections::HashSet::new();
+        let mut todo: Vec<OpId> = bodies
+            .iter()
+            .flat_map(|&id| f.op(id).regions.iter().flat_map(|r| r.body.clone()))
+            .collect();
+        while let Some(id) = todo.pop() {
+            if in_body.insert(id) {
+                todo.extend(f.op(id).regions.iter().flat_map(|r| r.body.clone()));
+            }
+        }
+        for id in f.all_ops() {
+            if let OpKind::Call { callee } = &f.op(id).kind {
+                if in_body.contains(&id) {
+                    inside.push(callee.clone());
+                } else {
+                    outside.push(callee.clone());
+                }
+            }
+        }
+    }
+    let closure = |mut names: Vec<String>| {
+        let mut seen = Vec::new();
+        while let Some(n) = names.pop() {
+            if seen.contains(&n) {
+                continue;
+            }
+            if let Some(g) = module.funcs.iter().find(|g| g.name == n) {
+                names.extend(called(g));
+            }
+            seen.push(n);
+        }
+        seen
+    };
+    let outside = closure(outside);
+    closure(inside)
+        .into_iter()
+        .filter(|n| !outside.contains(n))
+        .collect()
+}
+
+struct BodyContext<'a> {
+    meshes: &'a [crate::sharding::MeshDef],
+    opts: &'a PropagationOptions,
+}
+
+/// The functions a body's calls may name: as written (propagated with the
+/// body, in its local shapes), and those the module has or gets, so that
+/// what a body's propagation exports joins the module once (Shardy keeps
+/// calls inside manual computations as calls, its callees with the
+/// shardings found in local shapes).
+struct Callees<'a> {
+    written: &'a [Function],
+    known: Vec<Function>,
+    added: Vec<Function>,
+}
+
+/// The callees of the calls in `f` (nested regions included).
+fn called(f: &Function) -> Vec<String> {
+    f.all_ops()
+        .into_iter()
+        .filter_map(|id| match &f.op(id).kind {
+            OpKind::Call { callee } => Some(callee.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `start`'s callees and theirs, from `funcs`.
+fn reachable<'f>(funcs: &'f [Function], start: &Function) -> Vec<&'f Function> {
+    let mut out: Vec<&Function> = Vec::new();
+    let mut todo = called(start);
+    while let Some(name) = todo.pop() {
+        if out.iter().any(|g| g.name == name) {
+            continue;
+        }
+        if let Some(g) = funcs.iter().find(|g| g.name == name) {
+            todo.extend(called(g));
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// Rename the callees of the calls among `ops` and in their regions.
+fn rename_calls(f: &mut Function, ops: &[OpId], names: &std::collections::HashMap<String, String>) {
+    let mut todo = ops.to_vec();
+    while let Some(id) = todo.pop() {
+        let op = f.op_mut(id);
+        if let OpKind::Call { callee } = &mut op.kind {
+            if let Some(n) = names.get(callee) {
+                *callee = n.clone();
+            }
+        }
+        for r in &op.regions {
+            todo.extend(r.body.iter().copied());
+        }
+    }
+}
+
+impl Callees<'_> {
+    /// Add the functions `body` (propagated in `inner`) calls to the
+    /// module: one that equals a function it has keeps that one's name,
+    /// another gets its own name if free, else `name_0`, `name_1`, ...
+    /// The old name -> new name of each.
+    fn adopt(
+        &mut self,
+        inner: &Module,
+        body: &Function,
+    ) -> std::collections::HashMap<String, String> {
+        let mut names = std::collections::HashMap::new();
+        let first_new = self.added.len();
+        let wanted: Vec<Function> = reachable(&inner.funcs, body).into_iter().cloned().collect();
+        for g in &wanted {
+            let same = self.known.iter().chain(&self.added).find(|k| {
+                let mut h = g.clone();
+                h.name = k.name.clone();
+                **k == h
+            });
+            let name = match same {
+                Some(k) => k.name.clone(),
+                None => {
+                    let taken = |n: &str| self.known.iter().chain(&self.added).any(|k| k.name == n);
+                    let mut name = g.name.clone();
+                    let mut i = 0;
+                    while taken(&name) {
+                        name = format!("{}_{i}", g.name);
+                        i += 1;
+                    }
+                    let mut h = g.clone();
+                    h.name = name.clone();
+                    self.added.push(h);
+                    name
+                }
+            };
+            names.insert(g.name.clone(), name);
+        }
+        for h in &mut self.added[first_new..] {
+            let ops = h.body.clone();
+            rename_calls(h, &ops, &names);
+        }
+        names
+    }
 }
 
 fn propagate_body(
@@ -188,9 +358,10 @@ fn propagate_body(
     id: OpId,
     src: &Function,
     src_id: OpId,
-    meshes: &[crate::sharding::MeshDef],
-    opts: &PropagationOptions,
+    ctx: &BodyContext,
+    callees: &mut Callees,
 ) -> Result<(Vec<TensorSharding>, Vec<TensorSharding>), Diagnostic> {
+    let (meshes, opts) = (ctx.meshes, ctx.opts);
     let op = f.op(id).clone();
     let OpKind::ManualComputation(mc) = &op.kind else {
         unreachable!("outermost() lists manual computations only");
@@ -245,14 +416,20 @@ fn propagate_body(
             body.result_attrs[k].sharding = Some(s);
         }
     }
+    let mut funcs: Vec<Function> = reachable(callees.written, &body)
+        .into_iter()
+        .cloned()
+        .collect();
+    funcs.insert(0, body);
     let inner = Module {
         name: None,
         attrs: Vec::new(),
         meshes: meshes.to_vec(),
-        funcs: vec![body],
+        funcs,
     };
     let propagated = crate::propagation::propagate(&inner, opts)?;
     let body = &propagated.funcs[0];
+    let renamed = callees.adopt(&propagated, body);
 
     // What the body's arguments and returns got extends the open
     // dimensions of in_shardings and out_shardings.
@@ -286,10 +463,12 @@ fn propagate_body(
     let op_mut = f.op_mut(id);
     op_mut.regions[0].body = new_body;
     op_mut.regions[0].returns = returns;
+    let ops = op_mut.regions[0].body.clone();
     if let OpKind::ManualComputation(m) = &mut op_mut.kind {
         m.in_shardings = in_shardings.clone();
         m.out_shardings = out_shardings.clone();
     }
+    rename_calls(f, &ops, &renamed);
     Ok((in_shardings, out_shardings))
 }
 
