@@ -106,7 +106,14 @@ pub(crate) fn fit_conv_factors(
                     let whole = dim.factors[..k]
                         .iter()
                         .all(|&g| shards(&common[g], mesh) == rule.factor_size(g));
-                    if !whole {
+                    // Sub-axes of one axis on both would need merging
+                    // back into the axis (the projection keeps them apart).
+                    let shares_axis = dim.factors[..k].iter().any(|&g| {
+                        common[g]
+                            .iter()
+                            .any(|a| common[f].iter().any(|b| a.name == b.name))
+                    });
+                    if !whole || shares_axis {
                         common[f].clear();
                     }
                 }
