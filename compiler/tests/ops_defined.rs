@@ -193,7 +193,9 @@ fn sort_errors() {
     );
     let e = error(&wrong_args);
     assert!(
-        e.contains("stablehlo.sort") && e.contains("two rank-0 tensors per input"),
+        e.contains("stablehlo.sort")
+            && e.contains("the comparator takes (tensor<f32>, tensor<f32>, tensor<f32>)")
+            && e.contains("must take (tensor<f32>, tensor<f32>)"),
         "{e}"
     );
     let outer_value = SORT.replace(

@@ -2,7 +2,10 @@
 //! select_and_scatter, sort): the body's signature, and that it is built
 //! from element-wise ops only, which is what lets every backend evaluate it
 //! over whole tensors at once (see `meshrun_kernels::cpu::computation`).
+//! Scatter's update region and the collectives' reduction bodies share the
+//! signature check only (they are matched against one binary op instead).
 
+use crate::ir::infer::common::{check_static_shape, plural};
 use crate::ir::module::{Computation, Module};
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
@@ -34,6 +37,58 @@ pub(crate) fn check_body(
             format!("in its {what}: {}", e.message)
         });
     }
+    check_signature(body, what, args, results)?;
+    check_elementwise(body, what)
+}
+
+/// The operands of an op with N inputs of one shape, then their N scalar
+/// init values, and a `body` combining two element tuples into one
+/// (reduce, reduce_window): split into inputs and inits after checking
+/// them and the body.
+pub(crate) fn check_inputs_inits_body<'a>(
+    operands: &'a [TensorType],
+    body: &Computation,
+) -> Result<(&'a [TensorType], &'a [TensorType]), String> {
+    let n = operands.len() / 2;
+    if n == 0 || 2 * n != operands.len() {
+        return Err(format!(
+            "expects N inputs followed by N init values (N >= 1), got {} operand{}",
+            operands.len(),
+            plural(operands.len())
+        ));
+    }
+    let (inputs, inits) = operands.split_at(n);
+    let first = &inputs[0];
+    for (k, input) in inputs.iter().enumerate() {
+        check_static_shape(input, &format!("input {k}"))?;
+        if input.shape != first.shape {
+            return Err(format!(
+                "input {k} {input} has a different shape than input 0 {first}"
+            ));
+        }
+    }
+    for (k, (input, init)) in inputs.iter().zip(inits).enumerate() {
+        if init.rank() != 0 {
+            return Err(format!("init value {k} must be a scalar, got {init}"));
+        }
+        if init.elem != input.elem {
+            return Err(format!(
+                "init value {k} has element type {} but input {k} has {}",
+                init.elem, input.elem
+            ));
+        }
+    }
+    check_body(body, "body", &[inits, inits].concat(), inits)?;
+    Ok((inputs, inits))
+}
+
+/// The body of `what` takes `args` and returns `results`.
+pub(crate) fn check_signature(
+    body: &Computation,
+    what: &str,
+    args: &[TensorType],
+    results: &[TensorType],
+) -> Result<(), String> {
     let got = body.arg_types();
     if got != args {
         return Err(format!(
@@ -50,7 +105,7 @@ pub(crate) fn check_body(
             list(results)
         ));
     }
-    check_elementwise(body, what)
+    Ok(())
 }
 
 /// Every op of the body maps rank-0 values to rank-0 values element by

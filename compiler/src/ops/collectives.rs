@@ -23,6 +23,7 @@ use crate::ir::attr::Attr;
 use crate::ir::module::Computation;
 use crate::ir::types::TensorType;
 use crate::ir::{OpKind, ReduceKind};
+use crate::ops::body::check_signature;
 use crate::ops::decode::I64Rows;
 use crate::ops::{
     Arity, AttrCodec, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RegionTypes, RuleShapes,
@@ -203,14 +204,18 @@ pub fn reduction_of(body: &Computation) -> Option<ReduceKind> {
     (current == Some(ret)).then_some(combined?)
 }
 
-fn check_body(body: &Computation, t: &TensorType) -> Result<(), String> {
+/// A collective's reduction body: two scalars of the operand's type to
+/// one, combined by one binary op ([`reduction_of`]). Not
+/// `ops::body::check_body`'s element-wise check: JAX's partly manual bodies
+/// hold a `sdy.sharding_constraint`.
+fn check_reduction_body(body: &Computation, t: &TensorType) -> Result<(), String> {
     let scalar = TensorType::scalar(t.elem);
-    if body.arg_types() != [scalar.clone(), scalar.clone()] || body.return_types() != [scalar] {
-        return Err(format!(
-            "the reduction body must take two tensor<{}> and return one",
-            t.elem
-        ));
-    }
+    check_signature(
+        body,
+        "reduction body",
+        &[scalar.clone(), scalar.clone()],
+        &[scalar],
+    )?;
     if reduction_of(body).is_none() {
         return Err(
             "the reduction body must be one add, multiply, maximum, minimum, and or or of its \
@@ -345,7 +350,7 @@ impl OpDef for AllReduce {
 
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let t = one_operand(operands)?;
-        check_body(&self.body, t)?;
+        check_reduction_body(&self.body, t)?;
         group_size(&self.attrs.replica_groups)?;
         Ok(vec![t.clone()])
     }
@@ -448,7 +453,7 @@ impl OpDef for ReduceScatter {
 
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let t = one_operand(operands)?;
-        check_body(&self.body, t)?;
+        check_reduction_body(&self.body, t)?;
         let d = self.dim(t.rank())?;
         let g = group_size(&self.attrs.replica_groups)?;
         if t.shape[d] % g != 0 {

@@ -14,11 +14,11 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::infer::common::{check_static_shape, plural, unique_dim_indices};
+use crate::ir::infer::common::unique_dim_indices;
 use crate::ir::module::Computation;
 use crate::ir::ops::ReduceKind;
 use crate::ir::types::{ElemType, TensorType};
-use crate::ops::body::check_body;
+use crate::ops::body::check_inputs_inits_body;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
@@ -112,42 +112,8 @@ impl OpDef for Reduce {
     }
 
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
-        let n = operands.len() / 2;
-        if n == 0 || 2 * n != operands.len() {
-            return Err(format!(
-                "expects N inputs followed by N init values (N >= 1), got {} operand{}",
-                operands.len(),
-                plural(operands.len())
-            ));
-        }
-        let (inputs, inits) = operands.split_at(n);
+        let (inputs, inits) = check_inputs_inits_body(operands, &self.body)?;
         let first = &inputs[0];
-        for (k, input) in inputs.iter().enumerate() {
-            check_static_shape(input, &format!("input {k}"))?;
-            if input.shape != first.shape {
-                return Err(format!(
-                    "input {k} {input} has a different shape than input 0 {first}"
-                ));
-            }
-        }
-        for (k, (input, init)) in inputs.iter().zip(inits).enumerate() {
-            if init.rank() != 0 {
-                return Err(format!("init value {k} must be a scalar, got {init}"));
-            }
-            if init.elem != input.elem {
-                return Err(format!(
-                    "init value {k} has element type {} but input {k} has {}",
-                    init.elem, input.elem
-                ));
-            }
-        }
-        let scalars: Vec<TensorType> = inits.to_vec();
-        check_body(
-            &self.body,
-            "body",
-            &[scalars.clone(), scalars.clone()].concat(),
-            &scalars,
-        )?;
         let reduced = unique_dim_indices(self.dims(), first.rank(), "reduce dimension")?;
         let shape: Vec<i64> = (0..first.rank())
             .filter(|d| !reduced.contains(d))

@@ -19,6 +19,7 @@ use crate::ir::infer::common::check_static_shape;
 use crate::ir::module::Computation;
 use crate::ir::types::{ElemType, TensorType};
 use crate::ir::{OpKind, ReduceKind};
+use crate::ops::body::check_signature;
 use crate::ops::index_dims::{
     add_index_factors, gather_scatter_factors, FactorsFor, ScatterDims, SCATTER_SYNTAX,
 };
@@ -238,22 +239,7 @@ impl OpDef for Scatter {
             .chain(inputs)
             .map(|t| TensorType::scalar(t.elem))
             .collect();
-        let args = self.update.arg_types();
-        if args != want {
-            return Err(format!(
-                "the update region takes ({}) but must take ({})",
-                list(&args),
-                list(&want)
-            ));
-        }
-        let rets = self.update.return_types();
-        if rets != want[..n] {
-            return Err(format!(
-                "the update region returns ({}) but must return ({})",
-                list(&rets),
-                list(&want[..n])
-            ));
-        }
+        check_signature(&self.update, "update region", &want, &want[..n])?;
         self.update_kind()?;
         Ok(inputs.to_vec())
     }
@@ -289,11 +275,4 @@ impl OpDef for Scatter {
         );
         b.build().map(Some).map_err(|e| e.to_string())
     }
-}
-
-fn list(ts: &[TensorType]) -> String {
-    ts.iter()
-        .map(|t| t.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }

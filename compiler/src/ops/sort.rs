@@ -12,6 +12,7 @@ use crate::ir::attr::Attr;
 use crate::ir::infer::common::check_static_shape;
 use crate::ir::module::Computation;
 use crate::ir::types::{ElemType, TensorType};
+use crate::ops::body::check_body;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec, RuleShapes};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
@@ -92,21 +93,14 @@ impl OpDef for Sort {
             .iter()
             .flat_map(|t| [TensorType::scalar(t.elem), TensorType::scalar(t.elem)])
             .collect();
-        let args = self.comparator.arg_types();
-        if args != want {
-            return Err(format!(
-                "the comparator takes {} argument(s) of types ({}) but must take two rank-0 \
-                 tensors per input",
-                args.len(),
-                args.iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        if self.comparator.return_types() != [TensorType::scalar(ElemType::I1)] {
-            return Err("the comparator must return one tensor<i1>".into());
-        }
+        // Evaluated element-wise over all pairs of a stage at once (the
+        // CPU and CUDA kernels), so element-wise ops only.
+        check_body(
+            &self.comparator,
+            "comparator",
+            &want,
+            &[TensorType::scalar(ElemType::I1)],
+        )?;
         Ok(operands.to_vec())
     }
 
