@@ -16,7 +16,10 @@
 //! deep. The program is propagated,
 //! partitioned and run on the CPU backend (replicas must agree bitwise),
 //! then compared with the reference under the rule of
-//! `meshrun_runtime::compare` (rtol 1e-5).
+//! `meshrun_runtime::compare` (rtol 1e-5), or within 1e-5 of the
+//! generator's bound on the terms summed into the output (a sum of mixed
+//! signs that cancels is reassociated by sharding; its rounding scales
+//! with its terms, not with the result).
 //!
 //! The generator keeps values in ranges where f32 rounding cannot be
 //! amplified past the tolerance (`exp` only on small values, `sin`/`tanh`
@@ -32,16 +35,30 @@
 
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::{HostTensor, Parallelism};
-use meshrun_runtime::compare::mismatch;
+use meshrun_runtime::compare::{compare, mismatch};
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
-use meshrun_runtime::testgen::{bits_program, conv_program, program};
+use meshrun_runtime::testgen::{bits_program, conv_program, program, program_and_bounds};
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
+
+/// The relative tolerance of every float comparison here.
+const RTOL: f64 = 1e-5;
 
 /// Run one case: the program `text` with inputs drawn from `seed`;
 /// `Err(why)` on any difference or failure.
 fn run_program(text: &str, seed: u64) -> Result<(), String> {
+    run_program_with_sums(text, seed, &[])
+}
+
+/// [`run_program`], where output `k` may also differ by up to
+/// `RTOL * sums[k]`: `sums[k]` bounds the sum of the absolute values of the
+/// terms summed into it, and a sum of terms of mixed sign reassociated by
+/// the partitioning (partial sums per device, then an all-reduce) changes
+/// by rounding relative to that, not to the (possibly cancelled) result.
+/// A real bug (a missing partial sum, a wrong block) moves an output by
+/// about its terms' magnitude, far past this.
+fn run_program_with_sums(text: &str, seed: u64, sums: &[f64]) -> Result<(), String> {
     let module = parse_module(text).map_err(|d| format!("parse: {}: {}", d.pos, d.message))?;
     let f = module.func("main").ok_or("no @main")?;
     let types: Vec<_> = f.args.iter().map(|&a| f.ty(a).clone()).collect();
@@ -59,11 +76,21 @@ fn run_program(text: &str, seed: u64) -> Result<(), String> {
         .gather(&backend, outs, true)
         .map_err(|e| e.to_string())?;
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-        if let Some(m) = mismatch(g, w, 1e-5) {
+        let sum = sums.get(k).copied().unwrap_or(0.0);
+        if let Some(m) = output_mismatch(g, w, sum) {
             return Err(format!("output {k}: {m}"));
         }
     }
     Ok(())
+}
+
+/// How `got` differs from `want` beyond `RTOL` of their magnitude and
+/// beyond `RTOL * sum` (see [`run_program_with_sums`]).
+fn output_mismatch(got: &HostTensor, want: &HostTensor, sum: f64) -> Option<String> {
+    let m = mismatch(got, want, RTOL)?;
+    let within_sum =
+        compare(got, want, RTOL).is_ok_and(|d| d.max_abs.is_finite() && d.max_abs <= RTOL * sum);
+    (!within_sum).then(|| format!("{m} (summed magnitude bound {sum:e})"))
 }
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -80,8 +107,8 @@ fn random_programs_match_the_reference() {
     let dump = std::env::var("MESHRUN_DIFF_DUMP").ok();
     let mut failures = Vec::new();
     for seed in first..first + cases {
-        let text = program(seed, true);
-        if let Err(why) = run_program(&text, seed) {
+        let (text, sums) = program_and_bounds(seed, true);
+        if let Err(why) = run_program_with_sums(&text, seed, &sums) {
             if let Some(dir) = &dump {
                 let path = std::path::Path::new(dir).join(format!("seed{seed}.mlir"));
                 let _ = std::fs::write(path, format!("// {why}\n{text}"));
@@ -103,14 +130,46 @@ fn random_programs_match_the_reference() {
     assert!(failures.is_empty(), "{} cases failed", failures.len());
 }
 
+/// A program the generator once drew (seed 19157): 16 values of mixed
+/// sign summed to -0.0093 (inputs from seed 19157). Sharded on 2 devices
+/// the two partial sums round differently (2.4e-7, 1.3e-5 of the result),
+/// within f32 rounding of the terms' magnitude (at most 16: the bound the
+/// generator gives); an error of a thousandth (far below one term) still
+/// fails.
+const CANCELLED_SUM: &str = r#"module @jit_random {
+  sdy.mesh @mesh = <["a"=1, "b"=2], device_ids=[1, 0]>
+  func.func public @main(%arg0: tensor<12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b", "a"}]>}, %arg1: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}]>}) -> (tensor<f32>, tensor<12xf32>) {
+    %v2 = stablehlo.broadcast_in_dim %arg1, dims = [0] : (tensor<8xf32>) -> tensor<8x2xf32>
+    %v4 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %v5 = stablehlo.reduce(%v2 init: %v4) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x2xf32>, tensor<f32>) -> tensor<f32>
+    return %v5, %arg0 : tensor<f32>, tensor<12xf32>
+  }
+}"#;
+
+#[test]
+fn cancelled_sums_compare_by_their_terms_magnitude() {
+    let sums = [16.0, 1.0];
+    assert!(
+        run_program(CANCELLED_SUM, 19157).is_err(),
+        "the case no longer cancels"
+    );
+    run_program_with_sums(CANCELLED_SUM, 19157, &sums).unwrap();
+    let want = HostTensor::from_vec(&[], vec![-0.009275436f32]).unwrap();
+    let near = HostTensor::from_vec(&[], vec![-0.009275198f32]).unwrap();
+    let wrong = HostTensor::from_vec(&[], vec![-0.010275436f32]).unwrap();
+    assert!(output_mismatch(&near, &want, sums[0]).is_none());
+    assert!(output_mismatch(&wrong, &want, sums[0]).is_some());
+    assert!(output_mismatch(&near, &want, 0.0).is_some());
+}
+
 /// Print the program of `MESHRUN_DIFF_SEED` and run it.
 #[test]
 #[ignore]
 fn print_case() {
     let seed = env_u64("MESHRUN_DIFF_SEED", 1);
-    let text = program(seed, true);
+    let (text, sums) = program_and_bounds(seed, true);
     println!("{text}");
-    match run_program(&text, seed) {
+    match run_program_with_sums(&text, seed, &sums) {
         Ok(()) => println!("pass"),
         Err(why) => println!("FAIL: {why}"),
     }

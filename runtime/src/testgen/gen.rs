@@ -174,7 +174,7 @@ impl Gen {
         }
     }
 
-    pub(super) fn program(seed: u64, size_one_axes: bool) -> String {
+    pub(super) fn program(seed: u64, size_one_axes: bool) -> (String, Vec<f64>) {
         let mut g = Gen::new(seed, size_one_axes);
         g.with_structure = true;
         for _ in 0..1 + g.rng.below(2) {
@@ -192,7 +192,8 @@ impl Gen {
             let other = g.values[g.rng.below(g.values.len() - 1)].clone();
             results.push(other);
         }
-        g.module_text(&results)
+        let bounds = results.iter().map(|v| v.bound).collect();
+        (g.module_text(&results), bounds)
     }
 
     /// The module: meshes, `@main` with the arguments and their

@@ -51,6 +51,15 @@ pub fn conv_program(seed: u64) -> String {
 /// mesh axes of size 1 (propagation once mishandled them; see
 /// `tests/executor_known_bugs.rs`).
 pub fn program(seed: u64, size_one_axes: bool) -> String {
+    Gen::program(seed, size_one_axes).0
+}
+
+/// [`program`] and, per result, the generator's bound on its magnitude:
+/// for a sum (reduce add, dot, a window sum) the bound of the sum of the
+/// absolute values of its terms, which is what reassociating the sum (as
+/// a sharded run does) can change it by, times f32's rounding; `bound`
+/// of [`Val`](text::Val) says how each op propagates it.
+pub fn program_and_bounds(seed: u64, size_one_axes: bool) -> (String, Vec<f64>) {
     Gen::program(seed, size_one_axes)
 }
 
