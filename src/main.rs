@@ -56,6 +56,11 @@ enum Command {
         /// concatenated dimension.
         #[arg(long)]
         conservative: bool,
+        /// Leave shardings open and values without one unsharded, as
+        /// Shardy's single propagation passes print them (single
+        /// strategies only: `full` always closes).
+        #[arg(long)]
+        keep_open: bool,
     },
     /// Propagate shardings, insert explicit reshards and partition the
     /// entry function: print the global program with its collectives (and
@@ -175,6 +180,7 @@ fn main() -> ExitCode {
             strategy,
             explain,
             conservative,
+            keep_open,
         } => cli::propagate(
             &file,
             &cli::PropagateArgs {
@@ -182,6 +188,7 @@ fn main() -> ExitCode {
                 strategy,
                 explain,
                 conservative,
+                keep_open,
             },
         ),
         Command::Partition {

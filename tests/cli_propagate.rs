@@ -274,3 +274,39 @@ fn conservative_keeps_shardings_out_of_split_dimensions() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[test]
+fn keep_open_prints_single_strategies_as_shardy_passes_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("add.mlir");
+    std::fs::write(
+        &path,
+        r#"module @m {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", ?}, {?}]>}, %arg1: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}
+"#,
+    )
+    .unwrap();
+    let open = r#"<@mesh, [{"x", ?}, {?}]>"#;
+    let out = meshrun(&["propagate", "--strategy", "basic", "--keep-open"], &path);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // %arg0's open sharding, and the same on %arg1, the add and the result,
+    // as Shardy's basic pass prints them.
+    assert_eq!(text.matches(open).count(), 4, "{text}");
+    // Without the flag (and with `full` always) every sharding is closed.
+    for args in [
+        &["propagate", "--strategy", "basic"][..],
+        &["propagate", "--strategy", "full", "--keep-open"][..],
+    ] {
+        let out = meshrun(args, &path);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(!text.contains('?'), "{args:?}: {text}");
+        assert!(text.contains(r#"<@mesh, [{"x"}, {}]>"#), "{args:?}: {text}");
+    }
+}

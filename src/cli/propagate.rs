@@ -1,4 +1,5 @@
-//! `meshrun propagate FILE [-o OUT] [--strategy S] [--conservative] [--explain VALUE]`:
+//! `meshrun propagate FILE [-o OUT] [--strategy S] [--conservative] [--keep-open]
+//! [--explain VALUE]`:
 //! infer the sharding of every tensor (Shardy's propagation), print the
 //! propagated module (or write it to OUT), or explain where the sharding of
 //! one value came from.
@@ -23,6 +24,9 @@ pub struct PropagateArgs {
     pub explain: Option<String>,
     /// Shardy's conservative propagation (`--conservative`).
     pub conservative: bool,
+    /// Leave shardings open, as Shardy's single passes do (`--keep-open`;
+    /// `full` closes regardless).
+    pub keep_open: bool,
 }
 
 /// Parse a `--strategy` value.
@@ -40,6 +44,7 @@ pub fn propagate(file: &Path, args: &PropagateArgs) -> anyhow::Result<()> {
     let module = load_file(file)?;
     let opts = PropagationOptions {
         conservative: args.conservative,
+        close: !args.keep_open,
         ..PropagationOptions::with_strategy(args.strategy)
     };
     let propagated = propagate_file(file, &module, &opts)?;
