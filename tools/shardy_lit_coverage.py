@@ -35,6 +35,7 @@ A case is
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -445,6 +446,8 @@ def main():
             t = totals.setdefault(name, {"cases": 0, "match": 0, "n/a": 0, "mismatch": 0, "error": 0})
             t["cases"] += 1
             t[status] += 1
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
     if args.markdown:
         print("| file | # | case | status | detail |")
         print("|---|---|---|---|---|")
