@@ -9,6 +9,14 @@
 //! not of each result). `rtol` comes from the least precise float type in
 //! the module: 1e-5 for f32/f64, 2e-3 for f16, 1.6e-2 for bf16. NaN matches
 //! NaN; infinities must match exactly.
+//!
+//! A fixed `rtol` cannot tell rounding from a bug on an ill-conditioned
+//! program (a deep tanh MLP: the unsharded f32 run is itself 5e-4 away from
+//! the exact result). So a float output the rule rejects is judged again
+//! against the program computed in f64 ([`crate::wide_reference`]): it
+//! passes when its error is at most [`F64_ERROR_FACTOR`] times the
+//! unsharded f32 run's own error plus `rtol` (both errors measured as
+//! above, against the f64 values). A wrong collective is off by far more.
 
 use meshrun_compiler::ir::{ElemType, Module};
 use meshrun_kernels::{with_array, HostTensor};
@@ -42,6 +50,28 @@ pub struct Diff {
     pub max_rel: f64,
     /// The first element outside the tolerance, if any.
     pub first_bad: Option<usize>,
+    /// The errors against the f64 reference, when it was consulted.
+    pub against_f64: Option<AgainstF64>,
+}
+
+/// A sharded and the unsharded f32 result, each measured against the
+/// program computed in f64 (largest `|x - r| / (|r| + max|r|)`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgainstF64 {
+    pub sharded: f64,
+    pub unsharded: f64,
+}
+
+/// How much farther from the f64 result than the unsharded run a sharded
+/// run may be. Reordered sums of n terms err by O(n·eps) either way; 4x
+/// leaves room for a different (not worse) order without hiding a wrong
+/// block, which errs by the size of the values themselves.
+pub const F64_ERROR_FACTOR: f64 = 4.0;
+
+impl AgainstF64 {
+    pub fn within(&self, rtol: f64) -> bool {
+        self.sharded <= F64_ERROR_FACTOR * self.unsharded + rtol
+    }
 }
 
 impl Diff {
@@ -70,6 +100,7 @@ pub fn compare(got: &HostTensor, want: &HostTensor, rtol: f64) -> Result<Diff, S
         max_abs: 0.0,
         max_rel: 0.0,
         first_bad: None,
+        against_f64: None,
     };
     for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
         if a == b || (a.is_nan() && b.is_nan()) {
@@ -98,6 +129,59 @@ pub fn compare(got: &HostTensor, want: &HostTensor, rtol: f64) -> Result<Diff, S
     Ok(diff)
 }
 
+/// The largest `|x - r| / (|r| + max|r|)` of `x` against the f64 values
+/// `wide` (same shape); NaN against NaN and equal infinities count as 0,
+/// any other non-finite difference as infinity.
+pub fn error_against(x: &HostTensor, wide: &HostTensor) -> Result<f64, String> {
+    if x.shape() != wide.shape() {
+        return Err(format!(
+            "a result of shape {:?} against an f64 reference of shape {:?}",
+            x.shape(),
+            wide.shape()
+        ));
+    }
+    let (x, r) = (x.to_f64_vec(), wide.to_f64_vec());
+    let scale = r
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    Ok(x.iter().zip(&r).fold(0.0f64, |worst, (&a, &b)| {
+        let e = if a == b || (a.is_nan() && b.is_nan()) {
+            0.0
+        } else if !a.is_finite() || !b.is_finite() || b.abs() + scale == 0.0 {
+            f64::INFINITY
+        } else {
+            (a - b).abs() / (b.abs() + scale)
+        };
+        worst.max(e)
+    }))
+}
+
+/// Judge `got` (a float output the rule rejected, `diff` its comparison
+/// with `unsharded`) again against `wide`, the program's output computed
+/// in f64: it passes when it is at most [`F64_ERROR_FACTOR`] times as far
+/// from `wide` as `unsharded` is, plus `rtol`. Records both errors.
+pub fn judge_against_f64(
+    diff: &mut Diff,
+    got: &HostTensor,
+    unsharded: &HostTensor,
+    wide: &HostTensor,
+    rtol: f64,
+) -> Result<(), String> {
+    if !got.elem_type().is_float() {
+        return Ok(());
+    }
+    let errors = AgainstF64 {
+        sharded: error_against(got, wide)?,
+        unsharded: error_against(unsharded, wide)?,
+    };
+    if errors.within(rtol) {
+        diff.first_bad = None;
+    }
+    diff.against_f64 = Some(errors);
+    Ok(())
+}
+
 /// The first element where two tensors of one type hold different bits.
 fn first_difference(a: &HostTensor, b: &HostTensor) -> Option<usize> {
     with_array!(a, x: T => {
@@ -123,9 +207,83 @@ pub fn mismatch(got: &HostTensor, want: &HostTensor, rtol: f64) -> Option<String
     }
 }
 
+/// [`mismatch`] of a sharded output against the unsharded one, and when
+/// the rule rejects a float output, judged again against `wide` (the
+/// program's output in f64; see [`judge_against_f64`]).
+pub fn mismatch_with_f64(
+    got: &HostTensor,
+    unsharded: &HostTensor,
+    wide: Option<&HostTensor>,
+    rtol: f64,
+) -> Option<String> {
+    let plain = mismatch(got, unsharded, rtol)?;
+    let (Some(wide), Ok(mut d)) = (wide, compare(got, unsharded, rtol)) else {
+        return Some(plain);
+    };
+    match judge_against_f64(&mut d, got, unsharded, wide, rtol) {
+        Err(e) => Some(format!("{plain}; {e}")),
+        Ok(()) => match d.against_f64 {
+            Some(e) if !e.within(rtol) => Some(format!(
+                "{plain}; against f64: sharded error {:e} > {F64_ERROR_FACTOR} x unsharded error {:e} + {rtol}",
+                e.sharded, e.unsharded
+            )),
+            _ => None,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn f32s(v: &[f32]) -> HostTensor {
+        HostTensor::from_vec(&[v.len()], v.to_vec()).unwrap()
+    }
+
+    fn f64s(v: &[f64]) -> HostTensor {
+        HostTensor::from_vec(&[v.len()], v.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn rounding_within_the_unsharded_error_passes_a_wrong_value_does_not() {
+        // The exact result 1.0; the unsharded f32 run is 1e-3 off (an
+        // ill-conditioned sum), the sharded one 2e-3 off the other way.
+        let wide = f64s(&[1.0, 2.0]);
+        let unsharded = f32s(&[1.001, 2.0]);
+        let sharded = f32s(&[0.999, 2.0]);
+        let mut d = compare(&sharded, &unsharded, 1e-5).unwrap();
+        assert!(!d.within(), "the plain rule rejects it: {d:?}");
+        judge_against_f64(&mut d, &sharded, &unsharded, &wide, 1e-5).unwrap();
+        assert!(d.within(), "{d:?}");
+        let e = d.against_f64.unwrap();
+        assert!((e.unsharded - 1e-3 / 3.0).abs() < 1e-6, "{e:?}");
+        assert!(mismatch_with_f64(&sharded, &unsharded, Some(&wide), 1e-5).is_none());
+        // A wrong element is far outside 4x the unsharded error.
+        let wrong = f32s(&[1.0, 2.5]);
+        let m = mismatch_with_f64(&wrong, &unsharded, Some(&wide), 1e-5).unwrap();
+        assert!(m.contains("against f64"), "{m}");
+        // Without an f64 reference the plain rule stands.
+        assert!(mismatch_with_f64(&sharded, &unsharded, None, 1e-5).is_some());
+        // An exact unsharded run leaves only `rtol`.
+        let exact = f32s(&[1.0, 2.0]);
+        let mut d = compare(&sharded, &exact, 1e-5).unwrap();
+        judge_against_f64(&mut d, &sharded, &exact, &wide, 1e-5).unwrap();
+        assert!(!d.within(), "{d:?}");
+    }
+
+    #[test]
+    fn errors_against_f64_count_non_finite_differences() {
+        let wide = f64s(&[f64::NAN, f64::INFINITY, 1.0]);
+        assert_eq!(
+            error_against(&f32s(&[f32::NAN, f32::INFINITY, 1.0]), &wide),
+            Ok(0.0)
+        );
+        assert_eq!(
+            error_against(&f32s(&[1.0, f32::INFINITY, 1.0]), &wide),
+            Ok(f64::INFINITY)
+        );
+        assert!(error_against(&f32s(&[1.0]), &wide).is_err());
+    }
 
     #[test]
     fn scaled_tolerance_and_exact_ints() {

@@ -47,6 +47,7 @@ pub mod random_inputs;
 pub mod reference;
 pub mod shard_io;
 pub mod testgen;
+pub mod wide_reference;
 
 pub use backend::Backend;
 pub use cpu::CpuBackend;

@@ -76,3 +76,16 @@ pub fn run_reference(
         .ok_or_else(|| RuntimeError::UnknownFunction("main".into()))?;
     run_function(module, &name, inputs, Parallelism::Rayon(0))
 }
+
+/// [`run_reference`] computed in f64 (see [`crate::wide_reference`]); an
+/// error saying why when the program cannot be.
+pub fn run_reference_in_f64(
+    module: &Module,
+    inputs: &[HostTensor],
+) -> Result<Vec<HostTensor>, String> {
+    let name = module
+        .entry()
+        .map(|f| f.name.clone())
+        .ok_or("the module has no entry function")?;
+    crate::wide_reference::run_in_f64(module, &name, inputs, Parallelism::Rayon(0))
+}

@@ -6,7 +6,8 @@
 //! (in argument order) or are drawn at random from a seed. Outputs are
 //! written as `DIR/output_K.npy`. `--check` also runs the program unsharded
 //! and compares (exit 1 beyond the tolerance of
-//! `meshrun_runtime::compare`); `--repeat N` times N runs of the sharded
+//! `meshrun_runtime::compare`; a float output over it is judged again
+//! against the program computed in f64); `--repeat N` times N runs of the sharded
 //! program alone (inputs already placed on the devices, compilation
 //! excluded).
 //!
@@ -30,9 +31,9 @@ use meshrun::compiler::Module;
 use meshrun::compiler::{DiagKind, Diagnostic, SrcPos};
 use meshrun::load::{load_file, LoadError};
 use meshrun::runtime::capacity::{module_fits_backend, program_fits_backend};
-use meshrun::runtime::compare::{compare, rtol_for, Diff};
+use meshrun::runtime::compare::{compare, judge_against_f64, rtol_for, Diff, F64_ERROR_FACTOR};
 use meshrun::runtime::npy::{read_npy_as, write_npy};
-use meshrun::runtime::pipeline::{compile_with, run_reference, with_source};
+use meshrun::runtime::pipeline::{compile_with, run_reference, run_reference_in_f64, with_source};
 use meshrun::runtime::random_inputs::random_inputs;
 use meshrun::runtime::{Backend, CpuBackend, ExecOptions, Executor};
 use meshrun_kernels::HostTensor;
@@ -192,7 +193,7 @@ fn finish(
         times_ms: &times_ms,
         outputs,
         paths: &paths,
-        checked: checked.as_deref(),
+        checked: checked.as_ref(),
         rtol: args.rtol.unwrap_or_else(|| rtol_for(module)),
     };
     if args.json {
@@ -201,9 +202,17 @@ fn finish(
         print!("{}", report.text());
     }
     if let Some(checked) = &checked {
-        if let Some((k, c)) = checked.iter().enumerate().find(|(_, c)| !c.within()) {
+        if let Some((k, c)) = checked.diffs.iter().enumerate().find(|(_, c)| !c.within()) {
+            let f64_note = match (&c.against_f64, &checked.f64_unavailable) {
+                (Some(e), _) => format!(
+                    "; against the f64 result: sharded error {:e} > {F64_ERROR_FACTOR} x unsharded error {:e} + rtol",
+                    e.sharded, e.unsharded
+                ),
+                (None, Some(why)) => format!("; no f64 reference: {why}"),
+                (None, None) => String::new(),
+            };
             bail!(
-                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e})",
+                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e}){f64_note}",
                 c.max_abs,
                 c.max_rel,
                 report.rtol
@@ -349,13 +358,16 @@ fn read_inputs(file: &Path, module: &Module, args: &RunArgs) -> anyhow::Result<V
     }
 }
 
-/// Run unsharded and compare every output.
+/// Run unsharded and compare every output; when a float output differs by
+/// more than the plain tolerance, run the program in f64 too and judge it
+/// by its error against that, relative to the unsharded run's own error
+/// (see `meshrun_runtime::compare`).
 fn check(
     module: &Module,
     inputs: &[HostTensor],
     outputs: &[HostTensor],
     rtol: Option<f64>,
-) -> anyhow::Result<Vec<Diff>> {
+) -> anyhow::Result<Checked> {
     let reference = run_reference(module, inputs).context("the unsharded reference run failed")?;
     if reference.len() != outputs.len() {
         bail!(
@@ -365,12 +377,39 @@ fn check(
         );
     }
     let rtol = rtol.unwrap_or_else(|| rtol_for(module));
-    outputs
+    let mut diffs = outputs
         .iter()
         .zip(&reference)
         .enumerate()
         .map(|(k, (got, want))| compare(got, want, rtol).map_err(|e| anyhow!("output {k}: {e}")))
-        .collect()
+        .collect::<anyhow::Result<Vec<Diff>>>()?;
+    let rejected_float = |d: &Diff, t: &HostTensor| !d.within() && t.elem_type().is_float();
+    let mut f64_unavailable = None;
+    if diffs.iter().zip(outputs).any(|(d, t)| rejected_float(d, t)) {
+        match run_reference_in_f64(module, inputs) {
+            Err(why) => f64_unavailable = Some(why),
+            Ok(wide) => {
+                for (k, d) in diffs.iter_mut().enumerate() {
+                    if rejected_float(d, &outputs[k]) {
+                        judge_against_f64(d, &outputs[k], &reference[k], &wide[k], rtol)
+                            .map_err(|e| anyhow!("output {k}: {e}"))?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(Checked {
+        diffs,
+        f64_unavailable,
+    })
+}
+
+/// What `--check` found.
+struct Checked {
+    /// One per output.
+    diffs: Vec<Diff>,
+    /// Why the f64 reference could not be computed, when it was needed.
+    f64_unavailable: Option<String>,
 }
 
 /// Write `DIR/output_K.npy`; the paths written (none without a DIR).
@@ -398,7 +437,7 @@ struct Report<'a> {
     times_ms: &'a [f64],
     outputs: &'a [HostTensor],
     paths: &'a [PathBuf],
-    checked: Option<&'a [Diff]>,
+    checked: Option<&'a Checked>,
     rtol: f64,
 }
 
@@ -420,7 +459,7 @@ impl Report<'_> {
 
     fn max_abs_diff(&self) -> Option<f64> {
         self.checked
-            .map(|c| c.iter().fold(0.0f64, |m, c| m.max(c.max_abs)))
+            .map(|c| c.diffs.iter().fold(0.0f64, |m, c| m.max(c.max_abs)))
     }
 
     fn json(&self) -> Value {
@@ -434,10 +473,14 @@ impl Report<'_> {
                     "dtype": t.elem_type().to_string(),
                     "path": self.paths.get(k).map(|p| p.display().to_string()),
                 });
-                if let Some(c) = self.checked.and_then(|c| c.get(k)) {
+                if let Some(c) = self.checked.and_then(|c| c.diffs.get(k)) {
                     o["max_abs_diff"] = json!(c.max_abs);
                     o["max_rel_diff"] = json!(c.max_rel);
                     o["within_tolerance"] = json!(c.within());
+                    if let Some(e) = c.against_f64 {
+                        o["f64_error_sharded"] = json!(e.sharded);
+                        o["f64_error_unsharded"] = json!(e.unsharded);
+                    }
                 }
                 o
             })
@@ -452,7 +495,8 @@ impl Report<'_> {
             "max_abs_diff": self.max_abs_diff(),
             "check": self.checked.map(|c| json!({
                 "rtol": self.rtol,
-                "passed": c.iter().all(|c| c.within()),
+                "passed": c.diffs.iter().all(|c| c.within()),
+                "f64_unavailable": c.f64_unavailable,
             })),
         })
     }
@@ -471,21 +515,33 @@ impl Report<'_> {
             if let Some(p) = self.paths.get(k) {
                 s.push_str(&format!(" -> {}", p.display()));
             }
-            if let Some(c) = self.checked.and_then(|c| c.get(k)) {
+            if let Some(c) = self.checked.and_then(|c| c.diffs.get(k)) {
                 s.push_str(&format!(
-                    "; vs unsharded: max abs diff {:e}, max rel diff {:e} ({})",
-                    c.max_abs,
-                    c.max_rel,
-                    if c.within() { "ok" } else { "OVER TOLERANCE" }
+                    "; vs unsharded: max abs diff {:e}, max rel diff {:e}",
+                    c.max_abs, c.max_rel,
                 ));
+                if let Some(e) = c.against_f64 {
+                    s.push_str(&format!(
+                        "; vs f64: sharded error {:e}, unsharded error {:e}",
+                        e.sharded, e.unsharded
+                    ));
+                }
+                s.push_str(if c.within() {
+                    " (ok)"
+                } else {
+                    " (OVER TOLERANCE)"
+                });
             }
             s.push('\n');
         }
-        if self.checked.is_some() {
+        if let Some(c) = self.checked {
             s.push_str(&format!(
-                "check: rtol {:e} (scaled by |want| + max|want|)\n",
+                "check: rtol {:e} (scaled by |want| + max|want|); over it, a float output passes if its error against the program in f64 is <= {F64_ERROR_FACTOR} x the unsharded run's + rtol\n",
                 self.rtol
             ));
+            if let Some(why) = &c.f64_unavailable {
+                s.push_str(&format!("check: no f64 reference: {why}\n"));
+            }
         }
         s
     }

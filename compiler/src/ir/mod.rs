@@ -9,6 +9,7 @@ pub mod module;
 pub mod ops;
 pub mod types;
 pub mod verify;
+pub mod widen;
 
 pub use infer::{check_result_types, infer_result_types};
 pub use literal::{DenseLiteral, Scalar};

@@ -273,6 +273,14 @@ macro_rules! op_kinds {
                     _ => None,
                 }
             }
+
+            /// The op's definition, mutably.
+            pub fn def_mut(&mut self) -> Option<&mut dyn OpDef> {
+                match self {
+                    $(OpKind::$dvar(d) => Some(d),)*
+                    _ => None,
+                }
+            }
         }
 
         /// A defined op kind, found by name.

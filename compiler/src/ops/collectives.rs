@@ -348,6 +348,10 @@ impl OpDef for AllReduce {
         vec![&self.body]
     }
 
+    fn computations_mut(&mut self) -> Vec<&mut Computation> {
+        vec![&mut self.body]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let t = one_operand(operands)?;
         check_reduction_body(&self.body, t)?;
@@ -449,6 +453,10 @@ impl OpDef for ReduceScatter {
 
     fn computations(&self) -> Vec<&Computation> {
         vec![&self.body]
+    }
+
+    fn computations_mut(&mut self) -> Vec<&mut Computation> {
+        vec![&mut self.body]
     }
 
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {

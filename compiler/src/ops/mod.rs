@@ -139,6 +139,12 @@ pub trait OpDef: fmt::Debug {
         Vec::new()
     }
 
+    /// The scalar bodies, mutably, in the same order as
+    /// [`OpDef::computations`] (passes that rewrite types reach them here).
+    fn computations_mut(&mut self) -> Vec<&mut Computation> {
+        Vec::new()
+    }
+
     /// The result types of the op on operands of these types, or why the
     /// operands are not valid for it. Ops whose result types the program
     /// states (e.g. `bitcast_convert`) return an error that says so and

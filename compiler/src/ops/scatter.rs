@@ -153,6 +153,10 @@ impl OpDef for Scatter {
         vec![&self.update]
     }
 
+    fn computations_mut(&mut self) -> Vec<&mut Computation> {
+        vec![&mut self.update]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         if operands.len() < 3 || operands.len().is_multiple_of(2) {
             return Err(format!(

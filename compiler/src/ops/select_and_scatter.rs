@@ -89,6 +89,10 @@ impl OpDef for SelectAndScatter {
         vec![&self.select, &self.scatter]
     }
 
+    fn computations_mut(&mut self) -> Vec<&mut Computation> {
+        vec![&mut self.select, &mut self.scatter]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         expect_operands(operands, 3)?;
         let (operand, source, init) = (&operands[0], &operands[1], &operands[2]);

@@ -72,6 +72,10 @@ impl OpDef for Sort {
         vec![&self.comparator]
     }
 
+    fn computations_mut(&mut self) -> Vec<&mut Computation> {
+        vec![&mut self.comparator]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let first = operands.first().ok_or("expects at least one input")?;
         for (i, t) in operands.iter().enumerate() {
