@@ -6,6 +6,7 @@ pub use meshrun_runtime as runtime;
 
 pub mod bench_comm;
 pub mod cost;
+pub mod fuzz;
 pub mod load;
 pub mod render;
 pub mod suggest;

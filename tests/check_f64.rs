@@ -118,3 +118,29 @@ fn a_broken_all_reduce_still_fails_against_f64() {
         .expect("a broken all-reduce is caught");
     assert!(m.contains("against f64"), "{m}");
 }
+
+/// A reduce whose init is not its identity (a JAX fixture's own program):
+/// StableHLO lets the implementation apply it any number of times, XLA and
+/// meshrun apply it on every device holding part of the reduced dimension.
+/// `--check` fails, and says why.
+#[test]
+fn a_non_identity_reduce_init_is_named_when_check_fails() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz_found/reduce_init_18713.mlir");
+    let out = Command::cargo_bin("meshrun")
+        .unwrap()
+        .arg("run")
+        .arg(&file)
+        .args(["--random-inputs", "1", "--check"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the reduce at 5:10 starts from a value that is not its reduction's identity"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}

@@ -46,6 +46,11 @@ pub struct ExecOptions {
     pub skip_type_checks: bool,
     /// See [`InjectedFault`]; `None` outside tests.
     pub fault: Option<InjectedFault>,
+    /// Stop a `while` loop that has run this many iterations with an
+    /// error instead of running on (`None`: no limit, as XLA). Every device
+    /// evaluates the same predicate, so all stop at the same iteration.
+    /// The fuzzer sets it: a mutated program may never terminate.
+    pub max_loop_iterations: Option<u64>,
 }
 
 /// Inputs split and uploaded: per device (program order), one buffer per

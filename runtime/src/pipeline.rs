@@ -87,5 +87,5 @@ pub fn run_reference_in_f64(
         .entry()
         .map(|f| f.name.clone())
         .ok_or("the module has no entry function")?;
-    crate::wide_reference::run_in_f64(module, &name, inputs, Parallelism::Rayon(0))
+    crate::wide_reference::run_in_f64(module, &name, inputs, Parallelism::Rayon(0), None)
 }

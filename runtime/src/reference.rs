@@ -28,6 +28,18 @@ pub fn run_function(
     inputs: &[HostTensor],
     par: Parallelism,
 ) -> Result<Vec<HostTensor>, RuntimeError> {
+    run_function_limited(module, func, inputs, par, None)
+}
+
+/// [`run_function`], stopping with an error a `while` loop that has run
+/// `max_loop_iterations` iterations (see `ExecOptions::max_loop_iterations`).
+pub fn run_function_limited(
+    module: &Module,
+    func: &str,
+    inputs: &[HostTensor],
+    par: Parallelism,
+    max_loop_iterations: Option<u64>,
+) -> Result<Vec<HostTensor>, RuntimeError> {
     let f = module
         .func(func)
         .ok_or_else(|| RuntimeError::UnknownFunction(func.to_string()))?;
@@ -40,7 +52,11 @@ pub fn run_function(
             message: d.message,
         },
     )?;
-    let interp = Interpreter { module, par };
+    let interp = Interpreter {
+        module,
+        par,
+        max_loop_iterations,
+    };
     let args = inputs.iter().map(Slot::Input).collect();
     let results = interp.run(f, args, 0)?;
     Ok(results.into_iter().map(Slot::into_owned).collect())
@@ -108,6 +124,7 @@ impl Slot<'_> {
 struct Interpreter<'m> {
     module: &'m Module,
     par: Parallelism,
+    max_loop_iterations: Option<u64>,
 }
 
 /// Where each value of a function is used for the last time (its position
@@ -308,7 +325,17 @@ impl<'m> Interpreter<'m> {
         match (&op.kind, op.regions.as_slice()) {
             (OpKind::While(_), [cond, body]) => {
                 let mut carried = operands;
+                let mut iterations = 0u64;
                 loop {
+                    if self
+                        .max_loop_iterations
+                        .is_some_and(|max| iterations >= max)
+                    {
+                        return Err(malformed(format!(
+                            "the loop ran {iterations} iterations, the limit set for this run"
+                        )));
+                    }
+                    iterations += 1;
                     let p = self.run_region(f, env, cond, carried.clone(), depth)?;
                     let go = match p.first().map(|t| t.scalar_bool()) {
                         Some(Some(b)) => b,

@@ -10,23 +10,27 @@ use meshrun_compiler::ir::widen::widen_floats;
 use meshrun_compiler::ir::Module;
 use meshrun_kernels::{HostTensor, Parallelism};
 
-use crate::reference::run_function;
+use crate::reference::run_function_limited;
 
 /// `func` of `module` computed in f64 on `inputs` (float inputs widened
 /// exactly); an error saying why when the program cannot be widened (it
-/// reinterprets float bits) or does not run.
+/// reinterprets float bits) or does not run (a `while` loop stops after
+/// `max_loop_iterations`, when given: f64 rounding may change a
+/// data-dependent trip count).
 pub fn run_in_f64(
     module: &Module,
     func: &str,
     inputs: &[HostTensor],
     par: Parallelism,
+    max_loop_iterations: Option<u64>,
 ) -> Result<Vec<HostTensor>, String> {
     let wide = widen_floats(module).map_err(|e| format!("{}: {}", e.pos, e.message))?;
     let inputs = inputs
         .iter()
         .map(widen_tensor)
         .collect::<Result<Vec<_>, _>>()?;
-    run_function(&wide, func, &inputs, par).map_err(|e| format!("the f64 run failed: {e}"))
+    run_function_limited(&wide, func, &inputs, par, max_loop_iterations)
+        .map_err(|e| format!("the f64 run failed: {e}"))
 }
 
 /// A float tensor as f64 (exact: every f32/f16/bf16 value is an f64);
@@ -41,6 +45,7 @@ fn widen_tensor(t: &HostTensor) -> Result<HostTensor, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::run_function;
     use meshrun_compiler::ir::ElemType;
     use meshrun_compiler::text::parse_module;
 
@@ -58,7 +63,7 @@ func.func @main(%x: tensor<3xf32>) -> tensor<f32> {
         let x = HostTensor::from_vec(&[3], vec![1e8f32, 1.0, -1e8]).unwrap();
         let narrow = run_function(&m, "main", std::slice::from_ref(&x), Parallelism::None).unwrap();
         assert_eq!(narrow[0].to_f64_vec(), vec![0.0]);
-        let wide = run_in_f64(&m, "main", &[x], Parallelism::None).unwrap();
+        let wide = run_in_f64(&m, "main", &[x], Parallelism::None, None).unwrap();
         assert_eq!(wide[0].elem_type(), ElemType::F64);
         assert_eq!(wide[0].to_f64_vec(), vec![1.0]);
     }

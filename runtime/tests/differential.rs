@@ -86,8 +86,8 @@ fn run_program_with_sums(text: &str, seed: u64, sums: &[f64]) -> Result<(), Stri
         let Some(plain) = output_mismatch(g, w, sum) else {
             continue;
         };
-        let wide =
-            wide.get_or_insert_with(|| run_in_f64(&module, "main", &inputs, Parallelism::None));
+        let wide = wide
+            .get_or_insert_with(|| run_in_f64(&module, "main", &inputs, Parallelism::None, None));
         let m = match wide {
             Ok(wide) => mismatch_with_f64(g, w, wide.get(k), RTOL)
                 .map(|m| format!("{m} (summed magnitude bound {sum:e})")),

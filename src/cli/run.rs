@@ -26,6 +26,7 @@ use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
 use meshrun::compiler::ir::TensorType;
+use meshrun::compiler::partition::padding::non_identity_init;
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::compiler::Module;
 use meshrun::compiler::{DiagKind, Diagnostic, SrcPos};
@@ -211,8 +212,14 @@ fn finish(
                 (None, Some(why)) => format!("; no f64 reference: {why}"),
                 (None, None) => String::new(),
             };
+            let init_note = module
+                .funcs
+                .iter()
+                .find_map(non_identity_init)
+                .map(|pos| format!("; note: the reduce at {pos} starts from a value that is not its reduction's identity, which StableHLO applies an implementation-defined number of times (XLA and meshrun once per device holding part of a sharded reduced dimension, the unsharded run once)"))
+                .unwrap_or_default();
             bail!(
-                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e}){f64_note}",
+                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e}){f64_note}{init_note}",
                 c.max_abs,
                 c.max_rel,
                 report.rtol

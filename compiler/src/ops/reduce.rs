@@ -111,6 +111,10 @@ impl OpDef for Reduce {
         vec![&self.body]
     }
 
+    fn computations_mut(&mut self) -> Vec<&mut Computation> {
+        vec![&mut self.body]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let (inputs, inits) = check_inputs_inits_body(operands, &self.body)?;
         let first = &inputs[0];

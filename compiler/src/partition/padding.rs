@@ -9,7 +9,8 @@
 //! tanh, sin, multiply, ...) keep it so, others (exp, cos, adding a
 //! constant, ...) do not, which forces a new mask before the next sum.
 
-use crate::ir::{BinaryOp, ElemType, OpKind, ReduceKind, Scalar, UnaryOp};
+use crate::diag::SrcPos;
+use crate::ir::{BinaryOp, ElemType, Function, OpKind, ReduceKind, Scalar, UnaryOp, ValueDef};
 
 /// The identity of `kind` in element type `elem`.
 pub fn identity_of(kind: ReduceKind, elem: ElemType) -> Scalar {
@@ -49,6 +50,36 @@ pub fn identity_of(kind: ReduceKind, elem: ElemType) -> Scalar {
             }
         }
     }
+}
+
+/// The position of the first `reduce` in `f` (its regions included) whose
+/// init value is not a constant equal to its reduction's identity. StableHLO
+/// leaves how many times such an init is applied to the implementation
+/// ("interspersed with an implementation-defined amount of init values"):
+/// XLA and meshrun apply it once per device that holds a part of a sharded
+/// reduced dimension, the unsharded reference once, so their results differ
+/// by design.
+pub fn non_identity_init(f: &Function) -> Option<SrcPos> {
+    f.ops.iter().find_map(|op| {
+        let OpKind::Reduce(reduce) = &op.kind else {
+            return None;
+        };
+        // Bodies other than one add/max/... per input (argmax's
+        // comparator) have no identity to compare with.
+        let kinds = reduce.kinds()?;
+        let inits = op.operands.get(op.operands.len() / 2..).unwrap_or(&[]);
+        let is_identity = |(v, kind): (&crate::ir::Value, &ReduceKind)| {
+            let elem = f.ty(*v).elem;
+            match f.values.get(v.index()).map(|d| d.def) {
+                Some(ValueDef::Result { op: def, .. }) => match &f.op(def).kind {
+                    OpKind::Constant(lit) => lit.get(0) == identity_of(*kind, elem),
+                    _ => false,
+                },
+                _ => false,
+            }
+        };
+        (!inits.iter().zip(&kinds).all(is_identity)).then_some(op.pos)
+    })
 }
 
 fn int_min(elem: ElemType) -> i64 {
@@ -129,6 +160,24 @@ pub fn preserves_zero_padding(kind: &OpKind) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reduces_whose_init_is_not_the_identity_are_found() {
+        let program = |init: &str, body: &str| {
+            format!(
+                "func.func @main(%x: tensor<8xf32>) -> tensor<f32> {{\n  %c = stablehlo.constant dense<{init}> : tensor<f32>\n  %r = stablehlo.reduce(%x init: %c) applies stablehlo.{body} across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>\n  return %r : tensor<f32>\n}}\n"
+            )
+        };
+        let find = |init: &str, body: &str| {
+            let m = crate::text::parse_module(&program(init, body)).unwrap();
+            non_identity_init(&m.funcs[0]).map(|p| p.line)
+        };
+        assert_eq!(find("0.0", "add"), None);
+        assert_eq!(find("0xFF800000", "maximum"), None);
+        assert_eq!(find("1.0", "multiply"), None);
+        assert_eq!(find("2.0", "add"), Some(3));
+        assert_eq!(find("0.0", "maximum"), Some(3));
+    }
 
     #[test]
     fn identities() {

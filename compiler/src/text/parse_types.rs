@@ -184,11 +184,16 @@ fn parse_tensor_body(body: &str) -> Result<TensorType, (usize, DiagKind, String)
         } else {
             "unexpected text in tensor type"
         };
-        return Err((
-            offset,
-            DiagKind::Unsupported,
-            format!("{what}: '{}'", extra),
-        ));
+        // Quote the start of it only: the rest of the line, at most 40
+        // characters (a diagnostic is one line).
+        let quoted: String = extra
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(40)
+            .collect();
+        return Err((offset, DiagKind::Unsupported, format!("{what}: '{quoted}'")));
     }
     match ElemType::from_name(name) {
         Some(elem) => {
