@@ -245,24 +245,29 @@ fn dim_index(dim: i64, rank: usize, what: &str) -> Result<usize, String> {
 
 /// Equal-sized groups that together hold every device `0..n` once.
 pub fn check_partition(groups: &I64Rows, n: i64) -> Result<(), String> {
-    let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
+    // Memory is bounded by the groups as written, not by the mesh's device
+    // count (a mesh may claim trillions of devices).
+    let mut seen = std::collections::HashSet::new();
     for g in &groups.rows {
         for &d in g {
-            let slot = usize::try_from(d).ok().and_then(|i| seen.get_mut(i));
-            match slot {
-                None => {
-                    return Err(format!(
-                        "replica group {g:?} names device {d}, but the mesh has {n} devices"
-                    ))
-                }
-                Some(true) => {
-                    return Err(format!("replica groups name device {d} twice"));
-                }
-                Some(s) => *s = true,
+            if !(0..n).contains(&d) {
+                return Err(format!(
+                    "replica group {g:?} names device {d}, but the mesh has {n} devices"
+                ));
+            }
+            if !seen.insert(d) {
+                return Err(format!("replica groups name device {d} twice"));
             }
         }
     }
-    if let Some(missing) = seen.iter().position(|s| !s) {
+    if (seen.len() as i64) < n {
+        let mut named: Vec<i64> = seen.into_iter().collect();
+        named.sort_unstable();
+        let missing = named
+            .iter()
+            .zip(0i64..)
+            .find(|(d, i)| *d != i)
+            .map_or(named.len() as i64, |(_, i)| i);
         return Err(format!(
             "replica groups do not partition the {n} devices: device {missing} is in no group"
         ));
