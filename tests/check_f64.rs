@@ -12,7 +12,7 @@ use assert_cmd::Command;
 use meshrun::compiler::ir::ReduceKind;
 use meshrun::compiler::partition::{CollectiveKind, Instr};
 use meshrun::compiler::text::parse_module;
-use meshrun::runtime::compare::{mismatch_with_f64, rtol_for};
+use meshrun::runtime::compare::{compare_outputs, rtol_for};
 use meshrun::runtime::pipeline::{compile, run_reference, run_reference_in_f64};
 use meshrun::runtime::random_inputs::random_inputs;
 use meshrun::runtime::{CpuBackend, ExecOptions, Executor};
@@ -90,11 +90,13 @@ fn a_broken_all_reduce_still_fails_against_f64() {
         exec.run_global(&CpuBackend::new(), &inputs, &ExecOptions::default())
             .unwrap()
     };
+    let judge = |got: &[_]| {
+        compare_outputs(got, &unsharded, rtol, || Ok(wide.clone()))
+            .unwrap()
+            .first_failure(got, &unsharded, rtol)
+    };
     let good = run(&program);
-    assert_eq!(
-        mismatch_with_f64(&good[0], &unsharded[0], Some(&wide[0]), rtol),
-        None
-    );
+    assert_eq!(judge(&good), None);
 
     // Row-sharded weights make partial sums: their all-reduce now takes
     // the max instead of the sum.
@@ -114,8 +116,7 @@ fn a_broken_all_reduce_still_fails_against_f64() {
     assert_eq!(reduce.reduction, Some(ReduceKind::Add));
     reduce.reduction = Some(ReduceKind::Maximum);
     let broken = run(&program);
-    let m = mismatch_with_f64(&broken[0], &unsharded[0], Some(&wide[0]), rtol)
-        .expect("a broken all-reduce is caught");
+    let (_, m) = judge(&broken).expect("a broken all-reduce is caught");
     assert!(m.contains("against f64"), "{m}");
 }
 

@@ -91,7 +91,20 @@ pub fn compare(got: &HostTensor, want: &HostTensor, rtol: f64) -> Result<Diff, S
         ));
     }
     let exact = !want.elem_type().is_float();
-    let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
+    let mut diff = diff_of(&got.to_f64_vec(), &want.to_f64_vec(), exact, rtol);
+    // 64-bit integers that differ beyond f64's 53 bits compare equal above.
+    if exact && diff.first_bad.is_none() && got != want {
+        diff.first_bad = first_difference(got, want);
+        diff.max_abs = f64::INFINITY;
+    }
+    Ok(diff)
+}
+
+/// The element-wise rule on values as f64: the largest absolute and
+/// relative (`/ (|w| + max|w|)`) differences, and the first element
+/// outside `rtol` (any difference when `exact`). NaN matches NaN; any other
+/// non-finite difference is infinite.
+fn diff_of(g: &[f64], w: &[f64], exact: bool, rtol: f64) -> Diff {
     let scale = w
         .iter()
         .filter(|x| x.is_finite())
@@ -102,14 +115,14 @@ pub fn compare(got: &HostTensor, want: &HostTensor, rtol: f64) -> Result<Diff, S
         first_bad: None,
         against_f64: None,
     };
-    for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
+    for (i, (&a, &b)) in g.iter().zip(w).enumerate() {
         if a == b || (a.is_nan() && b.is_nan()) {
             continue;
         }
         let d = (a - b).abs();
         let d = if d.is_nan() { f64::INFINITY } else { d };
         let denom = b.abs() + scale;
-        let rel = if denom > 0.0 {
+        let rel = if denom > 0.0 && d.is_finite() {
             d / denom
         } else {
             f64::INFINITY
@@ -121,17 +134,11 @@ pub fn compare(got: &HostTensor, want: &HostTensor, rtol: f64) -> Result<Diff, S
             diff.first_bad = Some(i);
         }
     }
-    // 64-bit integers that differ beyond f64's 53 bits compare equal above.
-    if exact && diff.first_bad.is_none() && got != want {
-        diff.first_bad = first_difference(got, want);
-        diff.max_abs = f64::INFINITY;
-    }
-    Ok(diff)
+    diff
 }
 
 /// The largest `|x - r| / (|r| + max|r|)` of `x` against the f64 values
-/// `wide` (same shape); NaN against NaN and equal infinities count as 0,
-/// any other non-finite difference as infinity.
+/// `wide` (same shape): [`compare`]'s `max_rel` across element types.
 pub fn error_against(x: &HostTensor, wide: &HostTensor) -> Result<f64, String> {
     if x.shape() != wide.shape() {
         return Err(format!(
@@ -140,21 +147,7 @@ pub fn error_against(x: &HostTensor, wide: &HostTensor) -> Result<f64, String> {
             wide.shape()
         ));
     }
-    let (x, r) = (x.to_f64_vec(), wide.to_f64_vec());
-    let scale = r
-        .iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0f64, |m, v| m.max(v.abs()));
-    Ok(x.iter().zip(&r).fold(0.0f64, |worst, (&a, &b)| {
-        let e = if a == b || (a.is_nan() && b.is_nan()) {
-            0.0
-        } else if !a.is_finite() || !b.is_finite() || b.abs() + scale == 0.0 {
-            f64::INFINITY
-        } else {
-            (a - b).abs() / (b.abs() + scale)
-        };
-        worst.max(e)
-    }))
+    Ok(diff_of(&x.to_f64_vec(), &wide.to_f64_vec(), false, f64::INFINITY).max_rel)
 }
 
 /// Judge `got` (a float output the rule rejected, `diff` its comparison
@@ -195,41 +188,103 @@ fn first_difference(a: &HostTensor, b: &HostTensor) -> Option<usize> {
 pub fn mismatch(got: &HostTensor, want: &HostTensor, rtol: f64) -> Option<String> {
     match compare(got, want, rtol) {
         Err(e) => Some(e),
-        Ok(d) => d.first_bad.map(|i| {
-            format!(
-                "element {i}: got {} but expected {} (rtol {rtol}, max abs diff {:e}, max rel diff {:e})",
-                got.to_f64_vec()[i],
-                want.to_f64_vec()[i],
-                d.max_abs,
-                d.max_rel
-            )
-        }),
+        Ok(d) => describe(&d, got, want, rtol),
     }
 }
 
-/// [`mismatch`] of a sharded output against the unsharded one, and when
-/// the rule rejects a float output, judged again against `wide` (the
-/// program's output in f64; see [`judge_against_f64`]).
-pub fn mismatch_with_f64(
-    got: &HostTensor,
-    unsharded: &HostTensor,
-    wide: Option<&HostTensor>,
-    rtol: f64,
-) -> Option<String> {
-    let plain = mismatch(got, unsharded, rtol)?;
-    let (Some(wide), Ok(mut d)) = (wide, compare(got, unsharded, rtol)) else {
-        return Some(plain);
-    };
-    match judge_against_f64(&mut d, got, unsharded, wide, rtol) {
-        Err(e) => Some(format!("{plain}; {e}")),
-        Ok(()) => match d.against_f64 {
-            Some(e) if !e.within(rtol) => Some(format!(
-                "{plain}; against f64: sharded error {:e} > {F64_ERROR_FACTOR} x unsharded error {:e} + {rtol}",
-                e.sharded, e.unsharded
-            )),
-            _ => None,
-        },
+/// What `d` (`got` compared with `want` under `rtol`) says, in one line,
+/// when it is a mismatch; with the errors against f64 when they were
+/// consulted.
+pub fn describe(d: &Diff, got: &HostTensor, want: &HostTensor, rtol: f64) -> Option<String> {
+    let i = d.first_bad?;
+    let mut line = format!(
+        "element {i}: got {} but expected {} (rtol {rtol}, max abs diff {:e}, max rel diff {:e})",
+        got.to_f64_vec()[i],
+        want.to_f64_vec()[i],
+        d.max_abs,
+        d.max_rel
+    );
+    if let Some(e) = d.against_f64 {
+        line.push_str(&format!(
+            "; against f64: sharded error {:e} > {F64_ERROR_FACTOR} x unsharded error {:e} + {rtol}",
+            e.sharded, e.unsharded
+        ));
     }
+    Some(line)
+}
+
+/// Every output of a sharded run compared with the unsharded run's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// One per output.
+    pub diffs: Vec<Diff>,
+    /// Why the f64 reference could not be computed, when it was needed.
+    pub f64_unavailable: Option<String>,
+}
+
+impl Judged {
+    /// The first output outside the rule and its one-line description.
+    pub fn first_failure(
+        &self,
+        got: &[HostTensor],
+        unsharded: &[HostTensor],
+        rtol: f64,
+    ) -> Option<(usize, String)> {
+        let (k, d) = self.diffs.iter().enumerate().find(|(_, d)| !d.within())?;
+        let mut line = describe(d, &got[k], &unsharded[k], rtol)?;
+        if let Some(why) = &self.f64_unavailable {
+            line.push_str(&format!("; no f64 reference: {why}"));
+        }
+        Some((k, line))
+    }
+}
+
+/// Compare each of `got` with `unsharded` under `rtol`; when a float output
+/// is over it, call `wide` once (the program computed in f64, see
+/// `crate::wide_reference`) and judge those outputs again against it
+/// ([`judge_against_f64`]). The rule of `run --check`, the differential
+/// test and the fuzzer.
+pub fn compare_outputs(
+    got: &[HostTensor],
+    unsharded: &[HostTensor],
+    rtol: f64,
+    wide: impl FnOnce() -> Result<Vec<HostTensor>, String>,
+) -> Result<Judged, String> {
+    if got.len() != unsharded.len() {
+        return Err(format!(
+            "the sharded run gave {} outputs, the unsharded one {}",
+            got.len(),
+            unsharded.len()
+        ));
+    }
+    let mut diffs = got
+        .iter()
+        .zip(unsharded)
+        .enumerate()
+        .map(|(k, (g, w))| compare(g, w, rtol).map_err(|e| format!("output {k}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rejected = |d: &Diff, t: &HostTensor| !d.within() && t.elem_type().is_float();
+    let mut f64_unavailable = None;
+    if diffs.iter().zip(got).any(|(d, t)| rejected(d, t)) {
+        match wide() {
+            Err(why) => f64_unavailable = Some(why),
+            Ok(wide) => {
+                for (k, d) in diffs.iter_mut().enumerate() {
+                    if rejected(d, &got[k]) {
+                        let w = wide
+                            .get(k)
+                            .ok_or_else(|| format!("the f64 run has no output {k}"))?;
+                        judge_against_f64(d, &got[k], &unsharded[k], w, rtol)
+                            .map_err(|e| format!("output {k}: {e}"))?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(Judged {
+        diffs,
+        f64_unavailable,
+    })
 }
 
 #[cfg(test)]
@@ -257,13 +312,29 @@ mod tests {
         assert!(d.within(), "{d:?}");
         let e = d.against_f64.unwrap();
         assert!((e.unsharded - 1e-3 / 3.0).abs() < 1e-6, "{e:?}");
-        assert!(mismatch_with_f64(&sharded, &unsharded, Some(&wide), 1e-5).is_none());
+        let (got, unsharded) = (vec![sharded], vec![unsharded]);
+        let calls = std::cell::Cell::new(0);
+        let wide_once = || {
+            calls.set(calls.get() + 1);
+            Ok(vec![wide.clone()])
+        };
+        let j = compare_outputs(&got, &unsharded, 1e-5, wide_once).unwrap();
+        assert_eq!(j.first_failure(&got, &unsharded, 1e-5), None);
+        assert_eq!(calls.get(), 1);
         // A wrong element is far outside 4x the unsharded error.
-        let wrong = f32s(&[1.0, 2.5]);
-        let m = mismatch_with_f64(&wrong, &unsharded, Some(&wide), 1e-5).unwrap();
+        let wrong = vec![f32s(&[1.0, 2.5])];
+        let j = compare_outputs(&wrong, &unsharded, 1e-5, || Ok(vec![wide.clone()])).unwrap();
+        let (k, m) = j.first_failure(&wrong, &unsharded, 1e-5).unwrap();
+        assert_eq!(k, 0);
         assert!(m.contains("against f64"), "{m}");
-        // Without an f64 reference the plain rule stands.
-        assert!(mismatch_with_f64(&sharded, &unsharded, None, 1e-5).is_some());
+        // Without an f64 reference the plain rule stands, and says why.
+        let j = compare_outputs(&got, &unsharded, 1e-5, || Err("bit casts".into())).unwrap();
+        let (_, m) = j.first_failure(&got, &unsharded, 1e-5).unwrap();
+        assert!(m.contains("no f64 reference: bit casts"), "{m}");
+        // Outputs within the plain rule never compute the f64 reference.
+        let j = compare_outputs(&unsharded, &unsharded, 1e-5, || panic!("not needed")).unwrap();
+        assert!(j.diffs.iter().all(Diff::within));
+        let [sharded] = <[HostTensor; 1]>::try_from(got).unwrap();
         // An exact unsharded run leaves only `rtol`.
         let exact = f32s(&[1.0, 2.0]);
         let mut d = compare(&sharded, &exact, 1e-5).unwrap();

@@ -7,7 +7,7 @@
 //! `compare::judge_against_f64`).
 
 use meshrun_compiler::ir::widen::widen_floats;
-use meshrun_compiler::ir::Module;
+use meshrun_compiler::ir::{ElemType, Module};
 use meshrun_kernels::{HostTensor, Parallelism};
 
 use crate::reference::run_function_limited;
@@ -25,28 +25,25 @@ pub fn run_in_f64(
     max_loop_iterations: Option<u64>,
 ) -> Result<Vec<HostTensor>, String> {
     let wide = widen_floats(module).map_err(|e| format!("{}: {}", e.pos, e.message))?;
+    // Exact: every f32/f16/bf16 value is an f64.
     let inputs = inputs
         .iter()
-        .map(widen_tensor)
+        .map(|t| {
+            if t.elem_type().is_float() {
+                t.convert(ElemType::F64).map_err(|e| e.to_string())
+            } else {
+                Ok(t.clone())
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
     run_function_limited(&wide, func, &inputs, par, max_loop_iterations)
         .map_err(|e| format!("the f64 run failed: {e}"))
-}
-
-/// A float tensor as f64 (exact: every f32/f16/bf16 value is an f64);
-/// any other tensor as it is.
-fn widen_tensor(t: &HostTensor) -> Result<HostTensor, String> {
-    if !t.elem_type().is_float() {
-        return Ok(t.clone());
-    }
-    HostTensor::from_vec(t.shape(), t.to_f64_vec()).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::reference::run_function;
-    use meshrun_compiler::ir::ElemType;
     use meshrun_compiler::text::parse_module;
 
     /// 1e8 + 1 - 1e8 is 0 in f32 and 1 in f64.

@@ -37,7 +37,7 @@
 
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::{HostTensor, Parallelism};
-use meshrun_runtime::compare::{compare, mismatch, mismatch_with_f64};
+use meshrun_runtime::compare::{compare, compare_outputs, describe, mismatch, Diff};
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
@@ -78,35 +78,42 @@ fn run_program_with_sums(text: &str, seed: u64, sums: &[f64]) -> Result<(), Stri
     let got: Vec<HostTensor> = exec
         .gather(&backend, outs, true)
         .map_err(|e| e.to_string())?;
-    // The program in f64, computed only when a float output is over the
-    // plain tolerance (the rule of `run --check`).
-    let mut wide: Option<Result<Vec<HostTensor>, String>> = None;
-    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+    // The rule of `run --check` (the program in f64 computed only when a
+    // float output is over the plain tolerance), and the summed-magnitude
+    // bound on top.
+    let judged = compare_outputs(&got, &want, RTOL, || {
+        run_in_f64(&module, "main", &inputs, Parallelism::None, None)
+    })?;
+    for (k, d) in judged.diffs.iter().enumerate() {
         let sum = sums.get(k).copied().unwrap_or(0.0);
-        let Some(plain) = output_mismatch(g, w, sum) else {
+        if d.within() || within_sum(d, sum) {
             continue;
-        };
-        let wide = wide
-            .get_or_insert_with(|| run_in_f64(&module, "main", &inputs, Parallelism::None, None));
-        let m = match wide {
-            Ok(wide) => mismatch_with_f64(g, w, wide.get(k), RTOL)
-                .map(|m| format!("{m} (summed magnitude bound {sum:e})")),
-            Err(why) => Some(format!("{plain}; {why}")),
-        };
-        if let Some(m) = m {
-            return Err(format!("output {k}: {m}"));
         }
+        let m = describe(d, &got[k], &want[k], RTOL).unwrap_or_default();
+        let why = judged
+            .f64_unavailable
+            .as_ref()
+            .map(|w| format!("; no f64 reference: {w}"))
+            .unwrap_or_default();
+        return Err(format!(
+            "output {k}: {m}{why} (summed magnitude bound {sum:e})"
+        ));
     }
     Ok(())
+}
+
+/// Whether `d`'s largest difference is within `RTOL * sum` (see
+/// [`run_program_with_sums`]).
+fn within_sum(d: &Diff, sum: f64) -> bool {
+    d.max_abs.is_finite() && d.max_abs <= RTOL * sum
 }
 
 /// How `got` differs from `want` beyond `RTOL` of their magnitude and
 /// beyond `RTOL * sum` (see [`run_program_with_sums`]).
 fn output_mismatch(got: &HostTensor, want: &HostTensor, sum: f64) -> Option<String> {
     let m = mismatch(got, want, RTOL)?;
-    let within_sum =
-        compare(got, want, RTOL).is_ok_and(|d| d.max_abs.is_finite() && d.max_abs <= RTOL * sum);
-    (!within_sum).then(|| format!("{m} (summed magnitude bound {sum:e})"))
+    let within = compare(got, want, RTOL).is_ok_and(|d| within_sum(&d, sum));
+    (!within).then(|| format!("{m} (summed magnitude bound {sum:e})"))
 }
 
 fn env_u64(name: &str, default: u64) -> u64 {

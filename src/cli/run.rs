@@ -32,7 +32,7 @@ use meshrun::compiler::Module;
 use meshrun::compiler::{DiagKind, Diagnostic, SrcPos};
 use meshrun::load::{load_file, LoadError};
 use meshrun::runtime::capacity::{module_fits_backend, program_fits_backend};
-use meshrun::runtime::compare::{compare, judge_against_f64, rtol_for, Diff, F64_ERROR_FACTOR};
+use meshrun::runtime::compare::{compare_outputs, rtol_for, Judged, F64_ERROR_FACTOR};
 use meshrun::runtime::npy::{read_npy_as, write_npy};
 use meshrun::runtime::pipeline::{compile_with, run_reference, run_reference_in_f64, with_source};
 use meshrun::runtime::random_inputs::random_inputs;
@@ -374,49 +374,13 @@ fn check(
     inputs: &[HostTensor],
     outputs: &[HostTensor],
     rtol: Option<f64>,
-) -> anyhow::Result<Checked> {
+) -> anyhow::Result<Judged> {
     let reference = run_reference(module, inputs).context("the unsharded reference run failed")?;
-    if reference.len() != outputs.len() {
-        bail!(
-            "the sharded run gave {} outputs, the reference {}",
-            outputs.len(),
-            reference.len()
-        );
-    }
     let rtol = rtol.unwrap_or_else(|| rtol_for(module));
-    let mut diffs = outputs
-        .iter()
-        .zip(&reference)
-        .enumerate()
-        .map(|(k, (got, want))| compare(got, want, rtol).map_err(|e| anyhow!("output {k}: {e}")))
-        .collect::<anyhow::Result<Vec<Diff>>>()?;
-    let rejected_float = |d: &Diff, t: &HostTensor| !d.within() && t.elem_type().is_float();
-    let mut f64_unavailable = None;
-    if diffs.iter().zip(outputs).any(|(d, t)| rejected_float(d, t)) {
-        match run_reference_in_f64(module, inputs) {
-            Err(why) => f64_unavailable = Some(why),
-            Ok(wide) => {
-                for (k, d) in diffs.iter_mut().enumerate() {
-                    if rejected_float(d, &outputs[k]) {
-                        judge_against_f64(d, &outputs[k], &reference[k], &wide[k], rtol)
-                            .map_err(|e| anyhow!("output {k}: {e}"))?;
-                    }
-                }
-            }
-        }
-    }
-    Ok(Checked {
-        diffs,
-        f64_unavailable,
+    compare_outputs(outputs, &reference, rtol, || {
+        run_reference_in_f64(module, inputs)
     })
-}
-
-/// What `--check` found.
-struct Checked {
-    /// One per output.
-    diffs: Vec<Diff>,
-    /// Why the f64 reference could not be computed, when it was needed.
-    f64_unavailable: Option<String>,
+    .map_err(|e| anyhow!(e))
 }
 
 /// Write `DIR/output_K.npy`; the paths written (none without a DIR).
@@ -444,7 +408,7 @@ struct Report<'a> {
     times_ms: &'a [f64],
     outputs: &'a [HostTensor],
     paths: &'a [PathBuf],
-    checked: Option<&'a Checked>,
+    checked: Option<&'a Judged>,
     rtol: f64,
 }
 

@@ -16,14 +16,14 @@ use meshrun_compiler::partition::report::collective_report;
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::text::print_module;
 use meshrun_kernels::Parallelism;
-use meshrun_runtime::compare::{mismatch_with_f64, rtol_for};
+use meshrun_runtime::compare::{compare_outputs, rtol_for};
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function_limited;
 use meshrun_runtime::wide_reference::run_in_f64;
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
 
 use crate::cost::{cost_report, Topology, DEFAULT_TOPOLOGY};
-use crate::load::load_str;
+use crate::load::{load_str, LoadError};
 
 /// Programs run only below these sizes (the fuzzer wants many cases a
 /// second, not big runs; size checks themselves are fuzzed by `load`).
@@ -98,7 +98,7 @@ fn stages(text: &str, stage: &std::cell::Cell<Stage>) -> Outcome {
     stage.set(Stage::Propagate);
     let propagated = match propagate(&module, &PropagationOptions::default()) {
         Ok(m) => m,
-        Err(d) => return rejected(Stage::Propagate, at(&d)),
+        Err(diag) => return rejected(Stage::Propagate, at(path, diag)),
     };
     let printed = print_module(&propagated);
     if let Err(e) = load_str(path, &printed) {
@@ -111,7 +111,7 @@ fn stages(text: &str, stage: &std::cell::Cell<Stage>) -> Outcome {
     stage.set(Stage::Partition);
     let program = match partition(&propagated) {
         Ok(p) => p,
-        Err(d) => return rejected(Stage::Partition, at(&d)),
+        Err(diag) => return rejected(Stage::Partition, at(path, diag)),
     };
     if let Some(&d) = program.device.devices.first() {
         if let Err(e) = print_device(&program.device, Some(d)) {
@@ -172,47 +172,43 @@ fn stages(text: &str, stage: &std::cell::Cell<Stage>) -> Outcome {
         Err(e) => return rejected(Stage::Run, e.to_string()),
     };
     let rtol = rtol_for(&module);
-    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-        if let Some(m) = mismatch_with_f64(g, w, None, rtol) {
-            // Rounding is judged against f64 as `run --check` does.
-            let wide = run_in_f64(
-                &module,
-                &entry,
-                &inputs,
-                Parallelism::None,
-                Some(MAX_LOOP_ITERATIONS),
+    // Rounding is judged against f64 as `run --check` does.
+    let judged = match compare_outputs(&got, &want, rtol, || {
+        run_in_f64(
+            &module,
+            &entry,
+            &inputs,
+            Parallelism::None,
+            Some(MAX_LOOP_ITERATIONS),
+        )
+    }) {
+        Ok(j) => j,
+        Err(e) => return rejected(Stage::Run, e),
+    };
+    if let Some((k, m)) = judged.first_failure(&got, &want, rtol) {
+        if let Some(pos) = module.funcs.iter().find_map(non_identity_init) {
+            // Implementation-defined (see `non_identity_init`): XLA
+            // differs from the reference the same way.
+            return rejected(
+                Stage::Run,
+                format!("{pos}: a reduce's init is not its identity: results differ by design"),
             );
-            let judged = match &wide {
-                Ok(wide) => mismatch_with_f64(g, w, wide.get(k), rtol),
-                Err(_) => Some(m),
-            };
-            if let Some(pos) = module.funcs.iter().find_map(non_identity_init) {
-                // Implementation-defined (see `non_identity_init`): XLA
-                // differs from the reference the same way.
-                return rejected(
-                    Stage::Run,
-                    format!("{pos}: a reduce's init is not its identity: results differ by design"),
-                );
-            }
-            if let Some(m) = judged {
-                return Outcome::Bug {
-                    stage: Stage::Run,
-                    message: format!("output {k} differs from the unsharded run: {m}"),
-                };
-            }
         }
+        return Outcome::Bug {
+            stage: Stage::Run,
+            message: format!("output {k} differs from the unsharded run: {m}"),
+        };
     }
     Outcome::Accepted(Stage::Run)
 }
 
-/// `LINE:COL: message`, or the message alone when it has no position (as
-/// the CLI prints it).
-fn at(d: &meshrun_compiler::Diagnostic) -> String {
-    if d.pos.is_known() {
-        format!("{}: {}", d.pos, d.message)
-    } else {
-        d.message.clone()
+/// A diagnostic as the CLI prints it (`FILE:LINE:COL: message`).
+fn at(path: &Path, diag: meshrun_compiler::Diagnostic) -> String {
+    LoadError::Invalid {
+        path: path.to_path_buf(),
+        diag,
     }
+    .to_string()
 }
 
 fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
