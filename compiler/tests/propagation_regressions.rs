@@ -162,3 +162,72 @@ fn a_constraint_on_an_enclosing_loops_value_moves_to_where_it_is_defined() {
     meshrun_compiler::ir::verify::verify_module(&m).expect("the propagated module verifies");
     expect(&m, &[("result0", r#"<@mesh, [{"a"}]>"#)]);
 }
+
+/// A chain of constraints whose tail sits in a loop body, on the loop's
+/// own operand (the random test's loops found it: "uses value #N before it
+/// is defined"). As in Shardy, the chain takes over only the uses after
+/// its tail in the tail's block (the body's `add`); the `while` and the
+/// `negate` around it keep reading `%arg0`. Taking over the `while`'s
+/// operand made the loop read a value defined in its own body. The
+/// expected shardings are what Shardy printed for this module (JAX 0.10.2's
+/// XLA, `02.after_propagation.mlir`).
+const CHAIN_INTO_A_LOOP_BODY: &str = include_str!("data/chain_into_loop_body.mlir");
+
+/// The same with the tail in a `case` branch: the branch's `multiply`
+/// and its terminator read the tail (so the case's second result is
+/// sharded like it, on "b"), the `negate` after the case still reads
+/// `%arg0` (it read a value of the branch before).
+const CHAIN_INTO_A_BRANCH: &str = include_str!("data/chain_into_branch.mlir");
+
+/// A module, the shardings it must get (by name) and lines its printed
+/// propagated form must hold.
+type Case = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+);
+
+#[test]
+fn a_constraint_chain_ending_in_a_region_takes_over_uses_there_only() {
+    const A: &str = r#"<@mesh, [{"a"}]>"#;
+    let cases: [Case; 2] = [
+        (
+            CHAIN_INTO_A_LOOP_BODY,
+            // Shardy leaves the loop's result without a sharding (the
+            // body's "b" and the operand's "a" conflict): replicated.
+            &[("%arg0", A), ("result0", "<@mesh, [{}]>"), ("result1", A)],
+            &[
+                // The body's add reads the tail; the while and the negate
+                // read the argument.
+                "%6 = stablehlo.add %5, %4 ",
+                "stablehlo.while(%arg1 = %1, %arg2 = %arg0)",
+                "stablehlo.negate %arg0 ",
+            ],
+        ),
+        (
+            CHAIN_INTO_A_BRANCH,
+            &[
+                ("%arg0", A),
+                ("result0", A),
+                ("result1", r#"<@mesh, [{"b"}]>"#),
+                ("result2", A),
+            ],
+            &[
+                "%3 = sdy.reshard %0 <@mesh, [{\"b\"}]>",
+                "%4 = stablehlo.multiply %3, %3 ",
+                "stablehlo.return %4, %3 ",
+                "%2 = stablehlo.negate %arg0 ",
+            ],
+        ),
+    ];
+    for (src, shardings, lines) in cases {
+        let m = run_ok(src, Strategy::Full);
+        meshrun_compiler::ir::verify::verify_module(&m)
+            .unwrap_or_else(|e| panic!("the propagated module does not verify: {e}\n{src}"));
+        expect(&m, shardings);
+        let text = meshrun_compiler::text::print_module(&m);
+        for line in lines {
+            assert!(text.contains(line), "no `{line}` in\n{text}");
+        }
+    }
+}

@@ -93,7 +93,7 @@ fn apply_in_block(f: &mut Function, b: Block, applied: &mut Vec<(Value, Value)>)
         .into_iter()
         .flat_map(|e| std::iter::once(e.owner).chain(e.targets))
         .collect();
-    for (pos, &id) in body.iter().enumerate() {
+    for &id in &body {
         let Some(sharding) = constraint_of(f, id).cloned() else {
             continue;
         };
@@ -102,21 +102,7 @@ fn apply_in_block(f: &mut Function, b: Block, applied: &mut Vec<(Value, Value)>)
         };
         let counts = use_counts(f);
         if let Some(tail) = chain_tail(f, id, &counts) {
-            let tail_pos = body.iter().position(|&o| o == tail).unwrap_or(pos);
-            if let Some(&tail_result) = f.op(tail).results.first() {
-                // Uses after the tail (not the head, not the return) read
-                // the tail instead.
-                for &later in &body[tail_pos + 1..] {
-                    if later == id {
-                        continue;
-                    }
-                    for o in &mut f.op_mut(later).operands {
-                        if *o == input {
-                            *o = tail_result;
-                        }
-                    }
-                }
-            }
+            take_over_later_uses(f, id, tail, input);
         }
         let applies = sharding_of(f, input).is_none()
             && sharding.dims.iter().all(|d| d.is_closed)
@@ -131,6 +117,40 @@ fn apply_in_block(f: &mut Function, b: Block, applied: &mut Vec<(Value, Value)>)
                 applied.push((input, result));
             }
         }
+    }
+}
+
+/// The chain from `head` to `tail` takes over the later uses of its
+/// `input`: those in the tail's block after the tail (as Shardy: only
+/// there does the tail's result dominate them), a region's terminator
+/// included but not the function's return. The tail may sit in a region
+/// nested in the head's block (a constraint in a loop body on one from
+/// around it); uses in the head's block, or in other regions, keep
+/// reading `input`.
+fn take_over_later_uses(f: &mut Function, head: OpId, tail: OpId, input: Value) {
+    let Some(&tail_result) = f.op(tail).results.first() else {
+        return;
+    };
+    let Some((b, tail_pos)) = blocks::blocks(f)
+        .into_iter()
+        .find_map(|b| Some((b, blocks::ops(f, b).iter().position(|&o| o == tail)?)))
+    else {
+        return;
+    };
+    let later = blocks::ops(f, b)[tail_pos + 1..].to_vec();
+    for op in later.into_iter().filter(|&o| o != head) {
+        for o in &mut f.op_mut(op).operands {
+            if *o == input {
+                *o = tail_result;
+            }
+        }
+    }
+    if matches!(b, Block::Region(..)) {
+        let returns = blocks::returns(f, b)
+            .iter()
+            .map(|&v| if v == input { tail_result } else { v })
+            .collect();
+        blocks::set_returns(f, b, returns);
     }
 }
 
