@@ -3,7 +3,9 @@
 //! the fixtures through every stage (load, propagate, partition, cost, run)
 //! with no panic, no error of several lines and no sharded run that
 //! differs from the unsharded one; and every input a campaign found,
-//! kept in `tests/fuzz_found/` with the stage and message it must now get.
+//! kept in `tests/fuzz_found/` with the stage and message it must now get
+//! (`FILE: Stage: message`), or `FILE: Accepted: Run` for a program that
+//! ran wrong and must now run sharded as it runs unsharded.
 
 use std::path::Path;
 
@@ -39,7 +41,7 @@ fn mutated_fixtures_never_panic_or_mismatch() {
 }
 
 #[test]
-fn inputs_found_by_fuzzing_get_their_one_line_errors() {
+fn inputs_found_by_fuzzing_get_their_errors_or_run_right() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_found");
     let index = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
     let mut checked = 0;
@@ -47,6 +49,18 @@ fn inputs_found_by_fuzzing_get_their_one_line_errors() {
         let (file, expected) = line.split_once(": ").unwrap();
         let (stage, needle) = expected.split_once(": ").unwrap();
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        // `Accepted: Run`: a program that once ran wrong must now run
+        // sharded equal to the unsharded run.
+        if stage == "Accepted" {
+            let outcome = run_case(&text);
+            assert_eq!(
+                format!("{outcome:?}"),
+                format!("Accepted({needle})"),
+                "{file}"
+            );
+            checked += 1;
+            continue;
+        }
         match run_case(&text) {
             Outcome::Rejected {
                 stage: got,
@@ -60,5 +74,5 @@ fn inputs_found_by_fuzzing_get_their_one_line_errors() {
         }
         checked += 1;
     }
-    assert!(checked >= 14, "only {checked} found inputs");
+    assert!(checked >= 15, "only {checked} found inputs");
 }

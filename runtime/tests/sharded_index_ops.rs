@@ -200,3 +200,61 @@ fn dynamic_slice_of_a_sharded_dim_gathers_it_with_a_reason() {
         );
     }
 }
+
+/// A scatter whose updates are sharded on their batch dim with padding
+/// (7 or 6 rows over `model`=4: blocks of 2, the last one padded, or all
+/// padding): the padding rows are no updates, whatever the region does
+/// (found by the fuzzer, seed 477040: a scatter-add added them). The
+/// updates are computed (`u + c`), so their padding holds `c`, which is
+/// no region's identity, and the padding ids hold 0, a real row.
+#[test]
+fn padded_batch_updates_never_land() {
+    for rows in [7usize, 6] {
+        let v: Vec<i32> = [3, 0, 9, 3, 5, -1, 0][..rows].to_vec();
+        for op in [
+            "stablehlo.add %a, %b",
+            "stablehlo.maximum %a, %b",
+            "stablehlo.minimum %a, %b",
+            "stablehlo.multiply %a, %b",
+            "REPLACE",
+        ] {
+            let (region, unique) = match op {
+                "REPLACE" => ("stablehlo.return %b : tensor<f32>".to_string(), "true"),
+                _ => (
+                    format!("%s = {op} : tensor<f32>\n      stablehlo.return %s : tensor<f32>"),
+                    "false",
+                ),
+            };
+            // Below row 0's values for min, above them for the others.
+            let c = if op.contains("minimum") {
+                "-9.0"
+            } else {
+                "9.0"
+            };
+            let body = format!(
+                r#"
+  func.func @main(%x: tensor<10x3xf32>, %i: tensor<ROWSxi32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"model"}}]>}}, %u: tensor<ROWSx3xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"model"}}, {{}}]>}}) -> tensor<10x3xf32> {{
+    %c = stablehlo.constant dense<{c}> : tensor<f32>
+    %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<ROWSx3xf32>
+    %v = stablehlo.add %u, %cb : tensor<ROWSx3xf32>
+    %r = "stablehlo.scatter"(%x, %i, %v) <{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = {unique}}}> ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      {region}
+    }}) : (tensor<10x3xf32>, tensor<ROWSxi32>, tensor<ROWSx3xf32>) -> tensor<10x3xf32>
+    return %r : tensor<10x3xf32>
+  }}"#
+            )
+            .replace("ROWS", &rows.to_string());
+            // Unique ids for replace (its result is otherwise unspecified).
+            let v = if op == "REPLACE" {
+                [3, 0, 9, 4, 5, -1, 7][..rows].to_vec()
+            } else {
+                v.clone()
+            };
+            run_both(
+                &body,
+                &[range_f32(&[10, 3]), ids(&[rows], &v), range_f32(&[rows, 3])],
+            );
+        }
+    }
+}

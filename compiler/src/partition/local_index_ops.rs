@@ -19,6 +19,8 @@
 //!   reduction factor): each device scatters its updates; the inputs enter
 //!   on one device of each reduction group only (the others start from the
 //!   update's identity), so the all-reduce that follows counts them once.
+//!   Padding rows of sharded batch dims get out-of-bounds ids, so the
+//!   scatter skips them.
 //! - **`dynamic_update_slice` into a dimension sharded where the update is
 //!   smaller**: each block is padded by the update's size on both sides,
 //!   updated at the global start shifted into the padded block (the
@@ -481,6 +483,16 @@ fn scatter(
         offsets[k] = Some(b.block_starts(&layout, d)?);
     }
     let name = b.name_of(results[0]);
+    // Padding rows of the indices' batch dims (the updates' scatter dims,
+    // sharded alike) are no updates: their ids are set out of bounds, so
+    // the scatter skips their windows whatever its region (an identity
+    // fill of the updates would not do for replace). -1 stays out of
+    // bounds after the shift below; in an unsigned type it is the largest
+    // id.
+    let idx_rank = b.local_ty(locals[n]).rank();
+    for d in dims.indices_batch_dims(idx_rank) {
+        locals[n] = b.mask_if_padded(i, locals[n], operands[n], d, Scalar::Int(-1))?;
+    }
     if offsets.iter().any(Option::is_some) {
         let idx_ty = b.local_ty(locals[n]).clone();
         let ivd = dims.index_vector_dim as usize;
