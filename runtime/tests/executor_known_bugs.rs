@@ -1,7 +1,8 @@
 //! Regression tests for bugs the differential test found in propagation
 //! and partitioning (not in the runtime), each a minimal program: axes of
 //! size 1 used twice or without a propagation fixed point, reshapes run
-//! locally on padded blocks, and constraint chains ending in a region.
+//! locally on padded blocks, constraint chains ending in a region, and
+//! reductions over sub-axes of one axis.
 //! Each asserts the correct behaviour: the program compiles, runs sharded
 //! with every replica in agreement, and matches the unsharded reference.
 
@@ -117,4 +118,34 @@ fn constraint_chain_ending_in_a_region() {
     ] {
         check(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
+}
+
+/// A reduce over two dims sharded on the two halves of one axis, minor
+/// half first: its partial result is unreduced over both halves, which
+/// must merge into `"a"` ("adjacent sub-axes "a":(1)2, "a":(2)2 in
+/// unreduced must be merged"). The differential test found it after a
+/// batch-grouped convolution (conv seed 2351, kept below as it was drawn).
+#[test]
+fn reduce_over_sub_axes_of_one_axis() {
+    let text = r#"
+module @sub_axes {
+  sdy.mesh @mesh = <["a"=4, "b"=2]>
+  func.func public @main(%arg0: tensor<4x6x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a":(2)2}, {"a":(1)2, "b"}, {}]>}) -> (tensor<3xf32>) {
+    %c = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %r = stablehlo.reduce(%arg0 init: %c) applies stablehlo.add across dimensions = [0, 1] : (tensor<4x6x3xf32>, tensor<f32>) -> tensor<3xf32>
+    return %r : tensor<3xf32>
+  }
+}"#;
+    check(text).unwrap();
+    let conv = r#"
+module @jit_random {
+  sdy.mesh @mesh = <["a"=4, "b"=4]>
+  func.func public @main(%arg0: tensor<1x5x8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}, {"a", "b"}]>}, %arg1: tensor<1x2x1x4xf32>) -> (tensor<4x5xf32>) {
+    %v1 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {stride = [2, 2], pad = [[1, 0], [-1, 2]], lhs_dilate = [2, 1], rhs_dilate = [2, 1], reverse = [false, true]} {batch_group_count = 2 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<1x5x8x6xf32>, tensor<1x2x1x4xf32>) -> tensor<4x5x3x4xf32>
+    %v2 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %v3 = stablehlo.reduce(%v1 init: %v2) applies stablehlo.add across dimensions = [2, 3] : (tensor<4x5x3x4xf32>, tensor<f32>) -> tensor<4x5xf32>
+    return %v3 : tensor<4x5xf32>
+  }
+}"#;
+    check(conv).unwrap();
 }

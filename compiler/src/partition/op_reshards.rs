@@ -14,12 +14,11 @@ use crate::partition::explicit_reshards::{
 use crate::partition::global::{Cause, GStepKind, GValueId};
 use crate::partition::whole_dims::{make_whole, whole_factors};
 use crate::partition::window_factors::{fit_window_factors, is_window_op};
-use crate::rules::axis_algebra::push_or_merge;
+use crate::rules::axis_algebra::{push_or_merge, sorted_and_merged};
 use crate::rules::{
     factor_symbol, rule_for_op, FactorKind, FactorSharding, OpShardingRule, ShardingProjection,
     TensorFactorShardings, TensorMapping,
 };
-use crate::sharding::validate::sort_in_mesh_order;
 use crate::sharding::{AxisRef, Mesh, MeshRef, ReductionOp, TensorSharding};
 
 impl Builder<'_> {
@@ -298,14 +297,20 @@ impl Builder<'_> {
                 })?;
             }
         }
-        sort_in_mesh_order(&mesh, &mut reduction_axes);
+        // Factors on sub-axes of one axis (two reduced dims) merge back
+        // into it: an unreduced set is written canonically.
+        let canonical = |axes: &[AxisRef]| {
+            sorted_and_merged(axes, &mesh)
+                .map_err(|e| Diagnostic::new(DiagKind::Sharding, op.pos, format!("{label}: {e}")))
+        };
+        let reduction_axes = canonical(&reduction_axes)?;
         let mut partial_axes = reduction_axes.clone();
         for a in &kept_partial {
             if !partial_axes.contains(a) {
                 partial_axes.push(a.clone());
             }
         }
-        sort_in_mesh_order(&mesh, &mut partial_axes);
+        let partial_axes = canonical(&partial_axes)?;
         // How each result's partial values combine: a reduce's own
         // reduction per input, a scatter's combining update, a sum for
         // everything else; `None`: a reduce whose body is no all-reduce

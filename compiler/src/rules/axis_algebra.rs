@@ -6,6 +6,7 @@
 //! `"x":(m)k` covers the pre-size range `[m, m*k)`. Sizes of full axes come
 //! from the mesh; an axis the mesh lacks is reported, never assumed.
 
+use crate::sharding::validate::sort_in_mesh_order;
 use crate::sharding::{AxisRef, Mesh, SubAxis};
 
 /// An axis name that the mesh does not have.
@@ -122,6 +123,21 @@ pub fn push_or_merge(
     Ok(())
 }
 
+/// `axes` as a set in canonical form: in mesh order, with consecutive
+/// parts of one axis merged (`"a":(1)2, "a":(2)2` on an axis of 4 is
+/// `"a"`), as a sharding's `replicated` and `unreduced` must be written.
+/// Axes collected from several factors (a reduction over two dimensions
+/// sharded on sub-axes of one axis) come in any order and split.
+pub fn sorted_and_merged(axes: &[AxisRef], mesh: &Mesh) -> Result<Vec<AxisRef>, UnknownAxis> {
+    let mut sorted = axes.to_vec();
+    sort_in_mesh_order(mesh, &mut sorted);
+    let mut out: Vec<AxisRef> = Vec::with_capacity(sorted.len());
+    for a in sorted {
+        push_or_merge(&mut out, a, mesh)?;
+    }
+    Ok(out)
+}
+
 /// The greatest common prefix of two references: the shorter one when it
 /// is a prefix of the other, `None` when neither is a prefix of the other.
 pub fn greatest_common_prefix(a: &AxisRef, b: &AxisRef) -> Option<AxisRef> {
@@ -189,6 +205,35 @@ mod tests {
 
     fn mesh() -> Mesh {
         Mesh::new(&[("x", 8), ("y", 2)])
+    }
+
+    #[test]
+    fn axis_sets_sort_and_merge_sub_axes() {
+        let m = mesh();
+        let axes = [
+            AxisRef::full("y"),
+            AxisRef::sub("x", 2, 2),
+            AxisRef::sub("x", 1, 2),
+        ];
+        assert_eq!(
+            sorted_and_merged(&axes, &m).expect("known axes"),
+            vec![AxisRef::sub("x", 1, 4), AxisRef::full("y")]
+        );
+        let whole = [
+            AxisRef::sub("x", 4, 2),
+            AxisRef::sub("x", 1, 2),
+            AxisRef::sub("x", 2, 2),
+        ];
+        assert_eq!(
+            sorted_and_merged(&whole, &m).expect("known axes"),
+            vec![AxisRef::full("x")]
+        );
+        // Parts that do not touch stay apart.
+        let apart = [AxisRef::sub("x", 4, 2), AxisRef::sub("x", 1, 2)];
+        assert_eq!(
+            sorted_and_merged(&apart, &m).expect("known axes"),
+            vec![AxisRef::sub("x", 1, 2), AxisRef::sub("x", 4, 2)]
+        );
     }
 
     #[test]
