@@ -317,3 +317,122 @@ fn call_inside_a_loop_body_is_kept() {
         Some(x)
     );
 }
+
+/// Function names and callees of `text`, in print order (`func @f`,
+/// `call @g`).
+fn order(text: &str) -> Vec<String> {
+    outline(text)
+        .iter()
+        .map(|l| {
+            let at = l.find('@').unwrap_or(0);
+            let name: String = l[at + 1..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let kind = if l.starts_with("func.func") {
+                "func"
+            } else {
+                "call"
+            };
+            format!("{kind} @{name}")
+        })
+        .collect()
+}
+
+/// The order in which Shardy prints the functions: its `PreOrderFuncsPass`
+/// puts them in reverse post-order of the call graph, and every call is a
+/// named computation by then, so the functions no one calls come in
+/// reverse (`@other` before `@main`); `ExportNamedComputationsPass` then
+/// appends the callees in that order, innermost first (`@other`'s `@baz`
+/// takes the plain name, `@main`'s is `@baz_0`). A callee defined before
+/// its callers (`@foo`, public) comes back after them, private; the
+/// private function no one calls is dropped. Expected: what the
+/// `sdy-propagation-pipeline` of JAX 0.10.2's jaxlib printed for this
+/// module (none of Shardy's lit cases has two uncalled functions).
+#[test]
+fn functions_print_in_shardys_order() {
+    let t = propagated(&format!(
+        r#"  func.func @foo(%arg0: tensor<8x2xi32>) -> tensor<8x2xi32> {{
+    %0 = stablehlo.negate %arg0 : tensor<8x2xi32>
+    return %0 : tensor<8x2xi32>
+  }}
+  func.func private @unused(%arg0: tensor<8x2xi32>) -> tensor<8x2xi32> {{
+    return %arg0 : tensor<8x2xi32>
+  }}
+  func.func @main({}) -> tensor<8x2xi32> {{
+    %1 = call @foo(%arg0) : (tensor<8x2xi32>) -> tensor<8x2xi32>
+    %2 = call @baz(%1) : (tensor<8x2xi32>) -> tensor<8x2xi32>
+    return %2 : tensor<8x2xi32>
+  }}
+  func.func @other({}) -> tensor<8x2xi32> {{
+    %1 = call @baz(%arg0) : (tensor<8x2xi32>) -> tensor<8x2xi32>
+    return %1 : tensor<8x2xi32>
+  }}
+  func.func private @baz(%arg0: tensor<8x2xi32>) -> tensor<8x2xi32> {{
+    %0 = stablehlo.abs %arg0 : tensor<8x2xi32>
+    return %0 : tensor<8x2xi32>
+  }}"#,
+        arg(A),
+        arg(B)
+    ));
+    assert_eq!(
+        order(&t),
+        [
+            "func @other",
+            "call @baz",
+            "func @main",
+            "call @foo",
+            "call @baz_0",
+            "func @baz",
+            "func @foo",
+            "func @baz_0",
+        ],
+        "{t}"
+    );
+    assert!(t.contains(&signature("baz", true, B, B)), "{t}");
+    assert!(t.contains(&signature("foo", true, A, A)), "{t}");
+    assert!(t.contains(&signature("baz_0", true, A, A)), "{t}");
+}
+
+/// Several callers of one function with one sharding: the function is
+/// exported from `@main` first (now first), and `@f1`'s copy, the same
+/// sharding, is deduplicated into it (JAX 0.10.2's Shardy printed this
+/// order too). A public function called by another (`@f2`) is printed as
+/// a private callee.
+#[test]
+fn callees_follow_the_reversed_callers() {
+    let t = propagated(&format!(
+        r#"  func.func @f1({}) -> tensor<8x2xi32> {{
+    %1 = call @g(%arg0) : (tensor<8x2xi32>) -> tensor<8x2xi32>
+    return %1 : tensor<8x2xi32>
+  }}
+  func.func @f2(%arg0: tensor<8x2xi32>) -> tensor<8x2xi32> {{
+    %0 = stablehlo.abs %arg0 : tensor<8x2xi32>
+    return %0 : tensor<8x2xi32>
+  }}
+  func.func private @g(%arg0: tensor<8x2xi32>) -> tensor<8x2xi32> {{
+    %0 = stablehlo.negate %arg0 : tensor<8x2xi32>
+    return %0 : tensor<8x2xi32>
+  }}
+  func.func @main({}) -> tensor<8x2xi32> {{
+    %1 = call @g(%arg0) : (tensor<8x2xi32>) -> tensor<8x2xi32>
+    %2 = call @f2(%1) : (tensor<8x2xi32>) -> tensor<8x2xi32>
+    return %2 : tensor<8x2xi32>
+  }}"#,
+        arg(A),
+        arg(A)
+    ));
+    assert_eq!(
+        order(&t),
+        [
+            "func @main",
+            "call @g",
+            "call @f2",
+            "func @f1",
+            "call @g",
+            "func @g",
+            "func @f2",
+        ],
+        "{t}"
+    );
+}

@@ -1,5 +1,13 @@
 //! Named computations back to functions, as Shardy's conservative
 //! pipeline does after propagation:
+//! 0. `PreOrderFuncsPass` (before its propagation): the functions in
+//!    reverse post-order of the call graph. Every call is a named
+//!    computation by then, so no function calls another and the order is
+//!    the module's, reversed: the functions exported below are appended
+//!    after them in that order. Only in a module with a `main`: the entry
+//!    of one without is its first public function, which reversing would
+//!    change (`Module::entry`), so that the printed module's entry is the
+//!    one partitioned;
 //! 1. `ExportNamedComputationsPass`: innermost first, each
 //!    `sdy.named_computation` becomes a private function (its name, made
 //!    unique with `_0`, `_1`, ... like MLIR's symbol table) whose argument
@@ -30,6 +38,10 @@ use super::io_shardings::closed;
 /// Run the four steps on `module`; `provenance` (one per function) stays
 /// aligned with `module.funcs`.
 pub fn export_calls(module: &mut Module, provenance: &mut Vec<FuncProvenance>) {
+    if module.func("main").is_some() {
+        module.funcs.reverse();
+        provenance.reverse();
+    }
     let mut origin: HashMap<String, String> = HashMap::new();
     let mut counter = 0usize;
     let originals = module.funcs.len();
