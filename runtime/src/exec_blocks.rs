@@ -72,10 +72,15 @@ impl Executor<'_> {
                 }
                 return Err(fail(DeviceError::Invalid("injected fault".into())));
             }
+            let started = crate::exec_profile::enabled().then(std::time::Instant::now);
             let (ids, results) = match (unit, instr) {
                 (Unit::Group(g), _) => (
                     vec![g.result],
                     vec![self.fused(r.dev, r.pos, g, r.env).map_err(&fail)?],
+                ),
+                (Unit::TransposedDot(t), _) => (
+                    vec![t.result],
+                    self.transposed_dot(r.dev, t, r.env).map_err(&fail)?,
                 ),
                 (Unit::Instr(_), Instr::Loop(l)) => (
                     l.results.clone(),
@@ -96,6 +101,18 @@ impl Executor<'_> {
                     (instr.results(), results)
                 }
             };
+            if let Some(t0) = started {
+                let what = match unit {
+                    Unit::Group(g) => format!("fused {} ops", g.members.len()),
+                    Unit::TransposedDot(_) => "transposed dot_general".into(),
+                    Unit::Instr(_) => what.clone(),
+                };
+                let ty = ids.first().map(|&v| p.values[v].ty.to_string());
+                crate::exec_profile::add(
+                    format!("{what} -> {}", ty.unwrap_or_default()),
+                    t0.elapsed(),
+                );
+            }
             if results.len() != ids.len() {
                 return Err(fail(DeviceError::Invalid(format!(
                     "{} results for {} values",

@@ -161,6 +161,7 @@ pub(crate) fn plan_block(
         let reads = match unit {
             Unit::Instr(i) => instrs[*i].operands(),
             Unit::Group(g) => g.operands.clone(),
+            Unit::TransposedDot(t) => t.operands.clone(),
         };
         for v in reads {
             last_use[v] = Some(u);

@@ -25,7 +25,7 @@ use crate::backend::{Backend, Device, DeviceError, Participation};
 use crate::error::RuntimeError;
 use crate::exec_blocks::BlockRun;
 use crate::exec_plan::{plan_block, BlockPlan, Part};
-use crate::fusion::{self, Group, Unit};
+use crate::fusion::{self, Group, TransposedDot, Unit};
 use crate::shard_io;
 
 /// A test hook: make one device fail at one instruction, with an error or
@@ -127,7 +127,7 @@ impl<'p> Executor<'p> {
     pub fn groups(&self) -> impl Iterator<Item = &Group> {
         self.plan.units.iter().filter_map(|u| match u {
             Unit::Group(g) => Some(g),
-            Unit::Instr(_) => None,
+            Unit::Instr(_) | Unit::TransposedDot(_) => None,
         })
     }
 
@@ -226,6 +226,9 @@ impl<'p> Executor<'p> {
             self.run_device(dev, pos, &placed.per_device[pos], opts)
         };
         let per_device = backend.run_spmd(&p.devices, &body)?;
+        if crate::exec_profile::enabled() {
+            eprint!("{}", crate::exec_profile::report());
+        }
         Ok(DeviceOutputs { per_device })
     }
 
@@ -350,8 +353,13 @@ impl<'p> Executor<'p> {
         }
         let p = self.program;
         let mut root = None;
+        let mut made = Vec::with_capacity(g.members.len());
         for &m in &g.members {
             let instr = &p.instrs[m];
+            // A shared broadcast that also ran on its own is live already.
+            if m != g.root && instr.results().first().is_some_and(|&v| env[v].is_some()) {
+                continue;
+            }
             // Members are element-wise ops: no collective place or number.
             let mut results = self.step(dev, pos, &[], 0, instr, env)?;
             let (Some(&v), Some(b)) = (instr.results().first(), results.pop()) else {
@@ -363,14 +371,36 @@ impl<'p> Executor<'p> {
                 root = Some(b);
             } else {
                 env[v] = Some(b);
+                made.push(v);
             }
         }
-        for &m in &g.members {
-            if let Some(b) = p.instrs[m].results().first().and_then(|&v| env[v].take()) {
+        for v in made {
+            if let Some(b) = env[v].take() {
                 dev.release(b);
             }
         }
         root.ok_or_else(|| DeviceError::Invalid("a fused group without its root".into()))
+    }
+
+    /// Run a [`TransposedDot`]: its swapped `dot_general`, which makes the
+    /// transpose's result.
+    pub(crate) fn transposed_dot<D: Device>(
+        &self,
+        dev: &mut D,
+        t: &TransposedDot,
+        env: &[Option<D::Buffer>],
+    ) -> Result<Vec<D::Buffer>, DeviceError> {
+        let ops = t
+            .operands
+            .iter()
+            .map(|&v| {
+                env[v]
+                    .as_ref()
+                    .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let ty = self.program.values[t.result].ty.clone();
+        dev.op(&t.kind, &ops, &[ty])
     }
 
     /// Run one instruction without blocks; its results in

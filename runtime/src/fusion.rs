@@ -10,7 +10,10 @@
 //! producer when that producer is itself fusible, has the root's shape (or
 //! is a broadcast that only repeats its operand along leading dimensions),
 //! and its result is read by nothing but that operand (not twice, not by
-//! another instruction, not a program output). The group runs where its
+//! another instruction, not a program output). Broadcasts are the
+//! exception: groups take them in whoever else reads them, and one runs
+//! on its own only if a reader outside those groups (or the program's
+//! outputs) still needs it. The group runs where its
 //! root stood; its members' other operands are defined before them, so
 //! before the root too. Only kinds listed in [`step_op`] fuse: every other
 //! op, every other instruction (collectives, masks, remaps, and any kind
@@ -20,11 +23,14 @@
 //! captured values included), so that a value read elsewhere is never
 //! absorbed.
 //!
+//! A `dot_general` read only by a transpose that swaps its free
+//! dimensions runs as one [`TransposedDot`], fused or not.
+//!
 //! Fused and unfused runs give bitwise the same results (the fused kernel
 //! uses the ops' own element functions), so replicas, backends and the
 //! MPI check agree whichever way a device runs a group.
 
-use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
+use meshrun_compiler::ir::{DotDims, ElemType, OpKind, TensorType};
 use meshrun_compiler::partition::{DeviceProgram, Instr};
 use meshrun_kernels::cpu::fusion::{Arg, Chain, Step, StepOp};
 
@@ -42,11 +48,32 @@ pub struct Group {
     pub chain: Chain,
 }
 
+/// A `dot_general` whose result only a transpose reads, where the
+/// transpose swaps the lhs and rhs free dimensions: run as one
+/// `dot_general` with its operands swapped, which makes the transposed
+/// result directly (`(A·B)ᵀ = Bᵀ·Aᵀ`). Every weight gradient of a JAX
+/// training step has this form (`dot_general(dy, x, [0]x[0])` then
+/// `transpose [1, 0]`); materializing the transpose took a fifth of the
+/// 1-device MLP step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransposedDot {
+    pub dot: usize,
+    pub transpose: usize,
+    /// The swapped `dot_general`.
+    pub kind: OpKind,
+    /// The dot's operands, swapped: `[rhs, lhs]`.
+    pub operands: Vec<usize>,
+    /// The transpose's result.
+    pub result: usize,
+}
+
 /// What the executor runs, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Unit {
     Instr(usize),
     Group(Group),
+    /// Runs where the transpose stood.
+    TransposedDot(TransposedDot),
 }
 
 impl Unit {
@@ -55,6 +82,7 @@ impl Unit {
         match self {
             Unit::Instr(i) => program.instrs[*i].operands(),
             Unit::Group(g) => g.operands.clone(),
+            Unit::TransposedDot(t) => t.operands.clone(),
         }
     }
 
@@ -63,6 +91,7 @@ impl Unit {
         match self {
             Unit::Instr(i) => *i,
             Unit::Group(g) => g.root,
+            Unit::TransposedDot(t) => t.transpose,
         }
     }
 
@@ -71,6 +100,7 @@ impl Unit {
         match self {
             Unit::Instr(j) => *j == i,
             Unit::Group(g) => g.members.contains(&i),
+            Unit::TransposedDot(t) => t.dot == i || t.transpose == i,
         }
     }
 }
@@ -185,6 +215,8 @@ struct Builder<'v, 'p> {
     shape: Vec<usize>,
     taken: &'v [bool],
     members: Vec<usize>,
+    /// Members that others read too (broadcasts, see [`Builder::arg`]).
+    shared: Vec<usize>,
     operands: Vec<usize>,
     steps: Vec<Step>,
 }
@@ -204,13 +236,24 @@ impl Builder<'_, '_> {
     /// absorbed, else an operand.
     fn arg(&mut self, v: usize) -> Arg {
         let absorbable = self.view.reads.get(v) == Some(&1);
-        if let Some(j) = self.view.producer[v].filter(|&j| absorbable && !self.taken[j]) {
+        if let Some(j) = self.view.producer[v].filter(|&j| !self.taken[j]) {
+            // A broadcast is absorbed even when others read it too
+            // (`shared`): repeating it costs a fill per block, while
+            // making it costs a pass over memory (JAX's programs share one
+            // broadcast learning rate between every weight update).
             if let Some(x) = self.view.repeat(j, &self.shape) {
-                self.members.push(j);
+                if !self.members.contains(&j) {
+                    self.members.push(j);
+                }
+                if !absorbable && !self.shared.contains(&j) {
+                    self.shared.push(j);
+                }
                 return Arg::Repeated(self.operand(x));
             }
-            if let Some(step) = self.step(j) {
-                return Arg::Step(step);
+            if absorbable {
+                if let Some(step) = self.step(j) {
+                    return Arg::Step(step);
+                }
             }
         }
         Arg::Operand(self.operand(v))
@@ -232,7 +275,8 @@ pub fn plan(program: &DeviceProgram) -> Vec<Unit> {
     let view = View::new(program);
     let n = program.instrs.len();
     let mut taken = vec![false; n];
-    let mut groups: Vec<Option<Group>> = vec![None; n];
+    let mut groups: Vec<Option<Unit>> = transposed_dots(&view, &mut taken);
+    let mut absorbed_reads: std::collections::BTreeMap<usize, usize> = Default::default();
     // Roots from the end, so that a chain's last op takes in the rest.
     for root in (0..n).rev() {
         if taken[root] {
@@ -249,29 +293,58 @@ pub fn plan(program: &DeviceProgram) -> Vec<Unit> {
             shape: shape.clone(),
             taken: &taken,
             members: Vec::new(),
+            shared: Vec::new(),
             operands: Vec::new(),
             steps: Vec::new(),
         };
         if b.step(root).is_none() || b.members.len() < 2 {
             continue;
         }
-        let (mut members, operands, steps) = (b.members, b.operands, b.steps);
+        let (mut members, shared, operands, steps) = (b.members, b.shared, b.operands, b.steps);
         members.sort_unstable();
         for &m in &members {
-            taken[m] = true;
+            taken[m] |= !shared.contains(&m);
         }
-        groups[root] = Some(Group {
+        for &j in &shared {
+            // The reads of the broadcast's result by this group's members.
+            let v = program.instrs[j].results()[0];
+            let reads = members
+                .iter()
+                .map(|&m| {
+                    program.instrs[m]
+                        .operands()
+                        .iter()
+                        .filter(|&&o| o == v)
+                        .count()
+                })
+                .sum::<usize>();
+            *absorbed_reads.entry(j).or_insert(0) += reads;
+        }
+        groups[root] = Some(Unit::Group(Group {
             root,
             members,
             operands,
             result,
             chain: Chain { steps, shape },
-        });
+        }));
     }
-    let mut units = Vec::with_capacity(n);
-    for (i, group) in groups.into_iter().enumerate() {
-        match group {
-            Some(g) => units.push(Unit::Group(g)),
+    // A shared broadcast runs on its own only if someone still reads its
+    // result (an instruction outside every group absorbing it, or the
+    // program's outputs).
+    for (j, absorbed) in absorbed_reads {
+        let v = program.instrs[j].results()[0];
+        taken[j] = view.reads.get(v) == Some(&absorbed);
+    }
+    in_order(groups, &taken)
+}
+
+/// `special[i]` where instruction `i` runs as one, else instruction `i`
+/// unless it is part of another unit.
+fn in_order(special: Vec<Option<Unit>>, taken: &[bool]) -> Vec<Unit> {
+    let mut units = Vec::with_capacity(special.len());
+    for (i, unit) in special.into_iter().enumerate() {
+        match unit {
+            Some(u) => units.push(u),
             None if !taken[i] => units.push(Unit::Instr(i)),
             None => {}
         }
@@ -279,7 +352,92 @@ pub fn plan(program: &DeviceProgram) -> Vec<Unit> {
     units
 }
 
-/// Every instruction on its own.
+/// Every instruction on its own, but for transposed dots (which give the
+/// same bits fused or not, so that fused and unfused runs can be
+/// compared bitwise).
 pub fn unfused(program: &DeviceProgram) -> Vec<Unit> {
-    (0..program.instrs.len()).map(Unit::Instr).collect()
+    let view = View::new(program);
+    let mut taken = vec![false; program.instrs.len()];
+    let special = transposed_dots(&view, &mut taken);
+    in_order(special, &taken)
+}
+
+/// The [`TransposedDot`]s of the program, at their transposes' places;
+/// both instructions of each marked taken.
+fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
+    let program = view.program;
+    let mut out: Vec<Option<Unit>> = vec![None; program.instrs.len()];
+    for (t, instr) in program.instrs.iter().enumerate() {
+        let Instr::Op {
+            kind: OpKind::Transpose { perm },
+            operands,
+            results,
+            ..
+        } = instr
+        else {
+            continue;
+        };
+        let (&[x], &[result]) = (operands.as_slice(), results.as_slice()) else {
+            continue;
+        };
+        let Some(d) = view.producer.get(x).copied().flatten() else {
+            continue;
+        };
+        if view.reads.get(x) != Some(&1) || taken[d] {
+            continue;
+        }
+        let Instr::Op {
+            kind: OpKind::DotGeneral {
+                dims, precision, ..
+            },
+            operands: dot_operands,
+            results: dot_results,
+            ..
+        } = &program.instrs[d]
+        else {
+            continue;
+        };
+        let (&[lhs, rhs], &[_]) = (dot_operands.as_slice(), dot_results.as_slice()) else {
+            continue;
+        };
+        let rank = |v: usize| program.values.get(v).map(|x| x.ty.rank());
+        let (Some(lr), Some(rr)) = (rank(lhs), rank(rhs)) else {
+            continue;
+        };
+        let nb = dims.lhs_batch.len();
+        let lf = lr.saturating_sub(nb + dims.lhs_contract.len());
+        let rf = rr.saturating_sub(nb + dims.rhs_contract.len());
+        // [batch, lhs free, rhs free] -> [batch, rhs free, lhs free].
+        let swapping: Vec<i64> = (0..nb)
+            .chain(nb + lf..nb + lf + rf)
+            .chain(nb..nb + lf)
+            .map(|a| a as i64)
+            .collect();
+        if *perm != swapping || lf == 0 || rf == 0 {
+            continue;
+        }
+        let swapped = DotDims {
+            lhs_batch: dims.rhs_batch.clone(),
+            rhs_batch: dims.lhs_batch.clone(),
+            lhs_contract: dims.rhs_contract.clone(),
+            rhs_contract: dims.lhs_contract.clone(),
+        };
+        let precision = precision
+            .as_ref()
+            .map(|p| p.iter().rev().cloned().collect());
+        taken[d] = true;
+        taken[t] = true;
+        out[t] = Some(Unit::TransposedDot(TransposedDot {
+            dot: d,
+            transpose: t,
+            kind: OpKind::DotGeneral {
+                dims: swapped,
+                precision,
+                is_dot: false,
+            },
+            operands: vec![rhs, lhs],
+            result,
+        }));
+    }
+    out
 }

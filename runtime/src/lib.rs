@@ -37,6 +37,7 @@ pub mod cuda;
 pub mod error;
 mod exec_blocks;
 mod exec_plan;
+mod exec_profile;
 pub mod executor;
 pub mod fusion;
 #[cfg(feature = "mpi")]

@@ -51,7 +51,7 @@ fn groups(units: &[Unit]) -> Vec<&Group> {
         .iter()
         .filter_map(|u| match u {
             Unit::Group(g) => Some(g),
-            Unit::Instr(_) => None,
+            Unit::Instr(_) | Unit::TransposedDot(_) => None,
         })
         .collect()
 }
@@ -152,4 +152,103 @@ func.func public @main(%a: tensor<8x16xf32>, %b: tensor<16xf32>) -> (tensor<8x16
     assert_eq!(groups[0].members.len(), 3, "{:#?}", groups[0]);
     assert_eq!(units.len(), 3);
     assert_eq!(bits(&run(text, None, true)), bits(&run(text, None, false)));
+}
+
+/// The units that are transposed dots.
+fn transposed_dots(units: &[Unit]) -> usize {
+    units
+        .iter()
+        .filter(|u| matches!(u, Unit::TransposedDot(_)))
+        .count()
+}
+
+#[test]
+fn a_dot_read_only_by_its_transpose_runs_swapped() {
+    // A weight gradient as JAX writes it: dot over the batch, then a
+    // transpose of the result. %2's transpose also swaps the free
+    // dimensions, but %1 is read twice, so it stays.
+    let text = r#"
+func.func public @main(%x: tensor<6x5xf32>, %dy: tensor<6x3xf32>) -> (tensor<3x5xf32>, tensor<5x3xf32>, tensor<3x5xf32>) {
+  %0 = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0] : (tensor<6x5xf32>, tensor<6x3xf32>) -> tensor<5x3xf32>
+  %t = stablehlo.transpose %0, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>
+  %1 = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0] : (tensor<6x5xf32>, tensor<6x3xf32>) -> tensor<5x3xf32>
+  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>
+  return %t, %1, %2 : tensor<3x5xf32>, tensor<5x3xf32>, tensor<3x5xf32>
+}
+"#;
+    let module = parse_module(text).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    assert_eq!(transposed_dots(&units), 1, "{units:#?}");
+    assert_eq!(units.len(), 3, "{units:#?}");
+    let fused = run(text, None, true);
+    assert_eq!(bits(&fused), bits(&run(text, None, false)));
+    // Against the transpose of the dot read twice (computed unswapped).
+    let [t, d, t2] = &fused[..] else {
+        panic!("three outputs")
+    };
+    let (t, d, t2) = (t.to_f64_vec(), d.to_f64_vec(), t2.to_f64_vec());
+    for i in 0..3 {
+        for j in 0..5 {
+            let want = d[j * 3 + i];
+            assert!((t[i * 5 + j] - want).abs() < 1e-5, "({i}, {j})");
+            assert_eq!(t2[i * 5 + j], want);
+        }
+    }
+}
+
+#[test]
+fn a_broadcast_shared_by_chains_is_taken_in_by_each() {
+    // One scalar broadcast read by two updates (JAX shares the learning
+    // rate): both groups repeat it, nothing makes it. Read also by a
+    // reduce, it is made for the reduce as well.
+    let shared = r#"
+func.func public @main(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %lr: tensor<f32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %s = stablehlo.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+  %0 = stablehlo.multiply %s, %a : tensor<8x16xf32>
+  %1 = stablehlo.subtract %b, %0 : tensor<8x16xf32>
+  %2 = stablehlo.multiply %s, %b : tensor<8x16xf32>
+  %3 = stablehlo.subtract %a, %2 : tensor<8x16xf32>
+  return %1, %3 : tensor<8x16xf32>, tensor<8x16xf32>
+}
+"#;
+    let module = parse_module(shared).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    assert_eq!(groups(&units).len(), 2, "{units:#?}");
+    assert_eq!(units.len(), 2, "the broadcast runs on its own: {units:#?}");
+    assert_eq!(
+        bits(&run(shared, None, true)),
+        bits(&run(shared, None, false))
+    );
+
+    let also_reduced = shared
+        .replace(
+            "-> (tensor<8x16xf32>, tensor<8x16xf32>) {",
+            "-> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<16xf32>) {",
+        )
+        .replace(
+            "  return %1, %3 : tensor<8x16xf32>, tensor<8x16xf32>",
+            "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n  \
+             %r = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>\n  \
+             return %1, %3, %r : tensor<8x16xf32>, tensor<8x16xf32>, tensor<16xf32>",
+        );
+    let module = parse_module(&also_reduced).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    assert_eq!(groups(&units).len(), 2, "{units:#?}");
+    let alone = units
+        .iter()
+        .filter(|u| {
+            matches!(u, Unit::Instr(i) if matches!(
+                &program.device.instrs[*i],
+                Instr::Op { kind: OpKind::BroadcastInDim { .. }, .. }
+            ))
+        })
+        .count();
+    assert_eq!(alone, 1, "{units:#?}");
+    assert_eq!(
+        bits(&run(&also_reduced, None, true)),
+        bits(&run(&also_reduced, None, false))
+    );
 }

@@ -12,7 +12,6 @@
 //! the results of its ops run one by one (a test checks every op).
 
 use meshrun_compiler::ir::{BinaryOp, UnaryOp};
-use ndarray::{ArrayD, IxDyn};
 
 use crate::cpu::elementwise::{max_nan, min_nan};
 use crate::cpu::vmath::{self, Func};
@@ -231,7 +230,10 @@ fn operand_data<'a>(
 pub fn eval(chain: &Chain, operands: &[&HostTensor]) -> Result<HostTensor> {
     let data = operand_data(chain, operands)?;
     let n: usize = chain.shape.iter().product();
-    let mut out = vec![0.0f32; n];
+    let mut out = crate::cpu::alloc::array::<f32>(&chain.shape);
+    let out_slice = out
+        .as_slice_mut()
+        .ok_or_else(|| KernelError::invalid(OP, "a pooled block that is not row-major"))?;
     let steps = chain.steps.len();
     // One buffer per step but the last (which writes into `out`), and one
     // per argument slot for repeated operands.
@@ -243,7 +245,7 @@ pub fn eval(chain: &Chain, operands: &[&HostTensor]) -> Result<HostTensor> {
         for (i, step) in chain.steps.iter().enumerate() {
             let (done, rest) = scratch.split_at_mut(i.min(steps - 1));
             let dst: &mut [f32] = if i + 1 == steps {
-                &mut out[start..start + len]
+                &mut out_slice[start..start + len]
             } else {
                 &mut rest[0][..len]
             };
@@ -271,15 +273,14 @@ pub fn eval(chain: &Chain, operands: &[&HostTensor]) -> Result<HostTensor> {
         }
         start += len;
     }
-    ArrayD::from_shape_vec(IxDyn(&chain.shape), out)
-        .map(HostTensor::F32)
-        .map_err(|e| KernelError::invalid(OP, format!("result: {e}")))
+    Ok(HostTensor::F32(out))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cpu::elementwise::{binary, unary};
+    use ndarray::IxDyn;
 
     fn f32s(shape: &[usize], seed: u32) -> HostTensor {
         let n: usize = shape.iter().product();

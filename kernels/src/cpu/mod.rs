@@ -1,6 +1,7 @@
 //! CPU kernels, one file per op family, and [`eval_op`], which dispatches an
 //! `OpKind` to them.
 
+pub mod alloc;
 pub mod bitcast;
 pub mod computation;
 pub mod convert;

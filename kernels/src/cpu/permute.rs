@@ -1,29 +1,30 @@
 //! A strided view copied into row-major order, tile by tile: a transpose's
 //! result walked in order reads its source across rows (ndarray's
 //! `as_standard_layout` does: a cache miss per element once the source
-//! outgrows the cache, ~20% of an MLP training step). Copying bands of
-//! [`TILE`] columns keeps both the source lines and the result lines in L1.
+//! outgrows the cache, ~20% of an MLP training step). Copying tiles of
+//! [`TILE`] x [`TILE`] keeps both the source lines and the result lines in
+//! L1.
 
-use ndarray::{s, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Ix2};
+use crate::tensor::HostElem;
+use ndarray::{ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Ix2};
 
-/// Width of a band, in elements: 32 source streams and 32-element result
-/// pieces (two cache lines of f32).
-const TILE: usize = 32;
+/// Side of a tile, in elements: 16 source column pieces and 16 result row
+/// pieces (a cache line of f32 each).
+const TILE: usize = 16;
 
 /// `src` (any strides) as a row-major array.
-pub fn to_row_major<T: Copy>(src: ArrayViewD<'_, T>) -> ArrayD<T> {
+pub fn to_row_major<T: HostElem>(src: ArrayViewD<'_, T>) -> ArrayD<T> {
     let n = src.ndim();
     // The axis along which the source is contiguous, if the result walks
     // another one innermost.
     let inner = (0..n).find(|&d| src.strides()[d] == 1 && src.shape()[d] > 1);
-    let first = src.iter().next().copied();
-    let (Some(j), Some(first)) = (inner, first) else {
+    let (Some(j), false) = (inner, src.is_empty()) else {
         return src.as_standard_layout().into_owned();
     };
     if j + 1 == n || src.shape()[n - 1] < 2 {
         return src.as_standard_layout().into_owned();
     }
-    let mut out = ArrayD::from_elem(src.raw_dim(), first);
+    let mut out = crate::cpu::alloc::array::<T>(src.shape());
     // Both views with the source's contiguous axis and the result's
     // contiguous axis last, the other axes in order before them.
     let order: Vec<usize> = (0..n)
@@ -55,32 +56,26 @@ fn copy_nd<T: Copy>(src: ArrayViewD<'_, T>, mut dst: ArrayViewMutD<'_, T>) {
 }
 
 /// `dst = src` where `src` is contiguous down its columns and `dst` along
-/// its rows: a band of [`TILE`] columns at a time, row by row, so that the
-/// band's source columns are read as [`TILE`] sequential streams and each
-/// result row gets [`TILE`] contiguous elements.
-fn copy_tiles<T: Copy>(src: ArrayView2<'_, T>, mut dst: ArrayViewMut2<'_, T>) {
-    let (rows, cols) = src.dim();
-    for c0 in (0..cols).step_by(TILE) {
-        let c1 = (c0 + TILE).min(cols);
-        let columns: Option<Vec<&[T]>> = (c0..c1).map(|c| src.column(c).to_slice()).collect();
-        let Some(columns) = columns else {
-            dst.slice_mut(s![.., c0..c1])
-                .assign(&src.slice(s![.., c0..c1]));
-            continue;
-        };
-        for r in 0..rows {
-            let mut row = dst.row_mut(r);
-            let mut band = row.slice_mut(s![c0..c1]);
-            match band.as_slice_mut() {
-                Some(out) => {
-                    for (o, col) in out.iter_mut().zip(&columns) {
-                        *o = col[r];
-                    }
-                }
-                None => {
-                    for (o, col) in band.iter_mut().zip(&columns) {
-                        *o = col[r];
-                    }
+/// its rows, tile by tile: a [`TILE`] x [`TILE`] tile reads [`TILE`]
+/// source columns (one or two cache lines each) and writes [`TILE`] result
+/// row pieces, all in L1. Plain slice indexing: going through ndarray's
+/// views per row piece cost more than the copy.
+pub fn copy_tiles<T: Copy>(src: ArrayView2<'_, T>, mut dst: ArrayViewMut2<'_, T>) {
+    let columns: Option<Vec<&[T]>> = src.columns().into_iter().map(|c| c.to_slice()).collect();
+    let rows: Option<Vec<&mut [T]>> = dst.rows_mut().into_iter().map(|r| r.into_slice()).collect();
+    let (Some(columns), Some(mut rows)) = (columns, rows) else {
+        dst.assign(&src);
+        return;
+    };
+    let (nr, nc) = (rows.len(), columns.len());
+    for r0 in (0..nr).step_by(TILE) {
+        let r1 = (r0 + TILE).min(nr);
+        for c0 in (0..nc).step_by(TILE) {
+            let c1 = (c0 + TILE).min(nc);
+            let band = &columns[c0..c1];
+            for (r, row) in rows[r0..r1].iter_mut().enumerate() {
+                for (o, col) in row[c0..c1].iter_mut().zip(band) {
+                    *o = col[r0 + r];
                 }
             }
         }

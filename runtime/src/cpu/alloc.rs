@@ -1,65 +1,22 @@
-//! Reusing big blocks.
-//!
-//! A freshly allocated block of many megabytes is fresh pages: the first
-//! write to each one faults and the kernel zeroes it, which makes filling
-//! it several times slower than copying into memory already mapped. So
-//! blocks of at least [`MIN_POOLED_BYTES`] that a device frees (the
-//! executor hands them back through `Device::release`) are kept in a
-//! process-wide pool, and collectives and local instructions take their
-//! results from it when one of the same element type and size is there.
-//! The pool holds at most [`MAX_POOLED_BYTES`]; the oldest blocks go first.
-
-use std::collections::VecDeque;
-use std::sync::Mutex;
+//! Blocks for collectives and local instructions, from the process-wide
+//! reuse pool the kernels draw from too (`meshrun_kernels::cpu::alloc`,
+//! which says why it exists).
 
 use meshrun_kernels::{with_array, HostElem, HostTensor};
 use ndarray::{ArrayD, IxDyn};
 
+pub use meshrun_kernels::cpu::alloc::{recycle, MAX_POOLED_BYTES, MIN_POOLED_BYTES};
+
 use crate::blocks::zeros_like_elem;
-
-/// Smaller blocks come from the allocator's own free lists, warm already.
-/// Larger ones may not: glibc serves blocks above its mmap threshold (128
-/// KiB at first) with fresh pages, and a 1 MiB all-gather on 8 simulated
-/// devices took 420-460 µs with the pool starting at 4 MiB and 130-230 µs
-/// with it starting here.
-pub const MIN_POOLED_BYTES: usize = 256 << 10;
-/// The most memory the pool keeps.
-pub const MAX_POOLED_BYTES: usize = 1 << 30;
-
-struct Pool {
-    blocks: VecDeque<HostTensor>,
-    bytes: usize,
-}
-
-static POOL: Mutex<Pool> = Mutex::new(Pool {
-    blocks: VecDeque::new(),
-    bytes: 0,
-});
-
-fn bytes_of(t: &HostTensor) -> usize {
-    t.len() * t.elem_type().byte_size()
-}
 
 /// A row-major block of `shape` with `like`'s element type. With `zeroed`
 /// it is all zeros; without, its contents are unspecified (a reused block)
 /// and the caller must write every element.
 pub fn block(like: &HostTensor, shape: &[usize], zeroed: bool) -> HostTensor {
     let len: usize = shape.iter().product();
-    let elem = like.elem_type();
-    if len * elem.byte_size() >= MIN_POOLED_BYTES {
-        let reused = {
-            let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-            let found = pool
-                .blocks
-                .iter()
-                .position(|t| t.elem_type() == elem && t.len() == len);
-            found.and_then(|i| pool.blocks.remove(i)).inspect(|t| {
-                pool.bytes -= bytes_of(t);
-            })
-        };
-        if let Some(t) = reused.and_then(|t| reshaped(t, shape)) {
-            return if zeroed { fill_zero(t) } else { t };
-        }
+    let reused = meshrun_kernels::cpu::alloc::take(like.elem_type(), len);
+    if let Some(t) = reused.and_then(|t| reshaped(t, shape)) {
+        return if zeroed { fill_zero(t) } else { t };
     }
     zeros_like_elem(like, shape)
 }
@@ -75,27 +32,6 @@ fn reshaped(t: HostTensor, shape: &[usize]) -> Option<HostTensor> {
 fn fill_zero(mut t: HostTensor) -> HostTensor {
     with_array!(&mut t, a: T => a.fill(T::zero_value()));
     t
-}
-
-/// Keep a block no one uses any more for a later [`block`].
-pub fn recycle(t: HostTensor) {
-    let bytes = bytes_of(&t);
-    if !(MIN_POOLED_BYTES..=MAX_POOLED_BYTES).contains(&bytes) {
-        return;
-    }
-    let standard = with_array!(&t, a: T => a.is_standard_layout());
-    if !standard {
-        return;
-    }
-    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    while pool.bytes + bytes > MAX_POOLED_BYTES {
-        match pool.blocks.pop_front() {
-            Some(old) => pool.bytes -= bytes_of(&old),
-            None => break,
-        }
-    }
-    pool.bytes += bytes;
-    pool.blocks.push_back(t);
 }
 
 #[cfg(test)]
