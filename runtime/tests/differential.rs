@@ -29,6 +29,10 @@
 //! found in propagation and partitioning (axes of size 1, reshapes of
 //! padded blocks) have regression tests in `executor_known_bugs.rs`.
 //!
+//! Separate tests run the integer programs (`bits_program`), programs
+//! around one convolution (`conv_program`) and around gathers, scatters
+//! and dynamic slices (`index_program`), each with its own case count.
+//!
 //! `MESHRUN_DIFF_CASES` (default 1000; about 1 s in release) sets the
 //! number of cases, `MESHRUN_DIFF_SEED` the first seed; failures print
 //! their seeds (the first `MESHRUN_DIFF_SHOW`, default 20) and the first
@@ -41,7 +45,9 @@ use meshrun_runtime::compare::{compare, compare_outputs, describe, mismatch, Dif
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
-use meshrun_runtime::testgen::{bits_program, conv_program, program, program_and_bounds};
+use meshrun_runtime::testgen::{
+    bits_program, conv_program, index_program, program, program_and_bounds,
+};
 use meshrun_runtime::wide_reference::run_in_f64;
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
 
@@ -355,4 +361,85 @@ fn the_conv_generator_makes_what_it_promises() {
         }
     }
     assert_eq!(seen.len(), 12, "{seen:?}");
+}
+
+/// Programs around gathers, scatters and dynamic slices
+/// (`testgen::index_program`: `take` on any axis, `take_along_axis`,
+/// `x[i, j]`, scatters with every region, batching dims, dynamic
+/// slices and updates; ids out of range both ways and repeated) on random
+/// shardings: sharded runs must equal the reference.
+/// `MESHRUN_DIFF_INDEX_CASES` (default 1000) sets the number of cases,
+/// `MESHRUN_DIFF_DUMP=DIR` writes every failing program to `DIR`.
+#[test]
+fn random_index_ops_match_the_reference() {
+    let cases = env_u64("MESHRUN_DIFF_INDEX_CASES", 1000);
+    let first = env_u64("MESHRUN_DIFF_SEED", 1);
+    let dump = std::env::var("MESHRUN_DIFF_DUMP").ok();
+    let mut failures = Vec::new();
+    for seed in first..first + cases {
+        let (text, sums) = index_program(seed);
+        if let Err(why) = run_program_with_sums(&text, seed, &sums) {
+            if let Some(dir) = &dump {
+                let path = std::path::Path::new(dir).join(format!("index{seed}.mlir"));
+                let _ = std::fs::write(path, format!("// {why}\n{text}"));
+            }
+            failures.push((seed, why, text));
+        }
+    }
+    for (seed, why, _) in failures.iter().take(20) {
+        eprintln!("index seed {seed}: {why}");
+    }
+    if let Some((seed, _, text)) = failures.first() {
+        eprintln!("program of index seed {seed}:\n{text}");
+    }
+    eprintln!(
+        "differential (indexing ops): {} of {cases} cases passed",
+        cases as usize - failures.len()
+    );
+    assert!(failures.is_empty(), "{} cases failed", failures.len());
+}
+
+/// Print the indexing program of `MESHRUN_DIFF_SEED` and run it.
+#[test]
+#[ignore]
+fn print_index_case() {
+    let seed = env_u64("MESHRUN_DIFF_SEED", 1);
+    let (text, sums) = index_program(seed);
+    println!("{text}");
+    match run_program_with_sums(&text, seed, &sums) {
+        Ok(()) => println!("pass"),
+        Err(why) => println!("FAIL: {why}"),
+    }
+}
+
+#[test]
+fn the_index_generator_makes_what_it_promises() {
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..400 {
+        let (text, _) = index_program(seed);
+        parse_module(&text).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+        for key in [
+            "\"stablehlo.gather\"",
+            "operand_batching_dims",
+            "start_index_map = [1, 0]",
+            "\"stablehlo.scatter\"",
+            "input_batching_dims",
+            "stablehlo.add %a, %b",
+            "stablehlo.maximum %a, %b",
+            "stablehlo.minimum %a, %b",
+            "stablehlo.multiply %a, %b",
+            "stablehlo.return %b",
+            "unique_indices = true",
+            "stablehlo.dynamic_slice",
+            "stablehlo.dynamic_update_slice",
+            "dense<-1>",
+            "sharding_constraint",
+            "{\"a\"",
+        ] {
+            if text.contains(key) {
+                seen.insert(key);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 16, "{seen:?}");
 }

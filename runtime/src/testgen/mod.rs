@@ -18,7 +18,8 @@
 //! around one random convolution, [`conv_program`]; `reduce_multi`: reduce
 //! with two inputs, argmax/argmin and sum*max; `sort_reverse`: sort,
 //! argsort, top_k, reverse; `structure`: counted loops and two-way conds
-//! around random chains of these ops).
+//! around random chains of these ops; `index`: programs around gathers,
+//! scatters and dynamic slices, [`index_program`]).
 //! A new family adds its file with `impl Gen` methods and its line in
 //! `Gen::op`.
 
@@ -26,6 +27,7 @@ mod basic;
 mod bits;
 mod conv;
 mod gen;
+mod index;
 mod reduce_multi;
 mod rng;
 mod sort_reverse;
@@ -45,6 +47,13 @@ pub use bits::bits_program;
 /// A random program around one convolution (`conv.rs`).
 pub fn conv_program(seed: u64) -> String {
     Gen::conv_program(seed)
+}
+
+/// A random program around one or two indexing ops (`index.rs`: gather,
+/// scatter, dynamic_slice, dynamic_update_slice) and the bound of its
+/// result's magnitude (see [`program_and_bounds`]).
+pub fn index_program(seed: u64) -> (String, Vec<f64>) {
+    Gen::index_program(seed)
 }
 
 /// The random program of `seed`. With `size_one_axes`, shardings may name

@@ -12,12 +12,7 @@
 use std::fmt::Write;
 
 use super::gen::Gen;
-use super::text::{list, ty, Val};
-
-/// `ty(shape)` with another element type.
-fn ty_of(shape: &[i64], elem: &str) -> String {
-    ty(shape).replace("f32>", &format!("{elem}>"))
-}
+use super::text::{list, ty, ty_of, Val};
 
 impl Gen {
     /// Random reduced dims of a rank-`r` value (at least one).

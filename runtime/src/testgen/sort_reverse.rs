@@ -10,11 +10,7 @@
 use std::fmt::Write;
 
 use super::gen::Gen;
-use super::text::{list, ty, Val};
-
-fn ty_of(shape: &[i64], elem: &str) -> String {
-    ty(shape).replace("f32>", &format!("{elem}>"))
-}
+use super::text::{list, ty, ty_of, Val};
 
 impl Gen {
     /// `"stablehlo.sort"` of one value along a random dim, ascending or

@@ -43,6 +43,11 @@ pub(super) fn ty(shape: &[i64]) -> String {
     }
 }
 
+/// `ty(shape)` with another element type.
+pub(super) fn ty_of(shape: &[i64], elem: &str) -> String {
+    ty(shape).replace("f32>", &format!("{elem}>"))
+}
+
 pub(super) fn list(v: &[usize]) -> String {
     let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
     format!("[{}]", s.join(", "))
