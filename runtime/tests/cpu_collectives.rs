@@ -212,8 +212,13 @@ fn all_reduce_is_the_rank_order_reduction_on_both_paths() {
         let shape = [7usize, 5];
         let mut c = collective(CollectiveKind::AllReduce, groups(), &[7, 5], &[7, 5]);
         c.reduction = Some(kind);
-        // Whole-block and two-phase (every member reduces a slice).
-        let whole = run(&CpuBackend::new(), &DEVICES, &c);
+        // Every member reducing for itself, and one shared reduction (the
+        // default).
+        let whole = run(
+            &CpuBackend::new().with_chunked_all_reduce_min(usize::MAX),
+            &DEVICES,
+            &c,
+        );
         let chunked = run(
             &CpuBackend::new().with_chunked_all_reduce_min(1),
             &DEVICES,

@@ -20,8 +20,8 @@
 //! run's rendezvous, so the others stop at their next collective, and the
 //! run returns the error of the device that failed first. Devices that
 //! hold the same block of an input share one read-only copy of it, and the
-//! members of an all-gather (or of an all-reduce of at least
-//! [`CHUNKED_ALL_REDUCE_MIN_ELEMS`] elements) share one result, built once.
+//! members of an all-gather or an all-reduce share one result, built once
+//! (see [`SHARED_ALL_REDUCE_MIN_ELEMS`]).
 
 pub mod alloc;
 pub mod bands;
@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use meshrun_kernels::{HostTensor, Parallelism};
 
-pub use device::{CpuBuffer, CpuDevice, CHUNKED_ALL_REDUCE_MIN_ELEMS};
+pub use device::{CpuBuffer, CpuDevice, CHUNKED_ALL_REDUCE_MIN_ELEMS, SHARED_ALL_REDUCE_MIN_ELEMS};
 use pool::PoolLease;
 use rendezvous::Rendezvous;
 
@@ -67,7 +67,7 @@ impl CpuBackend {
     pub fn new() -> CpuBackend {
         CpuBackend {
             kernel_par: None,
-            chunked_min: CHUNKED_ALL_REDUCE_MIN_ELEMS,
+            chunked_min: SHARED_ALL_REDUCE_MIN_ELEMS,
         }
     }
 
@@ -79,8 +79,9 @@ impl CpuBackend {
     }
 
     /// Reduce all-reduces of at least `elems` elements once per group and
-    /// share the result (see [`CHUNKED_ALL_REDUCE_MIN_ELEMS`]); tests use
-    /// it to reach both paths.
+    /// share the result, smaller ones in every member (the default shares
+    /// all: [`SHARED_ALL_REDUCE_MIN_ELEMS`]); tests use it to reach both
+    /// paths.
     pub fn with_chunked_all_reduce_min(mut self, elems: usize) -> CpuBackend {
         self.chunked_min = elems;
         self
