@@ -384,26 +384,8 @@ fn finish<T: HostElem>(out: ArrayD<T>, geo: &ConvGeometry) -> Result<ArrayD<T>> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshrun_compiler::ops::convolution::{ConvDims, ConvolutionAttrs};
+    use crate::cpu::conv_cases::{plain, random, Rng, LAYOUTS};
     use meshrun_compiler::ops::decode::I64Rows;
-
-    /// A tiny deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn small_f64(&mut self) -> f64 {
-            // Multiples of 1/8 in [-2, 2): sums are exact in f32 and f64.
-            (self.below(32) as f64 - 16.0) / 8.0
-        }
-    }
 
     /// The spec's definition, element by element in f64: for every output
     /// element, the sum over the group's input features and the kernel's
@@ -474,24 +456,10 @@ mod tests {
         })
     }
 
-    fn conv(dims: &str, fg: i64, bg: i64) -> Convolution {
-        Convolution(Box::new(ConvolutionAttrs {
-            batch_group_count: bg,
-            dimension_numbers: ConvDims::parse_body(dims).unwrap(),
-            feature_group_count: fg,
-            lhs_dilation: None,
-            padding: None,
-            precision_config: None,
-            rhs_dilation: None,
-            window_reversal: None,
-            window_strides: None,
-        }))
-    }
-
     #[test]
     fn spec_example() {
         // docs/spec.md's convolution example: lhs_dilation 2, stride 4.
-        let mut c = conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", 1, 1);
+        let mut c = plain("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", 1, 1);
         c.window_strides = Some(vec![4, 4]);
         c.lhs_dilation = Some(vec![2, 2]);
         let lhs: Vec<i64> = vec![1, 2, 5, 6, 3, 4, 7, 8, 10, 11, 14, 15, 12, 13, 16, 17];
@@ -511,54 +479,9 @@ mod tests {
     #[test]
     fn random_convolutions_equal_the_definition() {
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        let layouts = [
-            "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
-            "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
-            "[f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]",
-            "[b, 0, f]x[0, i, o]->[b, 0, f]",
-            "[b, f]x[i, o]->[b, f]",
-            "[0, b, 1, 2, f]x[o, 0, 1, i, 2]->[f, 2, 0, b, 1]",
-        ];
         let mut checked = 0;
         for case in 0..300 {
-            let dims = layouts[case % layouts.len()];
-            let groups = 1 + rng.below(3) as usize;
-            let batch_groups = rng.below(3) == 0;
-            let (fg, bg) = if batch_groups {
-                (1, groups)
-            } else {
-                (groups, 1)
-            };
-            let mut c = conv(dims, fg as i64, bg as i64);
-            let d = c.dimension_numbers.clone();
-            let n_sp = d.input_spatial.len();
-            let rank = n_sp + 2;
-            let cin = 1 + rng.below(3) as usize;
-            let mut lhs_shape = vec![0; rank];
-            let mut rhs_shape = vec![0; rank];
-            lhs_shape[d.input_batch] = bg * (1 + rng.below(3) as usize);
-            lhs_shape[d.input_feature] = fg * cin;
-            rhs_shape[d.kernel_input_feature] = cin;
-            rhs_shape[d.kernel_output_feature] = groups * (1 + rng.below(3) as usize);
-            for s in 0..n_sp {
-                lhs_shape[d.input_spatial[s]] = 1 + rng.below(7) as usize;
-                rhs_shape[d.kernel_spatial[s]] = 1 + rng.below(3) as usize;
-            }
-            let list = |rng: &mut Rng, hi: u64| {
-                (0..n_sp)
-                    .map(|_| 1 + rng.below(hi) as i64)
-                    .collect::<Vec<_>>()
-            };
-            c.window_strides = Some(list(&mut rng, 3));
-            c.lhs_dilation = Some(list(&mut rng, 3));
-            c.rhs_dilation = Some(list(&mut rng, 2));
-            c.window_reversal = Some((0..n_sp).map(|_| rng.below(2) == 1).collect());
-            c.padding = Some(I64Rows {
-                rows: (0..n_sp)
-                    .map(|_| vec![rng.below(5) as i64 - 2, rng.below(5) as i64 - 2])
-                    .collect(),
-                width: 2,
-            });
+            let (c, lhs_shape, rhs_shape) = random(&mut rng, LAYOUTS[case % LAYOUTS.len()]);
             let lhs_t = TensorType::new(
                 lhs_shape.iter().map(|&x| x as i64).collect::<Vec<i64>>(),
                 ElemType::F32,
@@ -596,7 +519,7 @@ mod tests {
     fn geometry_offsets_follow_the_canonical_layout() {
         // NHWC 1x4x5x2, 3x3 kernel, pad 1: output (1, 2) meets input
         // (0 + 0, 2 + 1) - (1, 1) at tap (0, 1)... spelled out below.
-        let mut c = conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", 1, 1);
+        let mut c = plain("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", 1, 1);
         c.padding = Some(I64Rows {
             rows: vec![vec![1, 1], vec![1, 1]],
             width: 2,

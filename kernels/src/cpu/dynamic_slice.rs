@@ -13,8 +13,9 @@ const DS: &str = "stablehlo.dynamic_slice";
 const DUS: &str = "stablehlo.dynamic_update_slice";
 
 /// The clamped start of a `sizes` block inside `shape`, from one scalar
-/// index tensor per dim.
-fn clamped_starts(
+/// index tensor per dim (`op` names the op in errors). The CUDA device
+/// places its copies with it too.
+pub fn clamped_starts(
     op: &str,
     shape: &[usize],
     sizes: &[usize],

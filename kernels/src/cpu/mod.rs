@@ -4,6 +4,8 @@
 pub mod alloc;
 pub mod bitcast;
 pub mod computation;
+#[doc(hidden)]
+pub mod conv_cases;
 pub mod convert;
 pub mod convolution;
 pub mod dot;

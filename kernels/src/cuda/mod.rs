@@ -15,6 +15,7 @@
 //! take blocks of [`REDUCE_THREADS`] threads.
 
 pub mod body;
+pub mod conv;
 mod generate;
 pub mod names;
 pub mod sort;
@@ -42,13 +43,14 @@ pub struct KernelModule {
 /// Every kernel module, in a fixed order.
 pub fn modules() -> Vec<KernelModule> {
     // (name, entry points, templates of this module only)
-    let parts: [(&'static str, generate::Entries, &str); 6] = [
+    let parts: [(&'static str, generate::Entries, &str); 7] = [
         ("elementwise", generate::elementwise(), ""),
         ("compare_select", generate::compare_select(), ""),
         ("convert", generate::convert(), ""),
         ("movement", generate::movement(), ""),
         ("reduce", generate::reduce(), ""),
         ("window", window::entries(), window::SOURCE),
+        ("conv", conv::entries(), conv::SOURCE),
     ];
     parts
         .into_iter()
@@ -105,6 +107,7 @@ mod tests {
         assert_eq!(converts, 42);
         assert_eq!(module_of("strided_copy_b2"), Some("movement"));
         assert_eq!(module_of("unary_tanh_bf16"), Some("elementwise"));
+        assert_eq!(module_of("im2col_b4"), Some("conv"));
         assert_eq!(module_of("unary_tanh_i32"), None);
         assert!(names::reduce_many(ReduceKind::Add, ElemType::BF16).is_some());
     }

@@ -5,8 +5,10 @@
 //! Every op is validated first with the compiler's shape rules
 //! (`check_result_types`), then computed by the GPU kernels through
 //! `Launcher` (which checks buffer sizes before each launch). The few
-//! combinations the GPU does not compute (integer `dot_general`) are
-//! computed on the host by the CPU kernels and counted
+//! combinations the GPU does not compute (integer `dot_general` and
+//! `convolution`; `gather`, `scatter`, `rng_bit_generator` and
+//! `bitcast_convert`, which have no GPU kernel yet) are computed on the
+//! host by the CPU kernels and counted
 //! (`CudaBackend::host_fallbacks`). Needs a GPU to run (not exercised in
 //! CI).
 
@@ -126,7 +128,7 @@ impl CudaDevice {
 
     /// Compute `kind` on the host with the CPU kernels (the operands
     /// downloaded, the results uploaded).
-    fn host_op(
+    pub(crate) fn host_op(
         &mut self,
         kind: &OpKind,
         operands: &[&CudaBuffer],
@@ -149,7 +151,7 @@ impl CudaDevice {
             .collect()
     }
 
-    fn blas(&mut self) -> Result<(), DeviceError> {
+    pub(crate) fn blas(&mut self) -> Result<(), DeviceError> {
         if self.state.blas.is_none() {
             let blas = CudaBlas::new(self.stream.clone())
                 .map_err(|e| gpu_err(format!("cannot create a cuBLAS handle: {e:?}")))?;
@@ -365,6 +367,12 @@ impl CudaDevice {
             OpKind::Sort(s) => self.gpu_sort(kind, s, x, result_types),
             OpKind::TopK(t) => self.gpu_top_k(kind, t.k, x[0], result_types),
             OpKind::Reverse(r) => self.gpu_reverse(&r.dimensions, x[0], out),
+            // Identities, as on the CPU: a barrier against XLA's reordering
+            // and `@Sharding`, the one custom_call target the definition
+            // accepts.
+            OpKind::OptimizationBarrier(_) | OpKind::CustomCall(_) => {
+                Ok(x.iter().map(|b| (*b).clone()).collect())
+            }
             OpKind::DotGeneral { .. }
             | OpKind::Call { .. }
             | OpKind::ShardingConstraint { .. }
@@ -420,6 +428,20 @@ impl Device for CudaDevice {
         check_result_types(kind, &types, result_types).map_err(|m| invalid(kind, m))?;
         if result_types.is_empty() {
             return Err(invalid(kind, "no result types"));
+        }
+        match kind {
+            OpKind::Convolution(c) => return self.convolution(kind, c, operands, result_types),
+            OpKind::DynamicSlice(_) | OpKind::DynamicUpdateSlice(_) => {
+                return self.dynamic_op(kind, operands, result_types)
+            }
+            // No GPU kernels yet (not small: scatter's combining updates,
+            // XLA's RNG expansion, bitcast between typed buffers): the CPU
+            // kernels compute them on the host, counted as fallbacks.
+            OpKind::Gather(_)
+            | OpKind::Scatter(_)
+            | OpKind::RngBitGenerator(_)
+            | OpKind::BitcastConvert(_) => return self.host_op(kind, operands, result_types),
+            _ => {}
         }
         if let OpKind::DotGeneral { dims, .. } = kind {
             let (lhs, rhs, out) = (operands[0], operands[1], &result_types[0]);

@@ -18,7 +18,7 @@ use super::gemm_plan::DotPlan;
 use super::kernels::Launcher;
 use super::layout::transpose;
 
-fn gemm_type(e: ElemType) -> Option<GemmType> {
+pub(crate) fn gemm_type(e: ElemType) -> Option<GemmType> {
     Some(match e {
         ElemType::F64 => GemmType::F64,
         ElemType::F32 => GemmType::F32,

@@ -571,4 +571,5 @@ impl Launcher<'_> {
     }
 }
 
+mod conv;
 mod window;

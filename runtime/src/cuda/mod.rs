@@ -9,7 +9,9 @@
 //!   (a collective's result as box copies of the members' blocks),
 //!   [`layout`] (the one strided-copy descriptor behind transposes,
 //!   broadcasts, slices, pads, concatenations and remaps), [`gemm_plan`]
-//!   (`dot_general` as one strided batched GEMM), [`launch`] (grid sizes)
+//!   (`dot_general` as one strided batched GEMM), [`conv_plan`]
+//!   (convolution as im2col + strided batched GEMMs), [`dynamic_copy`]
+//!   (dynamic slices as box copies), [`launch`] (grid sizes)
 //!   [`reverse_copy`] (reverse as a strided copy with signed strides)
 //!   and [`probe`] (what CUDA the machine has, never panicking);
 //!   [`kernel_check`] compiles every kernel (NVRTC only, no GPU).
@@ -25,6 +27,8 @@
 #![deny(unsafe_code)]
 
 pub mod boxes;
+pub mod conv_plan;
+pub mod dynamic_copy;
 pub mod gemm_plan;
 pub mod kernel_check;
 pub mod launch;
@@ -41,11 +45,15 @@ pub mod buffer;
 #[cfg(feature = "cuda")]
 mod collectives;
 #[cfg(feature = "cuda")]
+mod conv_op;
+#[cfg(feature = "cuda")]
 pub mod device;
 #[cfg(feature = "cuda")]
 mod device_sort;
 #[cfg(feature = "cuda")]
 mod dot;
+#[cfg(feature = "cuda")]
+mod dynamic_op;
 #[cfg(feature = "cuda")]
 pub mod ffi;
 #[cfg(feature = "cuda")]
