@@ -6,6 +6,7 @@
 //! format and in diagnostics.
 
 use crate::ir::literal::DenseLiteral;
+use crate::ir::types::ElemClass;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
 use crate::sharding::TensorSharding;
 
@@ -30,102 +31,102 @@ macro_rules! name_enum {
     };
 }
 
-name_enum! {
-    /// Element-wise ops with one operand (`stablehlo.<name>`).
+/// An element-wise op family: one row per op with its dialect, its name
+/// and the element types it accepts (StableHLO's constraints) — the one
+/// place an element-wise op is named. The text format, shape inference,
+/// the verifier, Shardy's (element-wise) rule and the partitioner all
+/// work from this table; kernels stay per backend.
+macro_rules! elementwise_enum {
+    ($(#[$meta:meta])* $vis:vis enum $ty:ident {
+        $($var:ident => $dialect:ident . $name:literal : $class:ident),* $(,)?
+    }) => {
+        name_enum! { $(#[$meta])* $vis enum $ty { $($var => $name),* } }
+
+        impl $ty {
+            /// The element types the op accepts.
+            pub fn class(self) -> ElemClass {
+                match self { $($ty::$var => ElemClass::$class),* }
+            }
+
+            /// Whether the op is CHLO's (`chlo.erf %x : t -> t`) rather
+            /// than StableHLO's (`stablehlo.exponential %x : t`).
+            pub fn is_chlo(self) -> bool {
+                match self { $($ty::$var => stringify!($dialect) == "chlo"),* }
+            }
+        }
+    };
+}
+
+elementwise_enum! {
+    /// Element-wise ops with one operand.
     pub enum UnaryOp {
-        Negate => "negate",
-        Exp => "exponential",
-        Expm1 => "exponential_minus_one",
-        Log => "log",
-        Log1p => "log_plus_one",
-        Tanh => "tanh",
-        Sine => "sine",
-        Cosine => "cosine",
-        Tan => "tan",
-        Logistic => "logistic",
-        Sqrt => "sqrt",
-        Rsqrt => "rsqrt",
-        Cbrt => "cbrt",
-        Abs => "abs",
-        Sign => "sign",
-        Floor => "floor",
-        Ceil => "ceil",
-        RoundNearestEven => "round_nearest_even",
-        RoundNearestAfz => "round_nearest_afz",
-        Not => "not",
-        IsFinite => "is_finite",
-        Popcnt => "popcnt",
-        CountLeadingZeros => "count_leading_zeros",
-        // CHLO's element-wise ops that JAX leaves in lowered text
-        // (`chlo.<name>`, see `UnaryOp::is_chlo`).
-        Square => "square",
-        Erf => "erf",
-        Erfc => "erfc",
-        ErfInv => "erf_inv",
-        Lgamma => "lgamma",
-        Digamma => "digamma",
-        BesselI1e => "bessel_i1e",
-        Acos => "acos",
-        Acosh => "acosh",
-        Asin => "asin",
-        Asinh => "asinh",
-        Atan => "atan",
-        Atanh => "atanh",
-        Cosh => "cosh",
-        Sinh => "sinh",
+        Negate => stablehlo."negate": IntOrFloat,
+        Exp => stablehlo."exponential": Float,
+        Expm1 => stablehlo."exponential_minus_one": Float,
+        Log => stablehlo."log": Float,
+        Log1p => stablehlo."log_plus_one": Float,
+        Tanh => stablehlo."tanh": Float,
+        Sine => stablehlo."sine": Float,
+        Cosine => stablehlo."cosine": Float,
+        Tan => stablehlo."tan": Float,
+        Logistic => stablehlo."logistic": Float,
+        Sqrt => stablehlo."sqrt": Float,
+        Rsqrt => stablehlo."rsqrt": Float,
+        Cbrt => stablehlo."cbrt": Float,
+        Abs => stablehlo."abs": SignedOrFloat,
+        Sign => stablehlo."sign": SignedOrFloat,
+        Floor => stablehlo."floor": Float,
+        Ceil => stablehlo."ceil": Float,
+        RoundNearestEven => stablehlo."round_nearest_even": Float,
+        RoundNearestAfz => stablehlo."round_nearest_afz": Float,
+        Not => stablehlo."not": BoolOrInt,
+        IsFinite => stablehlo."is_finite": Float,
+        Popcnt => stablehlo."popcnt": Int,
+        CountLeadingZeros => stablehlo."count_leading_zeros": Int,
+        // CHLO's element-wise ops that JAX leaves in lowered text.
+        Square => chlo."square": IntOrFloat,
+        Erf => chlo."erf": Float,
+        Erfc => chlo."erfc": Float,
+        ErfInv => chlo."erf_inv": Float,
+        Lgamma => chlo."lgamma": Float,
+        Digamma => chlo."digamma": Float,
+        BesselI1e => chlo."bessel_i1e": Float,
+        Acos => chlo."acos": Float,
+        Acosh => chlo."acosh": Float,
+        Asin => chlo."asin": Float,
+        Asinh => chlo."asinh": Float,
+        Atan => chlo."atan": Float,
+        Atanh => chlo."atanh": Float,
+        Cosh => chlo."cosh": Float,
+        Sinh => chlo."sinh": Float,
     }
 }
 
-name_enum! {
-    /// Element-wise ops with two operands of the same type (`stablehlo.<name>`).
+elementwise_enum! {
+    /// Element-wise ops with two operands of the same type.
     pub enum BinaryOp {
-        Add => "add",
-        Subtract => "subtract",
-        Multiply => "multiply",
-        Divide => "divide",
-        Remainder => "remainder",
-        Maximum => "maximum",
-        Minimum => "minimum",
-        Power => "power",
-        Atan2 => "atan2",
-        And => "and",
-        Or => "or",
-        Xor => "xor",
-        ShiftLeft => "shift_left",
-        ShiftRightLogical => "shift_right_logical",
-        ShiftRightArithmetic => "shift_right_arithmetic",
-        // CHLO's (`chlo.<name>`, see `BinaryOp::is_chlo`).
-        NextAfter => "next_after",
-        Polygamma => "polygamma",
-        Zeta => "zeta",
+        Add => stablehlo."add": Any,
+        Subtract => stablehlo."subtract": IntOrFloat,
+        Multiply => stablehlo."multiply": Any,
+        Divide => stablehlo."divide": IntOrFloat,
+        Remainder => stablehlo."remainder": IntOrFloat,
+        Maximum => stablehlo."maximum": Any,
+        Minimum => stablehlo."minimum": Any,
+        Power => stablehlo."power": IntOrFloat,
+        Atan2 => stablehlo."atan2": Float,
+        And => stablehlo."and": BoolOrInt,
+        Or => stablehlo."or": BoolOrInt,
+        Xor => stablehlo."xor": BoolOrInt,
+        ShiftLeft => stablehlo."shift_left": Int,
+        ShiftRightLogical => stablehlo."shift_right_logical": Int,
+        ShiftRightArithmetic => stablehlo."shift_right_arithmetic": Int,
+        NextAfter => chlo."next_after": Float,
+        Polygamma => chlo."polygamma": Float,
+        Zeta => chlo."zeta": Float,
     }
 }
 
 impl UnaryOp {
-    /// Whether the op is CHLO's (`chlo.erf %x : t -> t`) rather than
-    /// StableHLO's (`stablehlo.exponential %x : t`).
-    pub fn is_chlo(self) -> bool {
-        use UnaryOp::*;
-        matches!(
-            self,
-            Square
-                | Erf
-                | Erfc
-                | ErfInv
-                | Lgamma
-                | Digamma
-                | BesselI1e
-                | Acos
-                | Acosh
-                | Asin
-                | Asinh
-                | Atan
-                | Atanh
-                | Cosh
-                | Sinh
-        )
-    }
-
     /// The full MLIR name: `stablehlo.sine`, `chlo.erf`.
     pub fn full_name(self) -> String {
         format!("{}.{}", dialect(self.is_chlo()), self.name())
@@ -144,14 +145,6 @@ impl UnaryOp {
 }
 
 impl BinaryOp {
-    /// Whether the op is CHLO's (`chlo.next_after %a, %b : t, t -> t`).
-    pub fn is_chlo(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::NextAfter | BinaryOp::Polygamma | BinaryOp::Zeta
-        )
-    }
-
     /// The full MLIR name: `stablehlo.add`, `chlo.zeta`.
     pub fn full_name(self) -> String {
         format!("{}.{}", dialect(self.is_chlo()), self.name())
@@ -449,5 +442,27 @@ impl OpKind {
                 | OpKind::Clamp
                 | OpKind::Convert
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_wise_rows_give_dialect_and_element_class() {
+        assert_eq!(UnaryOp::Erf.full_name(), "chlo.erf");
+        assert_eq!(UnaryOp::Exp.full_name(), "stablehlo.exponential");
+        assert_eq!(BinaryOp::Zeta.full_name(), "chlo.zeta");
+        assert_eq!(
+            BinaryOp::from_full_name("stablehlo.remainder"),
+            Some(BinaryOp::Remainder)
+        );
+        assert_eq!(BinaryOp::from_full_name("chlo.remainder"), None);
+        assert_eq!(UnaryOp::ALL.iter().filter(|u| u.is_chlo()).count(), 15);
+        assert_eq!(BinaryOp::Remainder.class(), ElemClass::IntOrFloat);
+        assert_eq!(BinaryOp::ShiftLeft.class(), ElemClass::Int);
+        assert_eq!(UnaryOp::Not.class(), ElemClass::BoolOrInt);
+        assert!(!BinaryOp::Subtract.class().allows(crate::ir::ElemType::I1));
     }
 }

@@ -173,6 +173,61 @@ impl fmt::Display for TensorType {
     }
 }
 
+/// Which element types an op accepts (StableHLO's operand constraints;
+/// meshrun has no complex or quantized types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElemClass {
+    /// f16, bf16, f32, f64.
+    Float,
+    /// Signed integers and floats (`abs`, `sign`).
+    SignedOrFloat,
+    /// Any integer and floats, but not i1 (`subtract`, `negate`, ...).
+    IntOrFloat,
+    /// i1 and integers (`and`, `or`, `xor`, `not`).
+    BoolOrInt,
+    /// Integers, not i1 (shifts, `popcnt`, `count_leading_zeros`).
+    Int,
+    /// Every element type (`add` on i1 is a logical or).
+    Any,
+}
+
+impl ElemClass {
+    pub fn allows(self, e: ElemType) -> bool {
+        match self {
+            ElemClass::Float => e.is_float(),
+            ElemClass::SignedOrFloat => e.is_float() || (e.is_integer() && !e.is_unsigned()),
+            ElemClass::IntOrFloat => e.is_float() || e.is_integer(),
+            ElemClass::BoolOrInt => e.is_bool() || e.is_integer(),
+            ElemClass::Int => e.is_integer(),
+            ElemClass::Any => true,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            ElemClass::Float => "floating-point",
+            ElemClass::SignedOrFloat => "signed integer or floating-point",
+            ElemClass::IntOrFloat => "integer or floating-point",
+            ElemClass::BoolOrInt => "boolean (i1) or integer",
+            ElemClass::Int => "integer",
+            ElemClass::Any => "any",
+        }
+    }
+
+    /// `Err` naming `what` (e.g. "operand") unless `ty`'s element type is
+    /// in this class.
+    pub fn check(self, ty: &TensorType, what: &str) -> Result<(), String> {
+        if self.allows(ty.elem) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} must have {} elements, got {ty}",
+                self.describe()
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,8 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareType, Computation, DenseLiteral, ElemType, OpKind, Scalar, UnaryOp,
 };
 
-use super::names::cuda_type;
+use super::generate;
+use super::names::{self, cuda_type};
 use super::{KernelModule, PRELUDE, TEMPLATES};
 
 /// The kernel function of every body module.
@@ -34,58 +35,23 @@ fn storage(e: ElemType) -> Result<&'static str, String> {
     cuda_type(e).ok_or_else(|| format!("element type {e} has no GPU kernel"))
 }
 
-/// The functor prefix of a unary or binary op on `e` (`F_`, `I_`, `P_`),
-/// as `generate.rs` picks it.
-fn functor_prefix(e: ElemType) -> &'static str {
-    if e.is_float() {
-        "F_"
-    } else if e == ElemType::I1 {
-        "P_"
-    } else {
-        "I_"
-    }
-}
-
+/// The functor of `op` on `e`: the element-wise kernels' own (same
+/// support table, same functor names), so a body compiles wherever the
+/// op's element-wise kernel does.
 fn binary_functor(op: BinaryOp, e: ElemType) -> Result<String, String> {
-    if e == ElemType::I1 {
-        return match op {
-            BinaryOp::And | BinaryOp::Minimum | BinaryOp::Multiply => Ok("P_and".into()),
-            BinaryOp::Or | BinaryOp::Maximum | BinaryOp::Add => Ok("P_or".into()),
-            BinaryOp::Xor => Ok("P_xor".into()),
-            _ => Err(format!("'{}' on i1 has no GPU kernel", op.name())),
-        };
+    if names::binary_supported(op, e) {
+        Ok(generate::binary_functor(op, e))
+    } else {
+        Err(format!("'{}' on {e} has no GPU kernel", op.name()))
     }
-    use BinaryOp as B;
-    let both = matches!(
-        op,
-        B::Add | B::Subtract | B::Multiply | B::Divide | B::Remainder | B::Maximum | B::Minimum
-    ) || op == B::Power;
-    let ok = both
-        || (e.is_float() && op == B::Atan2)
-        || (!e.is_float() && matches!(op, B::And | B::Or | B::Xor));
-    if !ok {
-        return Err(format!("'{}' on {e} has no GPU kernel", op.name()));
-    }
-    Ok(format!("{}{}", functor_prefix(e), op.name()))
 }
 
 fn unary_functor(op: UnaryOp, e: ElemType) -> Result<String, String> {
-    let ok = match e {
-        ElemType::I1 => op == UnaryOp::Not,
-        e if e.is_float() => op != UnaryOp::Not,
-        _ => matches!(
-            op,
-            UnaryOp::Negate | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Not
-        ),
-    };
-    if !ok {
-        return Err(format!("'{}' on {e} has no GPU kernel", op.name()));
-    }
-    Ok(if e == ElemType::I1 {
-        "P_not".into()
+    if names::unary_supported(op, e) {
+        Ok(generate::unary_functor(op, e))
     } else {
-        format!("{}{}", functor_prefix(e), op.name())
-    })
+        Err(format!("'{}' on {e} has no GPU kernel", op.name()))
+    }
 }
 
 /// The C expression of a rank-0 constant, as a value of storage type `t`.
@@ -439,5 +405,22 @@ mod tests {
         );
         let e = reduce_body_module(&b).unwrap_err();
         assert!(e.contains("'not' on f32 has no GPU kernel"), "{e}");
+        // The element-wise kernels' support table decides: digamma has no
+        // CUDA functor, so a body using it is refused here rather than
+        // failing in NVRTC at run time.
+        let b = parse_body(
+            r#"func.func @f(%x: tensor<4xf32>, %c: tensor<f32>) -> tensor<f32> {
+    %r = stablehlo.reduce(%x init: %c) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+     reducer(%a: tensor<f32>, %b: tensor<f32>)  {
+      %s = chlo.digamma %a : tensor<f32> -> tensor<f32>
+      %t = stablehlo.add %s, %b : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }
+    return %r : tensor<f32>
+}
+"#,
+        );
+        let e = reduce_body_module(&b).unwrap_err();
+        assert!(e.contains("'digamma' on f32 has no GPU kernel"), "{e}");
     }
 }

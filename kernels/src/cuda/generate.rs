@@ -24,7 +24,7 @@ impl Entries {
 }
 
 /// The functor of a unary op for a category of element type.
-fn unary_functor(op: UnaryOp, e: ElemType) -> String {
+pub(crate) fn unary_functor(op: UnaryOp, e: ElemType) -> String {
     if e.is_float() {
         format!("F_{}", op.name())
     } else if e == ElemType::I1 {
@@ -34,7 +34,7 @@ fn unary_functor(op: UnaryOp, e: ElemType) -> String {
     }
 }
 
-fn binary_functor(op: BinaryOp, e: ElemType) -> String {
+pub(crate) fn binary_functor(op: BinaryOp, e: ElemType) -> String {
     if e.is_float() {
         format!("F_{}", op.name())
     } else if e == ElemType::I1 {

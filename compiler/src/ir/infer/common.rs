@@ -1,9 +1,9 @@
 //! Checks shared by the per-op shape rules: operand counts, dimension
-//! indices, element-type classes, and comparing given result types with
+//! indices, and comparing given result types with
 //! expected ones. Messages are phrased for users and never name the op (the
 //! verifier prefixes the op name).
 
-use crate::ir::types::{ElemType, TensorType};
+use crate::ir::types::TensorType;
 
 /// `Err` unless exactly `n` operands were given.
 pub(crate) fn expect_operands(operands: &[TensorType], n: usize) -> Result<(), String> {
@@ -95,61 +95,6 @@ pub(crate) fn check_static_shape(ty: &TensorType, what: &str) -> Result<(), Stri
             ty.shape[i]
         )),
         None => Ok(()),
-    }
-}
-
-/// Which element types an op accepts (StableHLO's operand constraints;
-/// meshrun has no complex or quantized types).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ElemClass {
-    /// f16, bf16, f32, f64.
-    Float,
-    /// Signed integers and floats (`abs`, `sign`).
-    SignedOrFloat,
-    /// Any integer and floats, but not i1 (`subtract`, `negate`, ...).
-    IntOrFloat,
-    /// i1 and integers (`and`, `or`, `xor`, `not`).
-    BoolOrInt,
-    /// Integers, not i1 (shifts, `popcnt`, `count_leading_zeros`).
-    Int,
-    /// Every element type (`add` on i1 is a logical or).
-    Any,
-}
-
-impl ElemClass {
-    pub(crate) fn allows(self, e: ElemType) -> bool {
-        match self {
-            ElemClass::Float => e.is_float(),
-            ElemClass::SignedOrFloat => e.is_float() || (e.is_integer() && !e.is_unsigned()),
-            ElemClass::IntOrFloat => e.is_float() || e.is_integer(),
-            ElemClass::BoolOrInt => e.is_bool() || e.is_integer(),
-            ElemClass::Int => e.is_integer(),
-            ElemClass::Any => true,
-        }
-    }
-
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            ElemClass::Float => "floating-point",
-            ElemClass::SignedOrFloat => "signed integer or floating-point",
-            ElemClass::IntOrFloat => "integer or floating-point",
-            ElemClass::BoolOrInt => "boolean (i1) or integer",
-            ElemClass::Int => "integer",
-            ElemClass::Any => "any",
-        }
-    }
-
-    /// `Err` naming `what` (e.g. "operand") unless `ty`'s element type is
-    /// in this class.
-    pub(crate) fn check(self, ty: &TensorType, what: &str) -> Result<(), String> {
-        if self.allows(ty.elem) {
-            Ok(())
-        } else {
-            Err(format!(
-                "{what} must have {} elements, got {ty}",
-                self.describe()
-            ))
-        }
     }
 }
 

@@ -3,43 +3,15 @@
 //! have equal shapes, except that `select`'s predicate and `clamp`'s bounds
 //! may be scalars.
 
-use super::common::{check_static_shape, expect_operands, expect_same_types, ElemClass};
+use super::common::{check_static_shape, expect_operands, expect_same_types};
 use crate::ir::ops::{BinaryOp, CompareType, UnaryOp};
 use crate::ir::types::{ElemType, TensorType};
-
-/// The element types a unary op accepts (StableHLO spec, without complex).
-fn unary_class(op: UnaryOp) -> ElemClass {
-    use UnaryOp::*;
-    match op {
-        Negate | Square => ElemClass::IntOrFloat,
-        Abs | Sign => ElemClass::SignedOrFloat,
-        Not => ElemClass::BoolOrInt,
-        Popcnt | CountLeadingZeros => ElemClass::Int,
-        Exp | Expm1 | Log | Log1p | Tanh | Sine | Cosine | Tan | Logistic | Sqrt | Rsqrt | Cbrt
-        | Floor | Ceil | RoundNearestEven | RoundNearestAfz | IsFinite | Erf | Erfc | ErfInv
-        | Lgamma | Digamma | BesselI1e | Acos | Acosh | Asin | Asinh | Atan | Atanh | Cosh
-        | Sinh => ElemClass::Float,
-    }
-}
-
-/// The element types a binary op accepts.
-fn binary_class(op: BinaryOp) -> ElemClass {
-    use BinaryOp::*;
-    match op {
-        // On i1: add/maximum are logical or, multiply/minimum logical and.
-        Add | Multiply | Maximum | Minimum => ElemClass::Any,
-        Subtract | Divide | Remainder | Power => ElemClass::IntOrFloat,
-        Atan2 | NextAfter | Polygamma | Zeta => ElemClass::Float,
-        And | Or | Xor => ElemClass::BoolOrInt,
-        ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => ElemClass::Int,
-    }
-}
 
 /// `stablehlo.<unary>`: same type as the operand (`is_finite` gives i1).
 pub(crate) fn infer_unary(op: UnaryOp, operands: &[TensorType]) -> Result<TensorType, String> {
     expect_operands(operands, 1)?;
     let x = &operands[0];
-    unary_class(op).check(x, "operand")?;
+    op.class().check(x, "operand")?;
     Ok(match op {
         UnaryOp::IsFinite => x.with_elem(ElemType::I1),
         _ => x.clone(),
@@ -50,7 +22,7 @@ pub(crate) fn infer_unary(op: UnaryOp, operands: &[TensorType]) -> Result<Tensor
 pub(crate) fn infer_binary(op: BinaryOp, operands: &[TensorType]) -> Result<TensorType, String> {
     expect_operands(operands, 2)?;
     expect_same_types(operands, &["lhs", "rhs"])?;
-    binary_class(op).check(&operands[0], "operands")?;
+    op.class().check(&operands[0], "operands")?;
     Ok(operands[0].clone())
 }
 
