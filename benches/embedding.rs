@@ -11,17 +11,16 @@
 //!
 //! `cargo bench --bench embedding` (add `-- summary` for the ratios alone).
 
-use std::time::Instant;
+#[path = "common/eight_vs_one.rs"]
+mod eight_vs_one;
+#[path = "common/median.rs"]
+mod median;
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use meshrun::compiler::text::parse_module;
-use meshrun::compiler::Module;
-use meshrun::runtime::pipeline::compile;
+use criterion::{criterion_group, criterion_main, Criterion};
 use meshrun::runtime::random_inputs::random_inputs;
-use meshrun::runtime::reference::run_function;
-use meshrun::runtime::{CpuBackend, ExecOptions, Executor};
-use meshrun_compiler::partition::PartitionedProgram;
-use meshrun_kernels::{HostTensor, Parallelism};
+use meshrun_kernels::HostTensor;
+
+use eight_vs_one::{bench_cases, summarize, Case};
 
 const VOCAB: usize = 50_000;
 const WIDTH: usize = 1024;
@@ -73,89 +72,32 @@ fn token_ids() -> HostTensor {
     HostTensor::from_vec(&[IDS], ids).expect("ids")
 }
 
-struct Case {
-    module: Module,
-    program: PartitionedProgram,
-    inputs: Vec<HostTensor>,
-}
-
-impl Case {
-    fn new(text: &str, ids_at: usize) -> Case {
-        let module = parse_module(text).expect("parses");
-        let program = compile(&module).expect("partitions");
+/// A case with random inputs but `ids_at` holding [`token_ids`].
+fn case(text: &str, ids_at: usize) -> Case {
+    Case::new(text, |module| {
         let f = module.func("main").expect("@main");
         let types: Vec<_> = f.args.iter().map(|&a| f.ty(a).clone()).collect();
         let mut inputs = random_inputs(&types, 3).expect("inputs");
         inputs[ids_at] = token_ids();
-        Case {
-            module,
-            program,
-            inputs,
-        }
-    }
-
-    fn unsharded(&self) -> Vec<HostTensor> {
-        run_function(&self.module, "main", &self.inputs, Parallelism::Rayon(0)).expect("runs")
-    }
+        inputs
+    })
 }
 
 fn cases() -> [(&'static str, Case); 2] {
     [
-        ("lookup", Case::new(&lookup_text(), 1)),
-        ("grad", Case::new(&grad_text(), 0)),
+        ("lookup", case(&lookup_text(), 1)),
+        ("grad", case(&grad_text(), 0)),
     ]
 }
 
 fn bench(c: &mut Criterion) {
-    let backend = CpuBackend::new();
-    let opts = ExecOptions::default();
-    for (name, case) in cases() {
-        let exec = Executor::new(&case.program.device).expect("executor");
-        let placed = exec.place(&backend, &case.inputs).expect("placed");
-        let mut group = c.benchmark_group(format!("embedding_{name}"));
-        group.sample_size(10);
-        group.bench_function("8_devices", |b| {
-            b.iter(|| exec.run(&backend, black_box(&placed), &opts).expect("runs"))
-        });
-        group.bench_function("1_device", |b| b.iter(|| case.unsharded()));
-        group.finish();
-    }
-}
-
-/// The median of `n` timed runs of `f`, in seconds.
-fn median_secs(n: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..n)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[n / 2]
+    bench_cases(c, "embedding", &cases());
 }
 
 fn summary(_: &mut Criterion) {
-    let backend = CpuBackend::new();
-    let opts = ExecOptions::default();
-    for (name, case) in cases() {
-        let exec = Executor::new(&case.program.device).expect("executor");
-        let placed = exec.place(&backend, &case.inputs).expect("placed");
-        let t8 = median_secs(9, || {
-            exec.run(&backend, &placed, &opts).expect("runs");
-        });
-        let t1 = median_secs(9, || {
-            case.unsharded();
-        });
-        println!(
-            "summary embedding {name} (table {VOCAB}x{WIDTH} f32, {IDS} ids): 8 devices {:.2} ms, 1 device {:.2} ms; 8-device / 1-device time = {:.2}x; {:.0} B/device moved",
-            t8 * 1e3,
-            t1 * 1e3,
-            t8 / t1,
-            case.program.total_bytes_per_device()
-        );
-    }
+    summarize(&cases(), |name| {
+        format!("embedding {name} (table {VOCAB}x{WIDTH} f32, {IDS} ids)")
+    });
 }
 
 criterion_group!(benches, bench, summary);

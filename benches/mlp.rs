@@ -13,7 +13,8 @@
 //!
 //! `cargo bench --bench mlp` (add `-- summary` for the ratios alone).
 
-use std::time::Instant;
+#[path = "common/median.rs"]
+mod median;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use meshrun::compiler::text::parse_module;
@@ -28,6 +29,8 @@ use meshrun_compiler::partition::PartitionedProgram;
 use meshrun_kernels::cpu::dot::gemm_2d;
 use meshrun_kernels::{HostTensor, Parallelism};
 use ndarray::Array2;
+
+use median::median_secs;
 
 const LAYERS: usize = 4;
 
@@ -139,20 +142,6 @@ fn bench_large(c: &mut Criterion) {
 
 fn bench_small(c: &mut Criterion) {
     bench_shape(c, 64, 1024);
-}
-
-/// The median of `n` timed runs of `f`, in seconds.
-fn median_secs(n: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..n)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[n / 2]
 }
 
 /// The targets, measured side by side.

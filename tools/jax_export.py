@@ -1095,20 +1095,26 @@ def _depthwise_conv_prog(name, rng):
 # logits tied to the embedding; loss = cross-entropy with take_along_axis.
 # Megatron + DP: batch on data, attention heads and MLP columns on model,
 # the embedding table's vocabulary on model.
-GPT2_V, GPT2_D, GPT2_H, GPT2_T, GPT2_B, GPT2_L = 64, 32, 4, 8, 8, 2
+def set_gpt2_size(v, d, h, t, b, l):
+    """Vocabulary, width, heads, tokens, batch and layers of the GPT-2
+    programs (the fixtures' size below; tools/gpt2_bench_export.py exports
+    a larger one for the benchmark), and GPT2_LAYER: one decoder layer's
+    weights as (name, shape, sharding, scale, offset)."""
+    global GPT2_V, GPT2_D, GPT2_H, GPT2_T, GPT2_B, GPT2_L, GPT2_LAYER
+    GPT2_V, GPT2_D, GPT2_H, GPT2_T, GPT2_B, GPT2_L = v, d, h, t, b, l
+    GPT2_LAYER = [
+        ("ln1_g", (d,), (), 0.05, 1.0),
+        ("ln1_b", (d,), (), 0.05, 0.0),
+        ("qkv", (d, 3 * d), (None, "model"), 0.2, 0.0),
+        ("proj", (d, d), ("model", None), 0.2, 0.0),
+        ("ln2_g", (d,), (), 0.05, 1.0),
+        ("ln2_b", (d,), (), 0.05, 0.0),
+        ("fc", (d, 4 * d), (None, "model"), 0.2, 0.0),
+        ("out", (4 * d, d), ("model", None), 0.2, 0.0),
+    ]
 
 
-# One decoder layer's weights: (name, shape, sharding, scale, offset).
-GPT2_LAYER = [
-    ("ln1_g", (GPT2_D,), (), 0.05, 1.0),
-    ("ln1_b", (GPT2_D,), (), 0.05, 0.0),
-    ("qkv", (GPT2_D, 3 * GPT2_D), (None, "model"), 0.2, 0.0),
-    ("proj", (GPT2_D, GPT2_D), ("model", None), 0.2, 0.0),
-    ("ln2_g", (GPT2_D,), (), 0.05, 1.0),
-    ("ln2_b", (GPT2_D,), (), 0.05, 0.0),
-    ("fc", (GPT2_D, 4 * GPT2_D), (None, "model"), 0.2, 0.0),
-    ("out", (4 * GPT2_D, GPT2_D), ("model", None), 0.2, 0.0),
-]
+set_gpt2_size(64, 32, 4, 8, 8, 2)
 
 
 def _gpt2_params(rng, stacked=False):

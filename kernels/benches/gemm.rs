@@ -8,22 +8,19 @@
 //!
 //! `cargo bench -p meshrun-kernels --bench gemm`
 
+#[path = "common/raw_gemm.rs"]
+mod raw_gemm;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, TensorType, UnaryOp};
 use meshrun_kernels::cpu::dot::dot_general;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
+use raw_gemm::{data, raw_gemm};
+
 const M: usize = 256;
 const K: usize = 2048;
 const N: usize = 2048;
-
-fn data(len: usize, seed: u32) -> Vec<f32> {
-    (0..len as u32)
-        .map(|i| {
-            ((i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8) % 1000) as f32 / 1000.0 - 0.5
-        })
-        .collect()
-}
 
 fn bench(c: &mut Criterion) {
     let (a, b) = (data(M * K, 1), data(K * N, 2));
@@ -33,34 +30,7 @@ fn bench(c: &mut Criterion) {
 
     let mut dst = vec![0.0f32; M * N];
     group.bench_function("raw_gemm", |bench| {
-        bench.iter(|| {
-            // SAFETY: row-major M x K, K x N and M x N buffers of exactly
-            // those sizes; dst does not alias the inputs.
-            #[allow(unsafe_code)]
-            unsafe {
-                gemm::gemm(
-                    M,
-                    N,
-                    K,
-                    dst.as_mut_ptr(),
-                    1,
-                    N as isize,
-                    false,
-                    a.as_ptr(),
-                    1,
-                    K as isize,
-                    b.as_ptr(),
-                    1,
-                    N as isize,
-                    0.0f32,
-                    1.0f32,
-                    false,
-                    false,
-                    false,
-                    gemm::Parallelism::None,
-                )
-            }
-        })
+        bench.iter(|| raw_gemm(M, N, K, &mut dst, &a, &b))
     });
 
     let lhs = HostTensor::from_vec(&[M, K], a.clone()).expect("lhs");

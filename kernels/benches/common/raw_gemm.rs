@@ -1,0 +1,42 @@
+//! What the kernel benches compare against: the `gemm` crate called
+//! directly, and the deterministic data they feed it.
+
+/// `len` values in [-0.5, 0.5) from a multiplicative hash of the index.
+pub fn data(len: usize, seed: u32) -> Vec<f32> {
+    (0..len as u32)
+        .map(|i| {
+            ((i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8) % 1000) as f32 / 1000.0 - 0.5
+        })
+        .collect()
+}
+
+/// `dst[M x N] = a[M x K] · b[K x N]`, row-major, one thread.
+pub fn raw_gemm(m: usize, n: usize, k: usize, dst: &mut [f32], a: &[f32], b: &[f32]) {
+    assert!(dst.len() == m * n && a.len() == m * k && b.len() == k * n);
+    // SAFETY: row-major buffers of exactly these sizes (checked above);
+    // dst does not alias the inputs.
+    #[allow(unsafe_code)]
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            0.0f32,
+            1.0f32,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        )
+    }
+}
