@@ -474,3 +474,26 @@ fn padding_never_reaches_a_valid_position() {
     let on_x1: Vec<i64> = sim.blocks[&2].cells.iter().map(|c| c.index).collect();
     assert_eq!(on_x1, vec![7, 8, 9, 10, 11, 12, -1]);
 }
+
+/// Padding selectors (major target pieces that leave the block size as it
+/// is) are sliced in at the end; where an axis of theirs is still held by
+/// a dimension the plan gathers last, the slice must wait for that gather:
+/// 2x3 from [{"b"}, {"c"}] to [{"c", "b"}, {"a"}] sliced "c" into dim 0
+/// while "c":(2)2 still held dim 1, so the gather then fetched dim 1's
+/// other half from devices that had just dropped dim 0's row (found by the
+/// differential test, index seed 31842).
+#[test]
+fn selectors_wait_for_the_gather_that_frees_their_axis() {
+    let m = mesh(&[("a", 2), ("b", 3), ("c", 4)]);
+    for (shape, from, to) in [
+        (vec![2, 3, 1], ["b", "c", ""], ["c b", "a", ""]),
+        (vec![2, 5, 3], ["b", "c", ""], ["c b", "a", ""]),
+    ] {
+        let (f, t) = (sharding("mesh", &from), sharding("mesh", &to));
+        let cs = lower(&m, &shape, &from, &to);
+        check_reshard(&m, &m, &shape, &f, &t, &cs).unwrap_or_else(|e| {
+            let steps: Vec<String> = cs.iter().map(|c| c.to_sdy("%x")).collect();
+            panic!("{e}\n{}", steps.join("\n"))
+        });
+    }
+}

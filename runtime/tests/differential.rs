@@ -399,6 +399,19 @@ fn random_index_ops_match_the_reference() {
     assert!(failures.is_empty(), "{} cases failed", failures.len());
 }
 
+/// Run the program in the file `MESHRUN_DIFF_FILE` (a dumped case, cut
+/// down by hand) on inputs of `MESHRUN_DIFF_SEED`.
+#[test]
+#[ignore]
+fn run_file() {
+    let path = std::env::var("MESHRUN_DIFF_FILE").expect("MESHRUN_DIFF_FILE");
+    let text = std::fs::read_to_string(&path).expect("readable file");
+    match run_program(&text, env_u64("MESHRUN_DIFF_SEED", 1)) {
+        Ok(()) => println!("pass"),
+        Err(why) => println!("FAIL: {why}"),
+    }
+}
+
 /// Print the indexing program of `MESHRUN_DIFF_SEED` and run it.
 #[test]
 #[ignore]

@@ -1,8 +1,9 @@
 //! Regression tests for bugs the differential test found in propagation
 //! and partitioning (not in the runtime), each a minimal program: axes of
 //! size 1 used twice or without a propagation fixed point, reshapes run
-//! locally on padded blocks, constraint chains ending in a region, and
-//! reductions over sub-axes of one axis.
+//! locally on padded blocks, constraint chains ending in a region,
+//! reductions over sub-axes of one axis, and padding selectors sliced too
+//! early.
 //! Each asserts the correct behaviour: the program compiles, runs sharded
 //! with every replica in agreement, and matches the unsharded reference.
 
@@ -148,4 +149,25 @@ module @jit_random {
   }
 }"#;
     check(conv).unwrap();
+}
+
+/// A reshard of a padded 2x3 block from [{"b"}, {"c"}] to [{"c", "b"},
+/// {"a"}]: the planner sliced "c" into dim 0 (a padding selector) before
+/// gathering "c":(2)2 out of dim 1, so devices gathered dim 1's other half
+/// from devices that had just dropped their row (index seed 31842: a
+/// take_along_axis whose result was constrained so).
+#[test]
+fn padding_selector_sliced_after_the_gather_of_its_axis() {
+    let text = r#"
+module @selector {
+  sdy.mesh @mesh = <["a"=2, "b"=3, "c"=4]>
+  func.func public @main(%arg0: tensor<2x3x1xf32>) -> (tensor<2x3x1xf32>) {
+    %0 = sdy.sharding_constraint %arg0 <@mesh, [{"b"}, {"c"}, {}]> : tensor<2x3x1xf32>
+    %1 = stablehlo.negate %0 : tensor<2x3x1xf32>
+    %2 = sdy.sharding_constraint %1 <@mesh, [{"c", "b"}, {"a"}, {}]> : tensor<2x3x1xf32>
+    %3 = stablehlo.negate %2 : tensor<2x3x1xf32>
+    return %3 : tensor<2x3x1xf32>
+  }
+}"#;
+    check(text).unwrap();
 }

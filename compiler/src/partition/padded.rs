@@ -407,11 +407,13 @@ pub(crate) fn add_selectors(c: &Candidate, mut steps: Vec<Step>) -> Vec<Step> {
         .zip(&placed)
         .map(|(sel, p)| sel[..sel.len() - p.len()].to_vec())
         .collect();
-    // Selectors still held elsewhere are sliced once the gather freed them.
+    // Selectors still held elsewhere are sliced once the gather freed them
+    // (any part of them: a selector "c" waits for a gather of "c":(2)2).
+    let overlap = |p: &Piece, q: &Piece| p.axis == q.axis && p.pre < q.end() && q.pre < p.end();
     let held = sliced
         .iter()
         .flatten()
-        .any(|p| gathered.iter().flatten().any(|q| q == p));
+        .any(|p| gathered.iter().flatten().any(|q| overlap(p, q)));
     let slice = |cur: &mut DimPieces, steps: &mut Vec<Step>| {
         if sliced.iter().all(Vec::is_empty) {
             return;
