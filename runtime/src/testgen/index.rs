@@ -184,24 +184,7 @@ impl Gen {
             ids_shape.push(1);
         }
         let ids = self.arg_ids(&ids_shape, x.shape[axis]);
-        let name = self.fresh();
-        let line = format!(
-            "{name} = \"stablehlo.gather\"({}, {ids}) <{{dimension_numbers = #stablehlo.gather<offset_dims = {}, collapsed_slice_dims = [{axis}], start_index_map = [{axis}], index_vector_dim = {nb}>, indices_are_sorted = false, slice_sizes = array<i64: {}>}}> : ({}, {}) -> {}",
-            x.name,
-            list(&offset),
-            sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
-            ty(&x.shape),
-            ty_of(&ids_shape, "i32"),
-            ty(&shape)
-        );
-        Some(self.push(
-            line,
-            Val {
-                name,
-                shape,
-                bound: x.bound,
-            },
-        ))
+        Some(self.push_gather(&x, &ids, &ids_shape, format!("offset_dims = {}, collapsed_slice_dims = [{axis}], start_index_map = [{axis}], index_vector_dim = {nb}", list(&offset)), &sizes, shape))
     }
 
     /// `jnp.take_along_axis` as a gather with batching dims: for each
@@ -226,24 +209,7 @@ impl Gen {
         let ids_shape = [x.shape[b], k, 1];
         let ids = self.arg_ids(&ids_shape, x.shape[axis]);
         let offset: Vec<usize> = (2..2 + rest.len()).collect();
-        let name = self.fresh();
-        let line = format!(
-            "{name} = \"stablehlo.gather\"({}, {ids}) <{{dimension_numbers = #stablehlo.gather<offset_dims = {}, collapsed_slice_dims = [{axis}], operand_batching_dims = [{b}], start_indices_batching_dims = [0], start_index_map = [{axis}], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: {}>}}> : ({}, {}) -> {}",
-            x.name,
-            list(&offset),
-            sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
-            ty(&x.shape),
-            ty_of(&ids_shape, "i32"),
-            ty(&shape)
-        );
-        Some(self.push(
-            line,
-            Val {
-                name,
-                shape,
-                bound: x.bound,
-            },
-        ))
+        Some(self.push_gather(&x, &ids, &ids_shape, format!("offset_dims = {}, collapsed_slice_dims = [{axis}], operand_batching_dims = [{b}], start_indices_batching_dims = [0], start_index_map = [{axis}], index_vector_dim = 2", list(&offset)), &sizes, shape))
     }
 
     /// `x[i, j]` for `n` pairs of ids: an index vector of two over two
@@ -272,26 +238,37 @@ impl Gen {
         let ids_shape = [n, 2];
         let ids = self.arg_ids(&ids_shape, x.shape[dims[0]].max(x.shape[dims[1]]));
         let offset: Vec<usize> = (1..1 + rest.len()).collect();
+        Some(self.push_gather(&x, &ids, &ids_shape, format!("offset_dims = {}, collapsed_slice_dims = {}, start_index_map = {}, index_vector_dim = 1", list(&offset), list(&collapsed), list(&dims)), &sizes, shape))
+    }
+
+    /// Push a gather of `x` by `ids` with the given dimension numbers
+    /// (the text inside `#stablehlo.gather<...>`) and slice sizes.
+    fn push_gather(
+        &mut self,
+        x: &Val,
+        ids: &str,
+        ids_shape: &[i64],
+        dimension_numbers: String,
+        sizes: &[i64],
+        shape: Vec<i64>,
+    ) -> Val {
         let name = self.fresh();
         let line = format!(
-            "{name} = \"stablehlo.gather\"({}, {ids}) <{{dimension_numbers = #stablehlo.gather<offset_dims = {}, collapsed_slice_dims = {}, start_index_map = {}, index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: {}>}}> : ({}, {}) -> {}",
+            "{name} = \"stablehlo.gather\"({}, {ids}) <{{dimension_numbers = #stablehlo.gather<{dimension_numbers}>, indices_are_sorted = false, slice_sizes = array<i64: {}>}}> : ({}, {}) -> {}",
             x.name,
-            list(&offset),
-            list(&collapsed),
-            list(&dims),
             sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
             ty(&x.shape),
-            ty_of(&ids_shape, "i32"),
+            ty_of(ids_shape, "i32"),
             ty(&shape)
         );
-        Some(self.push(
+        self.push(
             line,
             Val {
                 name,
                 shape,
                 bound: x.bound,
             },
-        ))
+        )
     }
 
     /// A random scatter region; multiply only where products stay small.
