@@ -167,15 +167,7 @@ impl Gen {
         }
         let window: Vec<i64> = (0..r).filter(|&d| d != axis).map(|d| sizes[d]).collect();
         let offset = positions(self, nb + r - 1, r - 1);
-        let mut shape = Vec::with_capacity(nb + r - 1);
-        let (mut w, mut bi) = (window.iter(), batch.iter());
-        for p in 0..nb + r - 1 {
-            shape.push(if offset.contains(&p) {
-                *w.next()?
-            } else {
-                *bi.next()?
-            });
-        }
+        let shape = interleave(nb + r - 1, &offset, &window, &batch)?;
         if elems(&shape) > MAX_ELEMS {
             return None;
         }
@@ -312,15 +304,8 @@ impl Gen {
         } else {
             positions(self, nu, window_dims.len())
         };
-        let mut updates = Vec::with_capacity(nu);
-        let (mut w, mut bi) = (window_dims.iter(), batch.iter());
-        for p in 0..nu {
-            updates.push(if update_window.contains(&p) {
-                x.shape[*w.next()?]
-            } else {
-                *bi.next()?
-            });
-        }
+        let window: Vec<i64> = window_dims.iter().map(|&d| x.shape[d]).collect();
+        let updates = interleave(nu, &update_window, &window, &batch)?;
         if elems(&updates) > MAX_ELEMS {
             return None;
         }
@@ -501,4 +486,21 @@ impl Gen {
         let bounds = results.iter().map(|v| v.bound).collect();
         (g.module_text(&results), bounds)
     }
+}
+
+/// A shape of `rank` dims: the dims at `window_at` take `window`'s sizes
+/// in order, the others `batch`'s (a gather's result, a scatter's
+/// updates); `None` when the counts do not add up.
+fn interleave(rank: usize, window_at: &[usize], window: &[i64], batch: &[i64]) -> Option<Vec<i64>> {
+    let (mut w, mut b) = (window.iter(), batch.iter());
+    (0..rank)
+        .map(|p| {
+            if window_at.contains(&p) {
+                w.next()
+            } else {
+                b.next()
+            }
+            .copied()
+        })
+        .collect()
 }
