@@ -2,8 +2,12 @@
 //!
 //! ```text
 //! cargo run --release --example fuzz -- [--cases N] [--first-seed S] [--jobs J]
-//!     [--timeout-s T] [--out DIR] [--verbose]
+//!     [--timeout-s T] [--out DIR] [--verbose] [--print-case]
 //! ```
+//!
+//! `--print-case` prints the mutated program of `--first-seed` and exits
+//! (to keep a finding as a test input: the seeds move whenever a fixture
+//! is added).
 //!
 //! Case `s` mutates one fixture (both chosen by `s`), so any case is
 //! reproduced by its seed. Every bug (a panic, an error of several lines, a
@@ -30,6 +34,8 @@ struct Args {
     out: PathBuf,
     /// Print every rejection after `load` (what the deeper stages refuse).
     verbose: bool,
+    /// Print the program of the first seed instead of running anything.
+    print_case: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -40,6 +46,7 @@ fn parse_args() -> Result<Args, String> {
         timeout: Duration::from_secs(10),
         out: PathBuf::from("fuzz-out"),
         verbose: false,
+        print_case: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -52,6 +59,7 @@ fn parse_args() -> Result<Args, String> {
             "--timeout-s" => a.timeout = Duration::from_secs(num(value()?)?),
             "--out" => a.out = PathBuf::from(value()?),
             "--verbose" => a.verbose = true,
+            "--print-case" => a.print_case = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -78,6 +86,10 @@ fn main() {
         .iter()
         .filter_map(|p| std::fs::read_to_string(p).ok())
         .collect();
+    if args.print_case {
+        print!("{}", case_text(&seeds, args.first_seed));
+        return;
+    }
     std::fs::create_dir_all(&args.out).expect("the output directory");
     silence_panics();
 

@@ -145,3 +145,27 @@ fn a_non_identity_reduce_init_is_named_when_check_fails() {
     );
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
+
+/// A reduce whose body is not commutative and associative (a fuzzer
+/// mutation of argmax's comparator: the value's select reads the tie
+/// test): StableHLO leaves the combination order open, so the sharded run
+/// may rightly differ. `--check` fails, and names the body.
+#[test]
+fn an_order_dependent_reduce_body_is_named_when_check_fails() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz_found/reduce_body_140300.mlir");
+    let out = Command::cargo_bin("meshrun")
+        .unwrap()
+        .arg("run")
+        .arg(&file)
+        .args(["--random-inputs", "1", "--check"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the reduction body at 18:12 is not commutative and associative"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}

@@ -37,6 +37,7 @@ use meshrun::runtime::npy::{read_npy_as, write_npy};
 use meshrun::runtime::pipeline::{compile_with, run_reference, run_reference_in_f64, with_source};
 use meshrun::runtime::random_inputs::random_inputs;
 use meshrun::runtime::{Backend, CpuBackend, ExecOptions, Executor};
+use meshrun_kernels::cpu::body_laws::order_dependent_reduce;
 use meshrun_kernels::HostTensor;
 
 /// Options of `meshrun run`.
@@ -218,8 +219,14 @@ fn finish(
                 .find_map(non_identity_init)
                 .map(|pos| format!("; note: the reduce at {pos} starts from a value that is not its reduction's identity, which StableHLO applies an implementation-defined number of times (XLA and meshrun once per device holding part of a sharded reduced dimension, the unsharded run once)"))
                 .unwrap_or_default();
+            let body_note = module
+                .funcs
+                .iter()
+                .find_map(order_dependent_reduce)
+                .map(|pos| format!("; note: the reduction body at {pos} is not commutative and associative, so StableHLO leaves its result implementation-defined (a sharded run combines the elements in another order than the unsharded one)"))
+                .unwrap_or_default();
             bail!(
-                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e}){f64_note}{init_note}",
+                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e}){f64_note}{init_note}{body_note}",
                 c.max_abs,
                 c.max_rel,
                 report.rtol

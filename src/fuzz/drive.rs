@@ -15,6 +15,7 @@ use meshrun_compiler::partition::print_program::{print_device, print_global, pri
 use meshrun_compiler::partition::report::collective_report;
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::text::print_module;
+use meshrun_kernels::cpu::body_laws::order_dependent_reduce;
 use meshrun_kernels::Parallelism;
 use meshrun_runtime::compare::{compare_outputs, rtol_for};
 use meshrun_runtime::random_inputs::random_inputs;
@@ -192,6 +193,14 @@ fn stages(text: &str, stage: &std::cell::Cell<Stage>) -> Outcome {
             return rejected(
                 Stage::Run,
                 format!("{pos}: a reduce's init is not its identity: results differ by design"),
+            );
+        }
+        if let Some(pos) = module.funcs.iter().find_map(order_dependent_reduce) {
+            // Implementation-defined too (see `body_laws`): the sharded
+            // run combines the elements in another order.
+            return rejected(
+                Stage::Run,
+                format!("{pos}: a reduce's body is not commutative and associative: results differ by design"),
             );
         }
         return Outcome::Bug {

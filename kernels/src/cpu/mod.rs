@@ -3,6 +3,7 @@
 
 pub mod alloc;
 pub mod bitcast;
+pub mod body_laws;
 pub mod computation;
 #[doc(hidden)]
 pub mod conv_cases;
