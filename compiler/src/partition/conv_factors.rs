@@ -19,6 +19,7 @@
 //! exchanges halos instead (fewer bytes); meshrun says why it gathers.
 
 use crate::ir::OpKind;
+use crate::partition::halo::{plan_halo, HaloDim};
 use crate::rules::{FactorKind, OpShardingRule};
 use crate::sharding::{AxisRef, Mesh};
 
@@ -79,14 +80,24 @@ pub(crate) fn fit_conv_factors(
         let lhs_factors = factors_of(0, ld);
         let major = lhs_factors.first().copied();
         let windows = size / window.strides[s].max(1);
+        let spatial: Vec<i64> = dims.input_spatial.iter().map(|&d| lhs[d]).collect();
+        let out_size = window
+            .num_windows(&spatial)
+            .ok()
+            .and_then(|w| w.get(s).copied());
+        let halo = |n: i64| {
+            out_size
+                .is_some_and(|o| plan_halo(HaloDim::of_window(&window, s, size, o, n)).is_some())
+        };
         for &f in &fs {
+            let n = shards(&common[f], mesh);
             let keeps = Some(f) == major
                 && rule.kind(f) == FactorKind::Permutation
-                && (one_to_one || (tiled && windows % shards(&common[f], mesh) == 0));
+                && (one_to_one || (tiled && windows % n == 0) || halo(n));
             if !common[f].is_empty() && !keeps {
                 common[f].clear();
                 note = Some(format!(
-                    "the convolution's windows along lhs dimension {ld} read neighbouring blocks, so it is gathered whole (XLA exchanges halos)"
+                    "the convolution's windows along lhs dimension {ld} read beyond the neighbouring blocks (or its blocks are uneven), so it is gathered whole"
                 ));
             }
         }

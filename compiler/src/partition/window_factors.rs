@@ -19,6 +19,7 @@
 
 use crate::ir::OpKind;
 use crate::ops::window::Window;
+use crate::partition::halo::{plan_halo, HaloDim};
 use crate::rules::OpShardingRule;
 use crate::sharding::{AxisRef, Mesh};
 
@@ -82,7 +83,14 @@ pub(crate) fn fit_window_factors(
             .map(|&f| common[f].clone())
             .find(|a| !a.is_empty())
             .unwrap_or_default();
-        let local = tiles(&window, d, size) && windows % shards(&axes, mesh) == 0;
+        let n = shards(&axes, mesh);
+        let out = window.num_windows(input).ok().map(|w| w[d]);
+        // select_and_scatter scatters into its neighbours' positions too:
+        // no halo exchange (gathered).
+        let halo = !is_sas
+            && n > 1
+            && out.is_some_and(|o| plan_halo(HaloDim::of_window(&window, d, size, o, n)).is_some());
+        let local = (tiles(&window, d, size) && windows % n == 0) || halo;
         for &f in &fs {
             common[f] = if local { axes.clone() } else { Vec::new() };
         }
