@@ -10,13 +10,17 @@
 //! and with groups every sharded factor must divide evenly (a padded block
 //! would shift the groups).
 //!
-//! Spatial dimensions: a window reads its neighbours' elements, so a
-//! sharded spatial dimension is gathered whole before the op, except where
-//! each block holds whole windows: a one-element window with stride 1 and
-//! no padding or base dilation (one-to-one), or windows that tile the
-//! dimension (window = stride, no padding or dilation) split evenly, their
-//! number being the dimension's major factor. XLA's SPMD partitioner
-//! exchanges halos instead (fewer bytes); meshrun says why it gathers.
+//! Spatial dimensions: a window reads its neighbours' elements. A sharded
+//! spatial dimension stays sharded (its windows factor, the lhs
+//! dimension's major one) where each block holds whole windows (a
+//! one-element window with stride 1 and no padding or base dilation, or
+//! windows that tile the dimension split evenly), or where `halo` has a
+//! plan: input and output split into even blocks and every device's
+//! windows read no further than its neighbours' blocks. Then
+//! `local_window` exchanges the halos (collective-permutes of the boundary
+//! rows, as XLA's SPMD partitioner does) and runs the op with local
+//! padding. Otherwise (uneven blocks, halos of more than one hop) the
+//! dimension is gathered whole, and the reason says so.
 
 use crate::ir::OpKind;
 use crate::partition::halo::{plan_halo, HaloDim};

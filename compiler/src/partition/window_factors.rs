@@ -7,11 +7,16 @@
 //! = stride, no padding or dilation, the input exactly `windows x stride`
 //! long) a sharding that splits the windows evenly also stays local: each
 //! device's block holds whole windows, and the op runs on it with its
-//! global attributes. Any other sharded window dimension would read the
-//! neighbouring blocks: XLA's SPMD partitioner exchanges halos there;
-//! meshrun gathers the dimension whole instead (correct, the bytes counted
-//! and explained in the listing).
-//!
+//! global attributes. A `reduce_window` dimension whose windows overlap the
+//! blocks stays sharded where `halo` has a plan (even blocks, halos from
+//! the neighbours only): `local_window` exchanges the halos (filled with
+//! the init value outside the input) and runs the op with local padding,
+//! as XLA's SPMD partitioner does. Any other sharded window dimension is
+//! gathered whole (correct, the bytes counted and explained in the
+//! listing); so is every overlapping `select_and_scatter` dimension (its
+//! windows scatter into the neighbours' positions as well, which XLA
+//! handles with a second, reverse halo; not done here).
+
 //! `select_and_scatter` has two factors per window dimension (Shardy): the
 //! source's windows (need-replication) and the operand's / result's
 //! positions (permutation). A tiled dimension keeps them sharded on the
