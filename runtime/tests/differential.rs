@@ -242,6 +242,14 @@ fn the_generator_makes_what_it_promises() {
         }
     }
     assert_eq!(seen.len(), 23, "{seen:?}");
+    let halos = (0..400)
+        .filter(|&seed| has_halo(&program(seed, true), "stablehlo.reduce_window"))
+        .count();
+    eprintln!("{halos} of 400 programs exchange a reduce_window's halo");
+    assert!(
+        halos >= 5,
+        "only {halos} of 400 programs exchange a reduce_window's halo"
+    );
 }
 
 /// The integer programs of `testgen::bits_program` (shifts, bit ops,
@@ -361,6 +369,30 @@ fn the_conv_generator_makes_what_it_promises() {
         }
     }
     assert_eq!(seen.len(), 12, "{seen:?}");
+    let halos = (0..300)
+        .filter(|&seed| has_halo(&conv_program(seed), "stablehlo.convolution"))
+        .count();
+    eprintln!("{halos} of 300 programs exchange a convolution's halo");
+    assert!(
+        halos >= 30,
+        "only {halos} of 300 programs exchange a convolution's halo"
+    );
+}
+
+/// Whether `text` partitions into a program with a halo exchange of `op`.
+fn has_halo(text: &str, op: &str) -> bool {
+    let Ok(module) = parse_module(text) else {
+        return false;
+    };
+    let Ok(p) = compile(&module) else {
+        return false;
+    };
+    let want = format!("halo of {op}");
+    let found = p
+        .device
+        .collectives()
+        .any(|(_, cause)| cause.reason.contains(&want));
+    found
 }
 
 /// Programs around gathers, scatters and dynamic slices

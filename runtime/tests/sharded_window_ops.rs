@@ -1,8 +1,10 @@
 //! reduce_window and select_and_scatter run sharded on 8 CPU devices
 //! against the unsharded reference. Sharded pass-through dimensions (batch,
-//! channels) stay local; a sharded window dimension (cumsum along a
-//! sharded axis, pooling over sharded rows) is gathered whole first, with
-//! the op and the reason in the listing.
+//! channels) stay local; a sharded window dimension whose halos would
+//! come from beyond the neighbours or whose blocks are uneven (cumsum
+//! along a sharded axis, pooling over rows that do not split evenly) is
+//! gathered whole first, with the op and the reason in the listing (even
+//! blocks exchange halos: `sharded_halo.rs`).
 
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_kernels::HostTensor;

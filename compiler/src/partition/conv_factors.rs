@@ -10,15 +10,20 @@
 //! and with groups every sharded factor must divide evenly (a padded block
 //! would shift the groups).
 //!
-//! Spatial dimensions: a window reads its neighbours' elements, so a
-//! sharded spatial dimension is gathered whole before the op, except where
-//! each block holds whole windows: a one-element window with stride 1 and
-//! no padding or base dilation (one-to-one), or windows that tile the
-//! dimension (window = stride, no padding or dilation) split evenly, their
-//! number being the dimension's major factor. XLA's SPMD partitioner
-//! exchanges halos instead (fewer bytes); meshrun says why it gathers.
+//! Spatial dimensions: a window reads its neighbours' elements. A sharded
+//! spatial dimension stays sharded (its windows factor, the lhs
+//! dimension's major one) where each block holds whole windows (a
+//! one-element window with stride 1 and no padding or base dilation, or
+//! windows that tile the dimension split evenly), or where `halo` has a
+//! plan: input and output split into even blocks and every device's
+//! windows read no further than its neighbours' blocks. Then
+//! `local_window` exchanges the halos (collective-permutes of the boundary
+//! rows, as XLA's SPMD partitioner does) and runs the op with local
+//! padding. Otherwise (uneven blocks, halos of more than one hop) the
+//! dimension is gathered whole, and the reason says so.
 
 use crate::ir::OpKind;
+use crate::partition::halo::{plan_halo, HaloDim};
 use crate::rules::{FactorKind, OpShardingRule};
 use crate::sharding::{AxisRef, Mesh};
 
@@ -79,14 +84,24 @@ pub(crate) fn fit_conv_factors(
         let lhs_factors = factors_of(0, ld);
         let major = lhs_factors.first().copied();
         let windows = size / window.strides[s].max(1);
+        let spatial: Vec<i64> = dims.input_spatial.iter().map(|&d| lhs[d]).collect();
+        let out_size = window
+            .num_windows(&spatial)
+            .ok()
+            .and_then(|w| w.get(s).copied());
+        let halo = |n: i64| {
+            out_size
+                .is_some_and(|o| plan_halo(HaloDim::of_window(&window, s, size, o, n)).is_some())
+        };
         for &f in &fs {
+            let n = shards(&common[f], mesh);
             let keeps = Some(f) == major
                 && rule.kind(f) == FactorKind::Permutation
-                && (one_to_one || (tiled && windows % shards(&common[f], mesh) == 0));
+                && (one_to_one || (tiled && windows % n == 0) || halo(n));
             if !common[f].is_empty() && !keeps {
                 common[f].clear();
                 note = Some(format!(
-                    "the convolution's windows along lhs dimension {ld} read neighbouring blocks, so it is gathered whole (XLA exchanges halos)"
+                    "the convolution's windows along lhs dimension {ld} read beyond the neighbouring blocks (or its blocks are uneven), so it is gathered whole"
                 ));
             }
         }

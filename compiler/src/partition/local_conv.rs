@@ -10,6 +10,7 @@
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::ReduceKind;
 use crate::ops::convolution::Convolution;
+use crate::ops::decode::I64Rows;
 use crate::partition::device_builder::DeviceBuilder;
 use crate::partition::global::GValueId;
 use crate::partition::padding::identity_of;
@@ -36,6 +37,35 @@ impl DeviceBuilder<'_> {
         let [lhs_g, rhs_g] = operands else {
             return Err(fail("expects two operands".into()));
         };
+        let rhs_shape = self.prog.values[*rhs_g].ty.shape.clone();
+        let window = c.window(&rhs_shape).map_err(fail)?;
+        let mut c = c.clone();
+        for (s, (&ld, &od)) in dims
+            .input_spatial
+            .iter()
+            .zip(&dims.output_spatial)
+            .enumerate()
+        {
+            let Some(at) = self.halo_at(i, &window, (s, ld), *lhs_g, (results[0], od))? else {
+                continue;
+            };
+            // Zero outside the input: the convolution's padding value.
+            locals[0] = self.exchange_halo(i, locals[0], *lhs_g, &at, None, results[0])?;
+            let n = dims.input_spatial.len();
+            let mut pad = c
+                .padding
+                .clone()
+                .map_or_else(|| vec![vec![0, 0]; n], |p| p.rows);
+            pad[s] = vec![at.plan.padding.0, at.plan.padding.1];
+            c.padding = Some(I64Rows {
+                rows: pad,
+                width: 2,
+            });
+            let mut bd = c.lhs_dilation.clone().unwrap_or_else(|| vec![1; n]);
+            bd[s] = at.plan.base_dilation;
+            c.lhs_dilation = Some(bd);
+        }
+        let c = &c;
         if c.groups() == 1 {
             let zero = |l: LocalId, b: &Self| identity_of(ReduceKind::Add, b.local_ty(l).elem);
             let fill = zero(locals[0], self);

@@ -224,6 +224,9 @@ impl DeviceBuilder<'_> {
                 self.op(i, kind.clone(), locals, &results)
             }
             OpKind::Convolution(c) => self.local_convolution(i, c, &operands, locals, &results),
+            OpKind::ReduceWindow(rw) => {
+                self.local_reduce_window(i, rw, &operands, locals, &results)
+            }
             OpKind::Slice { .. }
             | OpKind::Pad { .. }
             | OpKind::Concatenate { .. }

@@ -7,11 +7,16 @@
 //! = stride, no padding or dilation, the input exactly `windows x stride`
 //! long) a sharding that splits the windows evenly also stays local: each
 //! device's block holds whole windows, and the op runs on it with its
-//! global attributes. Any other sharded window dimension would read the
-//! neighbouring blocks: XLA's SPMD partitioner exchanges halos there;
-//! meshrun gathers the dimension whole instead (correct, the bytes counted
-//! and explained in the listing).
-//!
+//! global attributes. A `reduce_window` dimension whose windows overlap the
+//! blocks stays sharded where `halo` has a plan (even blocks, halos from
+//! the neighbours only): `local_window` exchanges the halos (filled with
+//! the init value outside the input) and runs the op with local padding,
+//! as XLA's SPMD partitioner does. Any other sharded window dimension is
+//! gathered whole (correct, the bytes counted and explained in the
+//! listing); so is every overlapping `select_and_scatter` dimension (its
+//! windows scatter into the neighbours' positions as well, which XLA
+//! handles with a second, reverse halo; not done here).
+
 //! `select_and_scatter` has two factors per window dimension (Shardy): the
 //! source's windows (need-replication) and the operand's / result's
 //! positions (permutation). A tiled dimension keeps them sharded on the
@@ -19,6 +24,7 @@
 
 use crate::ir::OpKind;
 use crate::ops::window::Window;
+use crate::partition::halo::{plan_halo, HaloDim};
 use crate::rules::OpShardingRule;
 use crate::sharding::{AxisRef, Mesh};
 
@@ -82,7 +88,14 @@ pub(crate) fn fit_window_factors(
             .map(|&f| common[f].clone())
             .find(|a| !a.is_empty())
             .unwrap_or_default();
-        let local = tiles(&window, d, size) && windows % shards(&axes, mesh) == 0;
+        let n = shards(&axes, mesh);
+        let out = window.num_windows(input).ok().map(|w| w[d]);
+        // select_and_scatter scatters into its neighbours' positions too:
+        // no halo exchange (gathered).
+        let halo = !is_sas
+            && n > 1
+            && out.is_some_and(|o| plan_halo(HaloDim::of_window(&window, d, size, o, n)).is_some());
+        let local = (tiles(&window, d, size) && windows % n == 0) || halo;
         for &f in &fs {
             common[f] = if local { axes.clone() } else { Vec::new() };
         }

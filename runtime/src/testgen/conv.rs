@@ -3,7 +3,9 @@
 //! NCHW/OIHW, JAX's weight-gradient layout, 1-D, no spatial dims; strides,
 //! padding from -1 to 2, lhs and rhs dilations, window reversal, and
 //! feature groups (depthwise) or batch groups) of two randomly sharded
-//! arguments, sometimes of an element-wise value of one, followed by a few
+//! arguments (in 40% of the programs the input sharded on one spatial
+//! dimension into even blocks with as many windows per block: halo
+//! exchanges), sometimes of an element-wise value of one, followed by a few
 //! ops of the basic mix (constraints, reductions, element-wise ops, ...)
 //! that reshard or reduce its result.
 
@@ -82,19 +84,39 @@ impl Gen {
         out[out_pos[1]] = rhs[ker[1]];
         let mut window: Vec<SpatialWindow> = Vec::new();
         let mut taps = 1;
-        for &[l, k, o] in spatial {
-            let size = *self.rng.pick(&[1i64, 2, 3, 4, 5, 6, 7, 8, 9, 12]);
+        // Sometimes one spatial dimension sharded evenly with as many
+        // windows as blocks divide (halo exchange).
+        let halo = if !spatial.is_empty() && self.rng.chance(0.4) {
+            let s = self.rng.below(spatial.len());
+            self.sharding_on(rank, spatial[s][0])
+                .map(|(sh, n)| (s, sh, n))
+        } else {
+            None
+        };
+        for (s, &[l, k, o]) in spatial.iter().enumerate() {
+            let mut size = *self.rng.pick(&[1i64, 2, 3, 4, 5, 6, 7, 8, 9, 12]);
             let kernel = 1 + self.rng.below(3) as i64;
             let plain = self.rng.chance(0.3);
             let pick = |g: &mut Gen, hi: usize| if plain { 1 } else { 1 + g.rng.below(hi) as i64 };
             let stride = pick(self, 3);
             let lhs_dil = pick(self, 2);
             let rhs_dil = pick(self, 2);
-            let pad = if plain {
+            let mut pad = if plain {
                 (0, 0)
             } else {
                 (self.rng.below(4) as i64 - 1, self.rng.below(4) as i64 - 1)
             };
+            if let Some((_, _, n)) = halo.as_ref().filter(|h| h.0 == s) {
+                // `n * per` windows over an input of `n * blocks` rows,
+                // the padding what that takes (split at random).
+                let per = 1 + self.rng.below(3) as i64;
+                let padded = (n * per - 1) * stride + (kernel - 1) * rhs_dil + 1;
+                let blocks = (((padded - 1) / lhs_dil + 1) / n).max(1);
+                size = n * blocks;
+                let total = padded - ((size - 1) * lhs_dil + 1);
+                let low = total.div_euclid(2) + self.rng.below(2) as i64;
+                pad = (low, total - low);
+            }
             let dilated = (size - 1) * lhs_dil + 1;
             let padded = dilated + pad.0 + pad.1;
             let span = (kernel - 1) * rhs_dil + 1;
@@ -111,6 +133,11 @@ impl Gen {
             return None;
         }
         let mut x = self.new_arg(lhs.clone());
+        if let Some((_, sharding, _)) = halo {
+            if let Some(arg) = self.args.last_mut() {
+                arg.1 = Some(sharding);
+            }
+        }
         if self.rng.chance(0.3) {
             x = self.unary(x);
         }

@@ -102,6 +102,28 @@ impl Gen {
         format!("<@{}, [{}]>", mesh.name, dims.join(", "))
     }
 
+    /// A sharding of a rank-`rank` tensor on the first mesh with one of
+    /// its axes of size > 1 (chosen at random) on `dim` and nothing else,
+    /// and that axis' size; `None` when the mesh has no such axis.
+    pub(super) fn sharding_on(&mut self, rank: usize, dim: usize) -> Option<(String, i64)> {
+        let mesh = self.meshes[0].clone();
+        let axes: Vec<&(String, i64)> = mesh.axes.iter().filter(|a| a.1 > 1).collect();
+        if axes.is_empty() {
+            return None;
+        }
+        let (axis, n) = (*self.rng.pick(&axes)).clone();
+        let dims: Vec<String> = (0..rank)
+            .map(|d| {
+                if d == dim {
+                    format!("{{\"{axis}\"}}")
+                } else {
+                    "{}".to_string()
+                }
+            })
+            .collect();
+        Some((format!("<@{}, [{}]>", mesh.name, dims.join(", ")), n))
+    }
+
     pub(super) fn random_shape(&mut self, rank: usize) -> Vec<i64> {
         loop {
             let s: Vec<i64> = (0..rank).map(|_| *self.rng.pick(&SIZES)).collect();

@@ -1,6 +1,7 @@
 //! Generators of `reduce_window` and `select_and_scatter`: random windows
 //! (sizes 1-3, strides 1-3, padding 0-2 on either side, sometimes base or
-//! window dilations) reduced with add / max / min, `jnp.cumsum` along a
+//! window dilations; sometimes a SAME window along a dimension
+//! constrained to even blocks: halo exchanges) reduced with add / max / min, `jnp.cumsum` along a
 //! random axis, and the max-pool gradient (select_and_scatter of an
 //! argument with the pooled values as its source).
 //!
@@ -103,6 +104,13 @@ impl Gen {
             ]);
             (self.random_window(r, op == "add"), op, init)
         };
+        let mut x = x;
+        let mut w = w;
+        if op != "add" || self.rng.chance(0.5) {
+            if let Some(v) = self.halo_window(x.clone(), &mut w) {
+                x = v;
+            }
+        }
         let shape = windows(&x.shape, &w)?;
         let n: i64 = w.0.iter().product();
         let (cst, name) = (self.fresh(), self.fresh());
@@ -123,6 +131,43 @@ impl Gen {
             x.bound
         };
         Some(self.push(line, Val { name, shape, bound }))
+    }
+
+    /// Sometimes (a third of the calls) `x` constrained to one axis on a
+    /// random dimension that the axis divides, and `w` made a SAME window
+    /// there (stride 1, or 2 where the blocks stay even; no dilation): a
+    /// window dimension sharded into even blocks (halo exchange).
+    fn halo_window(&mut self, x: Val, w: &mut RandomWindow) -> Option<Val> {
+        if !self.rng.chance(0.35) || x.shape.is_empty() {
+            return None;
+        }
+        let d = self.rng.below(x.shape.len());
+        let (s, n) = self.sharding_on(x.shape.len(), d)?;
+        let size = x.shape[d];
+        if size % n != 0 {
+            return None;
+        }
+        let stride = if size % (2 * n) == 0 && self.rng.chance(0.5) {
+            2
+        } else {
+            1
+        };
+        let k = 1 + self.rng.below(3) as i64;
+        let out = size / stride;
+        let total = (out - 1) * stride + k - size;
+        let low = total.div_euclid(2);
+        w.0[d] = k;
+        w.1[d] = stride;
+        w.2[d] = 1;
+        w.3[d] = 1;
+        w.4[d] = (low, total - low);
+        let name = self.fresh();
+        let line = format!(
+            "{name} = sdy.sharding_constraint {} {s} : {}",
+            x.name,
+            ty(&x.shape)
+        );
+        Some(self.push(line, Val { name, ..x }))
     }
 
     /// The max-pool gradient of an argument: select_and_scatter (GE, add)
