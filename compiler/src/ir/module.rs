@@ -472,6 +472,46 @@ pub struct Module {
 }
 
 impl Module {
+    /// Visit every sharding written in the module, with the position of
+    /// what holds it: function arguments and results, op results, and the
+    /// shardings op kinds carry (constraints, reshards, manual
+    /// computations' in/out shardings, named computations' block
+    /// arguments). Shardy's `transformShardings` walks the same set; a pass
+    /// that rewrites meshes or axes must see them all, or the module it
+    /// leaves names a mesh it no longer defines.
+    pub fn for_each_sharding_mut(&mut self, mut visit: impl FnMut(&mut TensorSharding, SrcPos)) {
+        for f in &mut self.funcs {
+            let pos = f.pos;
+            for attrs in f.arg_attrs.iter_mut().chain(f.result_attrs.iter_mut()) {
+                if let Some(s) = &mut attrs.sharding {
+                    visit(s, pos);
+                }
+            }
+            for op in &mut f.ops {
+                let pos = op.pos;
+                for s in op.shardings.iter_mut().flatten() {
+                    visit(s, pos);
+                }
+                match &mut op.kind {
+                    OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+                        visit(sharding, pos)
+                    }
+                    OpKind::ManualComputation(m) => {
+                        for s in m.in_shardings.iter_mut().chain(m.out_shardings.iter_mut()) {
+                            visit(s, pos);
+                        }
+                    }
+                    OpKind::NamedComputation(n) => {
+                        for s in n.in_shardings.iter_mut().flatten().flatten() {
+                            visit(s, pos);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
     pub fn func(&self, name: &str) -> Option<&Function> {
         self.funcs.iter().find(|f| f.name == name)
     }

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use crate::diag::SrcPos;
-use crate::ir::{Module, OpKind};
+use crate::ir::Module;
 use crate::sharding::{Mesh, MeshDef, MeshRef, TensorSharding};
 
 /// Lift the inline meshes of `module` and merge identical meshes.
@@ -28,13 +28,8 @@ pub fn lift_inline_meshes(module: &mut Module) {
             None => kept.push(def),
         }
     }
-    module.meshes = kept;
-    let mut names = Names {
-        counter: 0,
-        meshes: &mut module.meshes,
-    };
     // A lifted mesh is placed where its first inline use is written.
-    let mut lift = |s: &mut TensorSharding, pos: SrcPos| {
+    let lift = |names: &mut Names, s: &mut TensorSharding, pos: SrcPos| {
         let name = match &s.mesh {
             MeshRef::Symbol(name) => match renamed.get(name) {
                 Some(new) => new.clone(),
@@ -44,23 +39,15 @@ pub fn lift_inline_meshes(module: &mut Module) {
         };
         s.mesh = MeshRef::Symbol(name);
     };
-    for f in &mut module.funcs {
-        for attrs in f.arg_attrs.iter_mut().chain(f.result_attrs.iter_mut()) {
-            if let Some(s) = &mut attrs.sharding {
-                lift(s, f.pos);
-            }
-        }
-        for op in &mut f.ops {
-            for s in op.shardings.iter_mut().flatten() {
-                lift(s, op.pos);
-            }
-            if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } =
-                &mut op.kind
-            {
-                lift(sharding, op.pos);
-            }
-        }
-    }
+    // The meshes stay out of the module while its shardings are walked:
+    // lifting adds to them.
+    let mut meshes = kept;
+    let mut names = Names {
+        counter: 0,
+        meshes: &mut meshes,
+    };
+    module.for_each_sharding_mut(|s, pos| lift(&mut names, s, pos));
+    module.meshes = meshes;
 }
 
 /// The module's meshes, growing as inline meshes are lifted.
@@ -148,5 +135,34 @@ mod tests {
             assert!(text.contains(want), "`{want}` not in:\n{text}");
         }
         assert!(!text.contains("mesh<"), "{text}");
+    }
+
+    /// A manual computation's in/out shardings are renamed too (fuzz seed
+    /// 201259: a duplicated mesh line left them naming the dropped mesh,
+    /// and the propagated module did not load again).
+    #[test]
+    fn manual_computation_shardings_follow_a_merged_mesh() {
+        let src = r#"module @m {
+  sdy.mesh @other = <["x"=4, "y"=2]>
+  sdy.mesh @mesh = <["x"=4, "y"=2]>
+  func.func @main(%arg0: tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<16x32xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{}, {"y"}]>] manual_axes={"x", "y"} (%arg1: tensor<16x16xf32>) {
+      %1 = stablehlo.tanh %arg1 : tensor<16x16xf32>
+      sdy.return %1 : tensor<16x16xf32>
+    } : (tensor<64x32xf32>) -> tensor<16x32xf32>
+    return %0 : tensor<16x32xf32>
+  }
+}"#;
+        let mut m = parse_module(src).expect("parses");
+        lift_inline_meshes(&mut m);
+        let text = print_module(&m);
+        assert!(!text.contains("@mesh"), "{text}");
+        assert!(
+            text.contains(
+                r#"in_shardings=[<@other, [{"x"}, {"y"}]>] out_shardings=[<@other, [{}, {"y"}]>]"#
+            ),
+            "{text}"
+        );
+        parse_module(&text).expect("the module loads again");
     }
 }

@@ -10,11 +10,11 @@
 //! dropped where a closed dimension ends up with no axes (Shardy's
 //! verifier forbids a priority there). Meshes keep their axes.
 
-use crate::ir::{Module, OpKind};
+use crate::ir::Module;
 use crate::sharding::{AxisRef, Mesh, MeshRef, TensorSharding};
 
-/// Remove the axes of size 1 from every sharding of `module`: function
-/// arguments and results, op results, sharding constraints and reshards.
+/// Remove the axes of size 1 from every sharding of `module`
+/// ([`Module::for_each_sharding_mut`]'s: manual computations' included).
 /// Shardings over a mesh the module does not define are left alone
 /// (validation reports them).
 pub fn remove_size_one_axes(module: &mut Module) {
@@ -35,23 +35,7 @@ pub fn remove_size_one_axes(module: &mut Module) {
             strip(s, &mesh);
         }
     };
-    for f in &mut module.funcs {
-        for attrs in f.arg_attrs.iter_mut().chain(f.result_attrs.iter_mut()) {
-            if let Some(s) = &mut attrs.sharding {
-                fix(s);
-            }
-        }
-        for op in &mut f.ops {
-            for s in op.shardings.iter_mut().flatten() {
-                fix(s);
-            }
-            if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } =
-                &mut op.kind
-            {
-                fix(sharding);
-            }
-        }
-    }
+    module.for_each_sharding_mut(|s, _| fix(s));
 }
 
 fn has_size_one_axis(mesh: &Mesh) -> bool {
@@ -76,6 +60,7 @@ fn strip(s: &mut TensorSharding, mesh: &Mesh) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::OpKind;
     use crate::text::parse_module;
 
     #[test]
