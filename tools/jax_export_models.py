@@ -408,6 +408,100 @@ def _expert_all_to_all(name, rng):
     return jsm.shard_map_program(name, f, args, mesh, [P("x"), P("x")], expected)
 
 
+@program("kv_cache_decode",
+         "autoregressive decoding with a KV cache: lax.fori_loop over 6 steps, each writes the "
+         "new key/value row with lax.dynamic_update_slice at the traced position, attends over "
+         "the cache masked by position (iota <= t), greedy argmax feeds the next token through "
+         "jnp.take; batch on data, heads on model")
+def _kv_cache_decode(name, rng):
+    mesh = je.M_DM()
+    B, NH, hd, V, S, steps = 4, 4, 8, 32, 8, 6
+    D = NH * hd
+
+    def f(emb, wq, wk, wv, wo, tok0):
+        def step(t, c):
+            kc, vc, tok, out = c
+            x = jnp.take(emb, tok, axis=0)  # [B, D]
+            q = jnp.einsum("bd,dhk->bhk", x, wq)
+            k = jnp.einsum("bd,dhk->bhk", x, wk)
+            v = jnp.einsum("bd,dhk->bhk", x, wv)
+            kc = jax.lax.dynamic_update_slice(kc, k[:, None], (0, t, 0, 0))
+            vc = jax.lax.dynamic_update_slice(vc, v[:, None], (0, t, 0, 0))
+            sc = jnp.einsum("bhk,bshk->bhs", q, kc) / np.sqrt(hd)
+            sc = jnp.where(jnp.arange(S)[None, None, :] <= t, sc, -1e30)
+            o = jnp.einsum("bhs,bshk->bhk", jax.nn.softmax(sc, -1), vc)
+            logits = jnp.einsum("bhk,hkv->bv", o, wo)
+            tok = jnp.argmax(logits, -1).astype(jnp.int32)
+            out = jax.lax.dynamic_update_slice(out, tok[:, None], (0, t))
+            return kc, vc, tok, out
+        z = jnp.zeros((B, S, NH, hd), jnp.float32)
+        kc, vc, tok, out = jax.lax.fori_loop(
+            0, steps, step, (z, z, tok0, jnp.zeros((B, steps), jnp.int32)))
+        return out, kc
+
+    args = [je.randn(rng, V, D, scale=1.0), je.randn(rng, D, NH, hd, scale=0.3),
+            je.randn(rng, D, NH, hd, scale=0.3), je.randn(rng, D, NH, hd, scale=0.3),
+            je.randn(rng, NH, hd, V, scale=0.3), rng.randint(0, V, size=(B,)).astype(np.int32)]
+    specs = [P(), P(None, "model", None), P(None, "model", None), P(None, "model", None),
+             P("model", None, None), P("data")]
+    return je.Program(name, None, je.named(f, name), args, mesh, specs, rtol=1e-4, atol=1e-4)
+
+
+@program("init_and_stats",
+         "parameter init and data statistics: jax.random.normal (erf_inv) and truncated_normal "
+         "scaled by fan-in, lax.cummax and cumprod along time, jnp.median and a percentile by "
+         "sort, jnp.var with ddof; x on (data, model)")
+def _init_and_stats(name, rng):
+    mesh = je.M_DM()
+
+    def f(key_data, x):
+        key = jax.random.wrap_key_data(key_data, impl="threefry2x32")
+        k1, k2 = jax.random.split(key)
+        w = jax.random.normal(k1, (16, 32)) / np.sqrt(16)
+        t = jax.random.truncated_normal(k2, -2.0, 2.0, (16, 32))
+        y = x @ (w + 0.1 * t)
+        cm = jax.lax.cummax(y, axis=1)
+        cp = jnp.cumprod(1.0 + 0.01 * y, axis=1)
+        med = jnp.median(y, axis=0)
+        p90 = jnp.percentile(y, 90.0, axis=1)
+        return cm, cp, med, p90, jnp.var(y, axis=0, ddof=1)
+
+    key = np.asarray(jax.random.key_data(jax.random.key(3)), dtype=np.uint32)
+    return je.Program(name, None, je.named(f, name), [key, je.randn(rng, 32, 16, scale=1.0)],
+                      mesh, [P(None), P("data", "model")], rtol=1e-4, atol=1e-4)
+
+
+@program("shard_map_pmax_pmean",
+         "shard_map over (x=4, y=2): lax.pmax and lax.pmean over x, psum over both axes, "
+         "all_gather over y untiled (a new dimension), axis_index scaling, ppermute shifting "
+         "along x only")
+def _pmax_pmean(name, rng):
+    mesh = je.M_XY()
+
+    def f(a):
+        def body(b):
+            i = jax.lax.axis_index("x").astype(b.dtype)
+            m = jax.lax.pmax(b, "x")
+            mean = jax.lax.pmean(b * (i + 1.0), "x")
+            tot = jax.lax.psum(jnp.sum(b), ("x", "y"))
+            g = jax.lax.all_gather(m, "y", axis=0, tiled=False)  # [2, 8, 16]
+            sh = jax.lax.ppermute(b, "x", [(j, (j + 1) % 4) for j in range(4)])
+            return g.sum(0) + mean + tot, sh
+        return jax.shard_map(body, mesh=mesh, in_specs=P("x", "y"),
+                             out_specs=(P(None, "y"), P("x", "y")), check_vma=False)(a)
+
+    def expected(a):
+        a64 = a.astype(np.float64)
+        blk = a64.reshape(4, 8, 2, 16).transpose(0, 2, 1, 3)  # [x, y, 8, 16]
+        m = blk.max(0)  # [y, 8, 16]
+        mean = (blk * np.arange(1, 5)[:, None, None, None]).mean(0)
+        tot = a64.sum()
+        return np.concatenate([m.sum(0) + mean[y] + tot for y in range(2)], axis=1)
+
+    return jsm.shard_map_program(name, f, [je.randn(rng, 32, 32, scale=1.0)], mesh,
+                                 [P("x", "y")], expected)
+
+
 def main(argv=None):
     return je.export_cli(BUILDERS, __doc__, "jax_models", argv)
 
