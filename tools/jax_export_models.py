@@ -502,6 +502,76 @@ def _pmax_pmean(name, rng):
                                  [P("x", "y")], expected)
 
 
+@program("vit_conv_patchify",
+         "ViT patch embedding by a strided convolution (4x4 stride 4, NHWC/HWIO, VALID), "
+         "jax.nn.dot_product_attention (causal) over the patches, silu/softplus/log_sigmoid, "
+         "images on data, embedding channels on model")
+def _vit_conv_patchify(name, rng):
+    mesh = je.M_DM()
+
+    def f(img, w, wqkv):
+        y = jax.lax.conv_general_dilated(img, w, (4, 4), "VALID",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        x = y.reshape(y.shape[0], -1, y.shape[-1])  # [B, 16 patches, 32]
+        qkv = jnp.einsum("btd,dshk->sbthk", x, wqkv)
+        o = jax.nn.dot_product_attention(qkv[0], qkv[1], qkv[2], is_causal=True)
+        o = o.reshape(x.shape)
+        return (jax.nn.silu(o) + jax.nn.softplus(x) + jax.nn.log_sigmoid(o)).mean(1)
+
+    args = [je.randn(rng, 8, 16, 16, 3, scale=1.0), je.randn(rng, 4, 4, 3, 32, scale=0.2),
+            je.randn(rng, 32, 3, 4, 8, scale=0.2)]
+    return je.Program(name, None, je.named(f, name), args, mesh,
+                      [P("data"), P(None, None, None, "model"), P(None, None, "model", None)],
+                      rtol=1e-4, atol=1e-4)
+
+
+# The programs below do not run on meshrun yet: runtime/tests/model_fixtures.rs
+# lists each in KNOWN_FAILURES with its error.
+
+@program("reduce_precision_bf16_sim",
+         "bf16 emulated in f32 by lax.reduce_precision(exponent_bits=8, mantissa_bits=7) around "
+         "a matmul, as quantization-aware code does; x on data, w on model")
+def _reduce_precision(name, rng):
+    mesh = je.M_DM()
+
+    def f(x, w):
+        q = lambda a: jax.lax.reduce_precision(a, exponent_bits=8, mantissa_bits=7)
+        return q(q(x) @ q(w))
+
+    return je.Program(name, None, je.named(f, name),
+                      [je.randn(rng, 16, 16, scale=1.0), je.randn(rng, 16, 16, scale=1.0)],
+                      mesh, [P("data", None), P(None, "model")])
+
+
+@program("fft_spectrum",
+         "magnitude spectrum by jnp.fft.rfft along time (stablehlo.fft, complex<f32>), "
+         "rows on data")
+def _fft_spectrum(name, rng):
+    mesh = je.M_DM()
+
+    def f(x):
+        return jnp.abs(jnp.fft.rfft(x, axis=-1))
+
+    return je.Program(name, None, je.named(f, name), [je.randn(rng, 8, 32, scale=1.0)], mesh,
+                      [P("data", None)], rtol=1e-4, atol=1e-4)
+
+
+@program("linalg_solve",
+         "jnp.linalg.solve and cholesky of a small SPD matrix (JAX's CPU lowering calls LAPACK "
+         "through stablehlo.custom_call @lapack_sgetrf_ffi / @lapack_spotrf_ffi); right-hand "
+         "sides on model")
+def _linalg_solve(name, rng):
+    mesh = je.M_DM()
+
+    def f(a, b):
+        s = a @ a.T + 4.0 * jnp.eye(a.shape[0])
+        return jnp.linalg.solve(s, b), jnp.linalg.cholesky(s)
+
+    return je.Program(name, None, je.named(f, name),
+                      [je.randn(rng, 16, 16, scale=1.0), je.randn(rng, 16, 8, scale=1.0)],
+                      mesh, [P(), P(None, "model")], rtol=1e-4, atol=1e-4)
+
+
 def main(argv=None):
     return je.export_cli(BUILDERS, __doc__, "jax_models", argv)
 
