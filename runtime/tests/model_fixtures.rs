@@ -140,9 +140,9 @@ fn every_model_runs_sharded_matches_jax_and_moves_no_more_than_xla() {
                     ));
                 }
             }
-            (Ok(_), Some(_)) => problems.push(format!(
-                "{name} passes now: take it out of KNOWN_FAILURES"
-            )),
+            (Ok(_), Some(_)) => {
+                problems.push(format!("{name} passes now: take it out of KNOWN_FAILURES"))
+            }
             (Err(e), Some((_, want))) if e.contains(want) => {
                 eprintln!("{name}: still fails as recorded: {e}");
             }
