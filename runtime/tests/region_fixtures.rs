@@ -8,42 +8,29 @@
 //! iteration) must not exceed XLA's (`xla_collectives.json`, whose
 //! collectives in while bodies count once per known trip).
 
-use std::path::{Path, PathBuf};
-
 use meshrun_compiler::partition::{partition, walk_instrs, DeviceProgram, Instr, Repeats};
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::{HostTensor, Parallelism};
 use meshrun_runtime::compare::{mismatch, rtol_for};
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::reference::run_function;
-use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
 
 #[path = "common/fixture_files.rs"]
 mod fixture_files;
+#[path = "common/fixture_run.rs"]
+mod fixture_run;
 use fixture_files::{numbered, xla_bytes};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/jax_regions")
-        .join(name)
-}
 
 /// Run `program` on the fixture's inputs; its outputs.
 fn execute(name: &str, program: &DeviceProgram, inputs: &[HostTensor]) -> Vec<HostTensor> {
-    let exec = Executor::new(program).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let backend = CpuBackend::new();
-    let placed = exec.place(&backend, inputs).expect("place");
-    let outs = exec
-        .run(&backend, &placed, &ExecOptions::default())
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    exec.gather(&backend, outs, true).expect("gather")
+    fixture_run::execute(program, inputs).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Run fixture `name` from Shardy's propagation and from meshrun's, check
 /// the outputs and that neither moves more bytes per device than XLA; the
 /// device program of the first.
 fn run(name: &str) -> DeviceProgram {
-    let dir = fixture(name);
+    let dir = fixture_run::fixture("jax_regions", name);
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect(f);
     let propagated = parse_module(&read("propagated.mlir"))
         .unwrap_or_else(|d| panic!("{name}: propagated.mlir:{d}"));

@@ -9,49 +9,31 @@
 //! Every fixture must pass; none is skipped. (The unsharded reference
 //! interpreter does not run manual computations, so JAX is the referee.)
 
-use std::path::{Path, PathBuf};
-
 use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_compiler::text::parse_module;
-use meshrun_runtime::compare::{mismatch, rtol_for};
+use meshrun_runtime::compare::rtol_for;
 use meshrun_runtime::pipeline::compile;
-use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
 
 #[path = "common/fixture_files.rs"]
 mod fixture_files;
+#[path = "common/fixture_run.rs"]
+mod fixture_run;
 use fixture_files::{numbered, xla_bytes};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/jax_shard_map")
-        .join(name)
-}
+use fixture_run::{compare_outputs, execute, fixture};
 
 /// Run fixture `name` sharded; returns meshrun's bytes per device and the
 /// kinds of the user's collectives, in program order.
 fn run(name: &str) -> (f64, f64, Vec<CollectiveKind>) {
-    let dir = fixture(name);
+    let dir = fixture("jax_shard_map", name);
     let text = std::fs::read_to_string(dir.join("input.mlir")).expect("input.mlir");
     let module = parse_module(&text).unwrap_or_else(|d| panic!("{name}: input.mlir:{d}"));
     let program = compile(&module).unwrap_or_else(|d| panic!("{name}: {}: {}", d.pos, d.message));
     assert_eq!(program.device.num_devices(), 8, "{name}");
-    let exec = Executor::new(&program.device).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let backend = CpuBackend::new();
     let inputs = numbered(&dir, "in");
-    let placed = exec.place(&backend, &inputs).expect("place");
-    let outs = exec
-        .run(&backend, &placed, &ExecOptions::default())
+    let got = execute(&program.device, &inputs).unwrap_or_else(|e| panic!("{name}: {e}"));
+    compare_outputs(&got, &numbered(&dir, "out"), rtol_for(&module), "JAX")
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let got = exec.gather(&backend, outs, true).expect("gather");
-    let jax = numbered(&dir, "out");
-    assert_eq!(got.len(), jax.len(), "{name}: output count");
-    let rtol = rtol_for(&module);
-    for (i, (g, j)) in got.iter().zip(&jax).enumerate() {
-        if let Some(m) = mismatch(g, j, rtol) {
-            panic!("{name}: output {i} vs JAX: {m}");
-        }
-    }
     let user: Vec<CollectiveKind> = program
         .device
         .collectives()

@@ -44,11 +44,39 @@ impl DeviceBuilder<'_> {
         local: LocalId,
         result: GValueId,
     ) -> Result<(), Diagnostic> {
+        if let OpKind::AllToAll(a @ AllToAll { .. }) = kind {
+            let rank = self.values[local].ty.rank();
+            let (split, concat) = a
+                .dims(rank)
+                .map_err(|e| internal(self.prog.steps[i].cause.pos, e))?;
+            if split == concat {
+                let g = a.attrs.replica_groups.rows.first().map_or(1, |g| g.len());
+                return self.same_dim_all_to_all(i, kind, operand, split, g, local, result);
+            }
+        }
+        let out = self.local(result)?;
+        self.push_user_collective(i, kind, operand, local, out, result, None)
+    }
+
+    /// The collective of `kind` from local block `local` to `out`, the
+    /// block of global `result` (or a view of it: `a2a` then names the
+    /// all-to-all's (source, target) dimensions of the view).
+    #[allow(clippy::too_many_arguments)]
+    fn push_user_collective(
+        &mut self,
+        i: usize,
+        kind: &OpKind,
+        operand: GValueId,
+        local: LocalId,
+        out: LocalId,
+        result: GValueId,
+        a2a: Option<(usize, usize)>,
+    ) -> Result<(), Diagnostic> {
         let step = &self.prog.steps[i];
         let pos = step.cause.pos;
         let mesh = self.mesh_of(result)?.clone();
         let in_ty = self.values[local].ty.clone();
-        let out_ty = self.local_type(result)?;
+        let out_ty = self.values[out].ty.clone();
         let rank = in_ty.rank();
         let bad = |e: String| internal(pos, format!("{}: {e}", step.cause.op));
         let mut dim_factors = vec![1i64; rank];
@@ -71,11 +99,14 @@ impl DeviceBuilder<'_> {
                 (CollectiveKind::ReduceScatter, &a.attrs.replica_groups)
             }
             OpKind::AllToAll(a @ AllToAll { .. }) => {
-                let (split, concat) = a.dims(rank).map_err(bad)?;
-                all_to_all = Some(AllToAllDims {
-                    src_dim: concat,
-                    tgt_dim: split,
-                });
+                let (src_dim, tgt_dim) = match a2a {
+                    Some(dims) => dims,
+                    None => {
+                        let (split, concat) = a.dims(rank).map_err(bad)?;
+                        (concat, split)
+                    }
+                };
+                all_to_all = Some(AllToAllDims { src_dim, tgt_dim });
                 (CollectiveKind::AllToAll, &a.attrs.replica_groups)
             }
             OpKind::CollectivePermute(p) => (
@@ -126,7 +157,6 @@ impl DeviceBuilder<'_> {
             reason: WRITTEN_IN_SHARD_MAP.into(),
             ..step.cause.clone()
         };
-        let out = self.local(result)?;
         if ckind == CollectiveKind::AllReduce {
             self.zero_padded[out] = self.zero_padded[local];
         }
@@ -138,6 +168,54 @@ impl DeviceBuilder<'_> {
             cause,
         });
         Ok(())
+    }
+
+    /// An all-to-all that splits and concatenates one dimension `d`
+    /// (`lax.all_to_all(x, axis, 0, 0)`, expert parallelism): member `m`'s
+    /// chunk `r` of `d` becomes chunk `m` of member `r`'s result. The
+    /// collective machinery moves chunks between two different dimensions,
+    /// so `d` (length `g * c`) is viewed as `[1, g, c]`: the all-to-all
+    /// splits the `g` dimension (one chunk per member) and concatenates
+    /// along the unit one, giving `[g, 1, c]`, which reshapes back to
+    /// `g * c` in member order. The reshapes are free (row-major views) and
+    /// each device receives `(g - 1) * c` rows, as XLA's all-to-all does.
+    #[allow(clippy::too_many_arguments)]
+    fn same_dim_all_to_all(
+        &mut self,
+        i: usize,
+        kind: &OpKind,
+        operand: GValueId,
+        d: usize,
+        g: usize,
+        local: LocalId,
+        result: GValueId,
+    ) -> Result<(), Diagnostic> {
+        let in_ty = self.values[local].ty.clone();
+        let pos = self.prog.steps[i].cause.pos;
+        let (g, n) = (g as i64, in_ty.shape[d]);
+        if g == 0 || n % g != 0 {
+            return Err(internal(
+                pos,
+                format!("all_to_all: dimension {d} of {n} does not split into {g} chunks"),
+            ));
+        }
+        let view = |outer: i64, inner: i64| {
+            let mut s = in_ty.shape.clone();
+            s.splice(d..=d, [outer, inner, n / g]);
+            in_ty.with_shape(s)
+        };
+        let name = self.names[result].clone();
+        let split = self.new_value(view(1, g), format!("{name}.chunks"));
+        self.instrs.push(Instr::Op {
+            kind: OpKind::Reshape,
+            operands: vec![local],
+            results: vec![split],
+            step: i,
+        });
+        self.zero_padded[split] = self.zero_padded[local];
+        let moved = self.new_value(view(g, 1), format!("{name}.moved"));
+        self.push_user_collective(i, kind, operand, split, moved, result, Some((d, d + 1)))?;
+        self.op(i, OpKind::Reshape, vec![moved], &[result])
     }
 
     /// `partition_id`: the device's position in the mesh, as a one-element

@@ -2,6 +2,7 @@
 //! listings (`dims = [1] x [0]`, `[2:14:2, 4:20]`, `dense<...>`). Not the
 //! round-trip text format: that is [`crate::text`].
 
+use crate::ir::attr::Attr;
 use crate::ir::{DenseLiteral, OpKind, Scalar};
 
 fn list(v: &[i64]) -> String {
@@ -95,14 +96,51 @@ pub fn op_attrs(kind: &OpKind) -> String {
         }
         defined => match defined.def() {
             // Other defined ops: their attributes as the generic form
-            // writes them.
+            // writes them (a unit attribute, `use_global_device_ids`, is
+            // its bare name).
             Some(d) => d
                 .attrs()
                 .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
+                .map(|(k, v)| match v {
+                    Attr::Unit => k.to_string(),
+                    v => format!("{k} = {v}"),
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
             None => String::new(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parse_module;
+
+    /// A shard_map all_gather's `use_global_device_ids` was listed as
+    /// `use_global_device_ids = ` (a unit attribute has no value).
+    #[test]
+    fn unit_attributes_are_listed_by_name() {
+        let m = parse_module(
+            r#"module @m {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{}]>] manual_axes={"x"} (%arg1: tensor<2xf32>) {
+      %1 = "stablehlo.all_gather"(%arg1) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> : (tensor<2xf32>) -> tensor<4xf32>
+      sdy.return %1 : tensor<4xf32>
+    } : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}"#,
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let f = m.func("main").unwrap();
+        let gather = f
+            .all_ops()
+            .into_iter()
+            .find(|&o| matches!(f.op(o).kind, OpKind::AllGather(_)))
+            .expect("an all_gather");
+        let text = op_attrs(&f.op(gather).kind);
+        assert!(text.ends_with(", use_global_device_ids"), "{text}");
     }
 }

@@ -181,6 +181,16 @@ fn parse_tensor_body(body: &str) -> Result<TensorType, (usize, DiagKind, String)
         let offset = body.len() - extra.len();
         let what = if extra.starts_with(',') {
             "tensor encodings are not supported"
+        } else if name == "complex" {
+            // jnp.fft and complex arithmetic: `tensor<8x17xcomplex<f32>>`.
+            return Err((
+                i,
+                DiagKind::Unsupported,
+                format!(
+                    "complex element type '{}' is not supported (meshrun has real and integer tensors only)",
+                    rest.trim_end()
+                ),
+            ));
         } else {
             "unexpected text in tensor type"
         };
@@ -278,6 +288,15 @@ mod tests {
         ] {
             assert_eq!(ty(t).expect_err(t).kind, DiagKind::Unsupported, "{t}");
         }
+        // jnp.fft's results: named as complex, not as "unexpected text '<f32>'".
+        let e = ty("tensor<8x17xcomplex<f32>>").expect_err("complex");
+        assert_eq!((e.pos.col, e.kind), (13, DiagKind::Unsupported));
+        assert!(
+            e.message
+                .starts_with("complex element type 'complex<f32>' is not supported"),
+            "{}",
+            e.message
+        );
         let e = ty("tensor<4xf32, #enc>").expect_err("encoding");
         assert_eq!(e.kind, DiagKind::Unsupported);
         assert!(ty("tensor<4xf32").is_err());
