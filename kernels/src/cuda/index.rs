@@ -233,23 +233,27 @@ pub fn scatter_strategy(meta: &[i64]) -> ScatterStrategy {
 }
 
 /// `gather_b<w>(const W* x, const long long* idx, W* y, const long long*
-/// meta, long long n)`, by the width of `e` (it moves bits).
+/// meta, long long n)`, by the width of `e` (it moves bits, so any type
+/// the runtime stores, `ui32` / `ui64` included).
 pub fn gather(e: ElemType) -> Option<String> {
-    names::suffix(e)?;
     let w = e.byte_size();
     width_type(w).map(|_| format!("gather_b{w}"))
 }
 
-/// The region as a kernel-name part: `replace` (width-generic, `b<w>`) or
+/// The region as a kernel-name part: `replace` (width-generic, `b<w>`, any
+/// stored type) or
 /// a reduction on `e` (`add_f32`); i1 folds every reduction into `and` /
 /// `or` as the CPU kernel does. `None` where the CPU kernel has no such
 /// region (`and` / `or` on floats, on integers only through the verifier's
 /// refusal).
 fn region(update: ScatterUpdate, e: ElemType) -> Option<String> {
-    let s = names::suffix(e)?;
     match update {
-        ScatterUpdate::Replace => Some(format!("replace_b{}", e.byte_size())),
+        ScatterUpdate::Replace => {
+            let w = e.byte_size();
+            width_type(w).map(|_| format!("replace_b{w}"))
+        }
         ScatterUpdate::Combine(kind) => {
+            let s = names::suffix(e)?;
             let kind = if e == ElemType::I1 {
                 match kind {
                     ReduceKind::And | ReduceKind::Minimum | ReduceKind::Multiply => ReduceKind::And,

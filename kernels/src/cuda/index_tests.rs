@@ -398,7 +398,11 @@ fn names_cover_every_region_and_type() {
     use ScatterUpdate as U;
     assert_eq!(gather(ElemType::BF16).as_deref(), Some("gather_b2"));
     assert_eq!(gather(ElemType::I1).as_deref(), Some("gather_b1"));
-    assert_eq!(gather(ElemType::U32), None);
+    assert_eq!(gather(ElemType::U64).as_deref(), Some("gather_b8"));
+    assert_eq!(
+        scatter(S::Window, U::Combine(ReduceKind::Add), ElemType::U32),
+        None
+    );
     assert_eq!(
         scatter(S::Window, U::Combine(ReduceKind::Add), ElemType::F16).as_deref(),
         Some("scatter_window_add_f16")

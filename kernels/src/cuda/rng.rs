@@ -22,6 +22,8 @@ pub(crate) const SOURCE: &str = include_str!("rng.cuh");
 pub struct RngPlan {
     /// `rng_philox_b<w>` or `rng_threefry_b<w>`.
     pub kernel: String,
+    /// Philox (its kernel's parameters) rather than ThreeFry.
+    pub philox: bool,
     /// Threads: generator blocks.
     pub blocks: usize,
     /// Output elements.
@@ -58,6 +60,7 @@ pub fn rng_plan(
     let count: usize = shape.iter().product();
     let mut plan = RngPlan {
         kernel,
+        philox: algorithm != RngAlgorithm::ThreeFry,
         blocks: 0,
         count,
         key: 0,
@@ -193,7 +196,7 @@ pub fn rng_emulated(plan: &RngPlan, bytes: usize) -> Vec<u64> {
     let n = plan.count;
     let (key, (lo, hi)) = (plan.key, plan.counter);
     for b in 0..plan.blocks {
-        if plan.kernel.starts_with("rng_philox") {
+        if plan.philox {
             let clo = lo.wrapping_add(b as u64);
             let chi = hi.wrapping_add(u64::from(clo < lo));
             let mut x = [
