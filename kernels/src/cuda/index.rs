@@ -13,10 +13,13 @@
 //! offset, one thread per window element that walks the points.
 //!
 //! None of this has run on a GPU (none is lent to this project): NVRTC
-//! compiles the kernels in CI, and the tests below run the kernels' index
+//! compiles the kernels in CI, and the tests run the kernels' index
 //! arithmetic, ported line by line ([`gather_emulated`],
-//! [`scatter_emulated`]), against the CPU kernels on random dimension
-//! numbers, shapes and ids (out of range and repeated).
+//! [`scatter_emulated`]), and `index.cuh` itself built as host C++ (one
+//! thread at a time, `host_run`), against the CPU kernels on random
+//! dimension numbers, shapes and ids (out of range and repeated). Neither
+//! can show a race: the per-window-element launch relies on the
+//! disjointness argument in `index.cuh`.
 
 use meshrun_compiler::ir::{ElemType, ReduceKind};
 use meshrun_compiler::ops::index_dims::IndexDims;

@@ -438,3 +438,79 @@ fn names_cover_every_region_and_type() {
     // 4 gathers; per strategy 4 replaces, 4 kinds x 6 number types, 2 on i1.
     assert_eq!(all.len(), 4 + 2 * (4 + 24 + 2));
 }
+
+#[test]
+fn the_kernel_text_built_for_the_host_matches_the_cpu_kernels() {
+    // index.cuh itself (not the Rust port), one thread at a time, on
+    // random f32 gathers and scatters through both launch shapes.
+    use super::super::host_run::{array, run};
+    let mut r = Rng(0x1234_5678);
+    let (mut text, mut expected) = (String::new(), 0);
+    for case_no in 0..300 {
+        let c = random_case(&mut r);
+        let sizes: Vec<String> = c.sizes.iter().map(|s| s.to_string()).collect();
+        let body = format!(
+            "  %r = \"stablehlo.gather\"(%x, %i) <{{dimension_numbers = {}, slice_sizes = array<i64: {}>}}> : ({}, {}) -> {}",
+            c.dims.encode_with(&GATHER_SYNTAX),
+            sizes.join(", "),
+            ty(&c.operand, "f32"),
+            ty(&c.indices, "i64"),
+            ty(&c.slices, "f32"),
+        );
+        let sig = format!(
+            "%x: {}, %i: {}",
+            ty(&c.operand, "f32"),
+            ty(&c.indices, "i64")
+        );
+        if let Some(OpKind::Gather(g)) = op_of(&sig, &body, &ty(&c.slices, "f32")) {
+            let x = values(&mut r, c.operand.iter().product());
+            let xt = HostTensor::from_vec(&c.operand, x.clone()).unwrap();
+            let it = HostTensor::from_vec(&c.indices, c.ids.clone()).unwrap();
+            let want = bits(&cpu_gather(&g, &xt, &it).unwrap());
+            let meta =
+                walk_meta(&c.dims, &c.operand, &c.indices, &c.slices, Some(&c.sizes)).unwrap();
+            text.push_str("G\n");
+            array(&mut text, &meta);
+            array(
+                &mut text,
+                &x.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            );
+            array(&mut text, &c.ids);
+            array(&mut text, &want);
+            expected += 1;
+        }
+        let region = case_no % 5;
+        let (sig, body) = scatter_text(&c, "f32", regions()[region].0);
+        if let Some(OpKind::Scatter(s)) = op_of(&sig, &body, &ty(&c.operand, "f32")) {
+            let x = values(&mut r, c.operand.iter().product());
+            let u = values(&mut r, c.slices.iter().product());
+            let xt = HostTensor::from_vec(&c.operand, x.clone()).unwrap();
+            let ut = HostTensor::from_vec(&c.slices, u.clone()).unwrap();
+            let it = HostTensor::from_vec(&c.indices, c.ids.clone()).unwrap();
+            let want = bits(&cpu_scatter(&s, &[&xt, &it, &ut]).unwrap().remove(0));
+            let meta = walk_meta(&c.dims, &c.operand, &c.indices, &c.slices, None).unwrap();
+            let window = scatter_strategy(&meta) == ScatterStrategy::Window;
+            text.push_str(&format!("S {region} {}\n", u8::from(window)));
+            array(&mut text, &meta);
+            array(
+                &mut text,
+                &x.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            );
+            array(&mut text, &c.ids);
+            array(
+                &mut text,
+                &u.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            );
+            array(&mut text, &want);
+            expected += 1 + usize::from(window);
+        }
+    }
+    match run("index", &text) {
+        Err(why) => eprintln!("skipped: {why}"),
+        Ok(report) => assert!(
+            report.ends_with(&format!("{expected} ok 0 differ\n")),
+            "{report}"
+        ),
+    }
+    assert!(expected > 500, "{expected} cases");
+}

@@ -17,6 +17,8 @@
 pub mod body;
 pub mod conv;
 mod generate;
+#[cfg(test)]
+mod host_run;
 pub mod index;
 pub mod names;
 pub mod rng;

@@ -6,8 +6,9 @@
 //!
 //! None of this has run on a GPU (none is lent to this project): NVRTC
 //! compiles the kernels in CI, and the tests below run the kernels'
-//! arithmetic, ported line by line ([`rng_emulated`]), against the CPU
-//! kernel for every algorithm, width and many shapes and states.
+//! arithmetic, ported line by line ([`rng_emulated`]), and `rng.cuh`
+//! itself built as host C++ (`host_run`), against the CPU kernel for
+//! every algorithm, width and many shapes and states.
 
 use meshrun_compiler::ops::rng_bit_generator::RngAlgorithm;
 
@@ -331,6 +332,65 @@ mod tests {
             }
         }
         assert_eq!(checked, 2 * 5 * 12 * 8 + 2 * 12 * 8);
+    }
+
+    #[test]
+    fn the_kernel_text_built_for_the_host_matches_the_cpu_kernel() {
+        // rng.cuh itself (not the Rust port), one thread at a time.
+        use crate::cuda::host_run::{array, run};
+        let shapes: [&[usize]; 8] = [
+            &[],
+            &[1],
+            &[5, 3],
+            &[3, 4],
+            &[3, 5, 7],
+            &[7, 1, 2],
+            &[0, 3],
+            &[9, 6, 4],
+        ];
+        let elems = [ElemType::U8, ElemType::F16, ElemType::U32, ElemType::I64];
+        let states: [&[u64]; 3] = [
+            &[5, u64::MAX - 1],
+            &[0x1234_5678_9abc_def0, 3, u64::MAX],
+            &[9, 0],
+        ];
+        let (mut text, mut expected) = (String::new(), 0);
+        for algorithm in [RngAlgorithm::Philox, RngAlgorithm::ThreeFry] {
+            for state in states {
+                if algorithm == RngAlgorithm::ThreeFry && state.len() != 2 {
+                    continue;
+                }
+                for shape in shapes {
+                    for elem in elems {
+                        let (want, _) = cpu(algorithm, state, shape, elem);
+                        let p = rng_plan(algorithm, state, shape, elem.byte_size()).unwrap();
+                        text.push_str(&format!(
+                            "R {} {} {} {} {} {} {} {} {} {}\n",
+                            u8::from(p.philox),
+                            elem.byte_size(),
+                            p.blocks,
+                            p.count,
+                            p.key,
+                            p.counter.0,
+                            p.counter.1,
+                            p.inner,
+                            p.half,
+                            p.full
+                        ));
+                        array(&mut text, &want);
+                        expected += 1;
+                    }
+                }
+            }
+        }
+        match run("rng", &text) {
+            Err(why) => eprintln!("skipped: {why}"),
+            Ok(report) => assert!(
+                report.ends_with(&format!("{expected} ok 0 differ\n")),
+                "{report}"
+            ),
+        }
+        assert_eq!(expected, 3 * 8 * 4 + 2 * 8 * 4);
     }
 
     #[test]
