@@ -234,8 +234,11 @@ fn gather_indexing_matches_the_cpu_kernel_on_random_cases() {
     assert!(checked > 400, "only {checked} random gathers were valid");
 }
 
+/// A region body, what it computes, and the CPU's function for it on f32.
+type Region = (&'static str, ScatterUpdate, fn(f32, f32) -> f32);
+
 /// The CPU's update functions on f32 (`cpu/gather.rs`), by region body.
-fn regions() -> Vec<(&'static str, ScatterUpdate, fn(f32, f32) -> f32)> {
+fn regions() -> Vec<Region> {
     fn max_nan(x: f32, y: f32) -> f32 {
         if x.is_nan() || y.is_nan() {
             f32::NAN

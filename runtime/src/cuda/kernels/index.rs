@@ -110,7 +110,7 @@ impl Launcher<'_> {
     pub fn copy_bytes(&self, src: &DevData, dst: &mut DevData, bytes: usize) -> Result<(), String> {
         let (ws, wd) = (src.elem().byte_size(), dst.elem().byte_size());
         let w = ws.min(wd);
-        if w == 0 || bytes % w != 0 {
+        if w == 0 || !bytes.is_multiple_of(w) {
             return Err(format!("{bytes} bytes as {w}-byte words"));
         }
         let fits =
