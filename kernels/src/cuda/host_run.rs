@@ -29,6 +29,7 @@ const SHIM: &str = r#"
 #include <cstring>
 #define __device__
 #define __forceinline__ inline
+#define __noinline__
 #define GRID_LOOP(i, n) for (long long i = 0; i < (n); ++i)
 typedef unsigned char pred_t;
 inline float ld(float x) { return x; }

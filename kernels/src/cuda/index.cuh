@@ -26,7 +26,9 @@ __device__ __forceinline__ const long long* index_dim(const long long* m, int d)
 // (key / divisor) % size, the divisor being the slices stride of batch dim
 // j (`by_slices`: key is a slices element) or its inner product (key is
 // the point's row-major number).
-__device__ __forceinline__ long long index_start(const long long* m, const long long* idx,
+// Not inlined: shared by every scatter and gather instantiation of the
+// module, which keeps NVRTC's time for the module down.
+__device__ __noinline__ long long index_start(const long long* m, const long long* idx,
                                                  const long long* p, long long ioff,
                                                  long long key, bool by_slices) {
   long long src = p[2];
@@ -74,7 +76,7 @@ struct Replace {
 
 // The point's index-vector offset and where its window begins in the
 // updates.
-__device__ __forceinline__ void scatter_point(const long long* m, long long q, long long* ioff,
+__device__ __noinline__ void scatter_point(const long long* m, long long q, long long* ioff,
                                               long long* uoff) {
   *ioff = 0;
   *uoff = 0;
