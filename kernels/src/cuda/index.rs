@@ -12,6 +12,13 @@
 //! when windows of different points can only meet at the same window
 //! offset, one thread per window element that walks the points.
 //!
+//! Parallelism: `Target` runs |input| threads of P points each (P: batch
+//! points), `Window` runs one thread per window element, P points each
+//! (`x.at[ids].add(rows)`: one thread per element of a row). A scatter of
+//! scalars (`x.at[ids].add(v)` on a vector) is then a single thread; a
+//! per-target ordering of the points (a sort of their targets) would
+//! spread it over the targets, and is not done.
+//!
 //! None of this has run on a GPU (none is lent to this project): NVRTC
 //! compiles the kernels in CI, and the tests run the kernels' index
 //! arithmetic, ported line by line ([`gather_emulated`],
