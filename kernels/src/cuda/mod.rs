@@ -17,7 +17,11 @@
 pub mod body;
 pub mod conv;
 mod generate;
+#[cfg(test)]
+mod host_run;
+pub mod index;
 pub mod names;
+pub mod rng;
 pub mod sort;
 pub mod window;
 
@@ -43,7 +47,7 @@ pub struct KernelModule {
 /// Every kernel module, in a fixed order.
 pub fn modules() -> Vec<KernelModule> {
     // (name, entry points, templates of this module only)
-    let parts: [(&'static str, generate::Entries, &str); 7] = [
+    let parts: [(&'static str, generate::Entries, &str); 9] = [
         ("elementwise", generate::elementwise(), ""),
         ("compare_select", generate::compare_select(), ""),
         ("convert", generate::convert(), ""),
@@ -51,6 +55,8 @@ pub fn modules() -> Vec<KernelModule> {
         ("reduce", generate::reduce(), ""),
         ("window", window::entries(), window::SOURCE),
         ("conv", conv::entries(), conv::SOURCE),
+        ("index", index::entries(), index::SOURCE),
+        ("rng", rng::entries(), rng::SOURCE),
     ];
     parts
         .into_iter()

@@ -14,6 +14,9 @@ use meshrun_compiler::ir::{ElemType, Scalar, TensorType};
 use meshrun_kernels::{HostElem, HostTensor};
 
 /// The elements of a device buffer, by element type (`i1` as bytes 0/1).
+/// `ui32` and `ui64` are storage only: `rng_bit_generator`'s state and
+/// bits, and what bitcasts, copies, gathers and replacing scatters move;
+/// element-wise kernels have none (an op on them is a one-line error).
 #[derive(Debug)]
 pub enum DevData {
     F64(CudaSlice<f64>),
@@ -23,6 +26,8 @@ pub enum DevData {
     Pred(CudaSlice<u8>),
     I32(CudaSlice<i32>),
     I64(CudaSlice<i64>),
+    U32(CudaSlice<u32>),
+    U64(CudaSlice<u64>),
 }
 
 /// Match a `DevData` (or a reference to one), binding its slice to `$s`.
@@ -36,6 +41,8 @@ macro_rules! with_dev {
             $crate::cuda::buffer::DevData::Pred($s) => $body,
             $crate::cuda::buffer::DevData::I32($s) => $body,
             $crate::cuda::buffer::DevData::I64($s) => $body,
+            $crate::cuda::buffer::DevData::U32($s) => $body,
+            $crate::cuda::buffer::DevData::U64($s) => $body,
         }
     };
 }
@@ -60,6 +67,8 @@ impl DevData {
             DevData::Pred(_) => ElemType::I1,
             DevData::I32(_) => ElemType::I32,
             DevData::I64(_) => ElemType::I64,
+            DevData::U32(_) => ElemType::U32,
+            DevData::U64(_) => ElemType::U64,
         }
     }
 
@@ -76,6 +85,8 @@ impl DevData {
             ElemType::I1 => DevData::Pred(stream.alloc_zeros(n).map_err(e)?),
             ElemType::I32 => DevData::I32(stream.alloc_zeros(n).map_err(e)?),
             ElemType::I64 => DevData::I64(stream.alloc_zeros(n).map_err(e)?),
+            ElemType::U32 => DevData::U32(stream.alloc_zeros(n).map_err(e)?),
+            ElemType::U64 => DevData::U64(stream.alloc_zeros(n).map_err(e)?),
             other => return Err(format!("the CUDA backend has no buffers of {other}")),
         })
     }
@@ -102,6 +113,8 @@ impl DevData {
             }
             HostTensor::I32(a) => DevData::I32(stream.clone_htod(&flat(a)).map_err(e)?),
             HostTensor::I64(a) => DevData::I64(stream.clone_htod(&flat(a)).map_err(e)?),
+            HostTensor::U32(a) => DevData::U32(stream.clone_htod(&flat(a)).map_err(e)?),
+            HostTensor::U64(a) => DevData::U64(stream.clone_htod(&flat(a)).map_err(e)?),
             other => {
                 return Err(format!(
                     "the CUDA backend has no buffers of {}",
@@ -157,6 +170,14 @@ impl DevData {
                 stream.clone_dtoh(s).map_err(e)?[..n].to_vec(),
             )),
             DevData::I64(s) => build(HostTensor::from_vec(
+                shape,
+                stream.clone_dtoh(s).map_err(e)?[..n].to_vec(),
+            )),
+            DevData::U32(s) => build(HostTensor::from_vec(
+                shape,
+                stream.clone_dtoh(s).map_err(e)?[..n].to_vec(),
+            )),
+            DevData::U64(s) => build(HostTensor::from_vec(
                 shape,
                 stream.clone_dtoh(s).map_err(e)?[..n].to_vec(),
             )),
@@ -228,6 +249,8 @@ pub fn scalar_bits(elem: ElemType, value: Scalar) -> Result<u64, String> {
         ElemType::I1 => bool::from_scalar(value) as u64,
         ElemType::I32 => i32::from_scalar(value) as u32 as u64,
         ElemType::I64 => i64::from_scalar(value) as u64,
+        ElemType::U32 => u64::from(u32::from_scalar(value)),
+        ElemType::U64 => u64::from_scalar(value),
         other => return Err(format!("no CUDA kernels for {other}")),
     })
 }
@@ -256,6 +279,11 @@ mod tests {
             (-2i64) as u64
         );
         assert_eq!(scalar_bits(ElemType::I1, Scalar::Float(0.5)).unwrap(), 1);
+        assert_eq!(
+            scalar_bits(ElemType::U32, Scalar::Int(-1)).unwrap(),
+            0xffff_ffff
+        );
+        assert_eq!(scalar_bits(ElemType::U64, Scalar::Int(7)).unwrap(), 7);
         assert!(scalar_bits(ElemType::U8, Scalar::Int(0)).is_err());
     }
 }

@@ -70,6 +70,8 @@ macro_rules! with_pair {
             (DevData::Pred($a), DevData::Pred($b)) => $body,
             (DevData::I32($a), DevData::I32($b)) => $body,
             (DevData::I64($a), DevData::I64($b)) => $body,
+            (DevData::U32($a), DevData::U32($b)) => $body,
+            (DevData::U64($a), DevData::U64($b)) => $body,
             _ => {
                 return Err(DeviceError::Invalid(
                     "buffers of different element types".into(),

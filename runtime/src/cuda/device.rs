@@ -6,11 +6,11 @@
 //! (`check_result_types`), then computed by the GPU kernels through
 //! `Launcher` (which checks buffer sizes before each launch). The few
 //! combinations the GPU does not compute (integer `dot_general` and
-//! `convolution`; `gather`, `scatter`, `rng_bit_generator` and
-//! `bitcast_convert`, which have no GPU kernel yet) are computed on the
-//! host by the CPU kernels and counted
-//! (`CudaBackend::host_fallbacks`). Needs a GPU to run (not exercised in
-//! CI).
+//! `convolution`; `gather` / `scatter` with unsigned start indices) are
+//! computed on the host by the CPU kernels and counted
+//! (`CudaBackend::host_fallbacks`); `gather`, `scatter`,
+//! `rng_bit_generator` and `bitcast_convert` have GPU kernels
+//! (`data_op`). Needs a GPU to run (not exercised in CI).
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -434,13 +434,15 @@ impl Device for CudaDevice {
             OpKind::DynamicSlice(_) | OpKind::DynamicUpdateSlice(_) => {
                 return self.dynamic_op(kind, operands, result_types)
             }
-            // No GPU kernels yet (not small: scatter's combining updates,
-            // XLA's RNG expansion, bitcast between typed buffers): the CPU
-            // kernels compute them on the host, counted as fallbacks.
-            OpKind::Gather(_)
-            | OpKind::Scatter(_)
-            | OpKind::RngBitGenerator(_)
-            | OpKind::BitcastConvert(_) => return self.host_op(kind, operands, result_types),
+            OpKind::Gather(g) => return self.gather_op(kind, g, operands, result_types),
+            OpKind::Scatter(s) => return self.scatter_op(kind, s, operands, result_types),
+            OpKind::RngBitGenerator(r) => return self.rng_op(kind, r, operands, result_types),
+            OpKind::BitcastConvert(_) => {
+                let x = operands
+                    .first()
+                    .ok_or_else(|| invalid(kind, "needs an operand"))?;
+                return self.bitcast_op(kind, x, &result_types[0]);
+            }
             _ => {}
         }
         if let OpKind::DotGeneral { dims, .. } = kind {

@@ -572,4 +572,6 @@ impl Launcher<'_> {
 }
 
 mod conv;
+mod index;
+mod rng;
 mod window;

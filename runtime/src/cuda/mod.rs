@@ -47,6 +47,8 @@ mod collectives;
 #[cfg(feature = "cuda")]
 mod conv_op;
 #[cfg(feature = "cuda")]
+mod data_op;
+#[cfg(feature = "cuda")]
 pub mod device;
 #[cfg(feature = "cuda")]
 mod device_sort;
