@@ -81,6 +81,14 @@ macro_rules! with_pair {
                 let $a = s.slice(0..$n);
                 $body
             }
+            (DevData::U32(s), DevData::U32($b)) => {
+                let $a = s.slice(0..$n);
+                $body
+            }
+            (DevData::U64(s), DevData::U64($b)) => {
+                let $a = s.slice(0..$n);
+                $body
+            }
             _ => return Err(invalid("buffers of different element types")),
         }
     };
