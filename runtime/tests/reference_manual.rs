@@ -94,3 +94,78 @@ fn a_psum_over_the_wrong_axis_does_not_match_jax() {
     );
     assert!(why.starts_with("output 0 vs JAX"), "{why}");
 }
+
+/// A shard_map over `x` = 4 whose body branches on the device
+/// (`partition_id` mod 2): even devices negate their block, odd ones run
+/// `odd` on it (it defines `%m` from `%arg1`).
+fn branching_program(odd: &str) -> Module {
+    let text = format!(
+        r#"module @branching {{
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {{
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{{"x"}}]>] out_shardings=[<@mesh, [{{"x"}}]>] manual_axes={{"x"}} (%arg1: tensor<2xf32>) {{
+      %1 = stablehlo.partition_id : tensor<ui32>
+      %2 = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
+      %3 = stablehlo.constant dense<2> : tensor<i32>
+      %4 = stablehlo.remainder %2, %3 : tensor<i32>
+      %5 = "stablehlo.case"(%4) ({{
+        %n = stablehlo.negate %arg1 : tensor<2xf32>
+        stablehlo.return %n : tensor<2xf32>
+      }}, {{
+        {odd}
+        stablehlo.return %m : tensor<2xf32>
+      }}) : (tensor<i32>) -> tensor<2xf32>
+      sdy.return %5 : tensor<2xf32>
+    }} : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }}
+}}"#
+    );
+    parse_module(&text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn psum_odd(groups: &str) -> String {
+    format!(
+        r#"%m = "stablehlo.all_reduce"(%arg1) <{{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = {groups}, use_global_device_ids}}> ({{
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.add %a, %b : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+        }}) : (tensor<2xf32>) -> tensor<2xf32>"#
+    )
+}
+
+fn iota8() -> Vec<HostTensor> {
+    vec![HostTensor::from_vec(&[8], (0..8).map(|i| i as f32).collect::<Vec<_>>()).unwrap()]
+}
+
+/// Each device takes its own branch of a `case` on `partition_id`.
+#[test]
+fn devices_take_their_own_branches() {
+    let m = branching_program("%m = stablehlo.multiply %arg1, %arg1 : tensor<2xf32>");
+    let got = reference(&m, &iota8()).expect("runs");
+    let want = [-0.0f32, -1.0, 4.0, 9.0, -4.0, -5.0, 36.0, 49.0];
+    assert_eq!(
+        got,
+        vec![HostTensor::from_vec(&[8], want.to_vec()).unwrap()]
+    );
+}
+
+/// A collective inside a branch only some devices take: fine when each of
+/// its groups is wholly in the branch (devices 1 and 3 sum their blocks),
+/// an error when a group is split (device 1 would wait for device 0).
+#[test]
+fn collectives_in_divergent_branches_need_whole_groups() {
+    let whole = branching_program(&psum_odd("dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>"));
+    let got = reference(&whole, &iota8()).expect("runs");
+    let want = [-0.0f32, -1.0, 8.0, 10.0, -4.0, -5.0, 8.0, 10.0];
+    assert_eq!(
+        got,
+        vec![HostTensor::from_vec(&[8], want.to_vec()).unwrap()]
+    );
+    let split = branching_program(&psum_odd("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"));
+    let why = reference(&split, &iota8()).expect_err("a split group");
+    assert!(
+        why.contains("devices [1] run this collective but [0] of the same group do not"),
+        "{why}"
+    );
+}
