@@ -169,3 +169,32 @@ fn collectives_in_divergent_branches_need_whole_groups() {
         "{why}"
     );
 }
+
+/// `run --check`'s second opinion, the program in f64, runs shard_map
+/// bodies too (the widened body keeps its local shapes).
+#[test]
+fn the_f64_reference_runs_shard_map_programs() {
+    for name in [
+        "shard_map_psum",
+        "shard_map_nested",
+        "shard_map_gather_scatter",
+    ] {
+        let dir = fixture("jax_shard_map", name);
+        let module = parse(&dir);
+        let inputs = numbered(&dir, "in");
+        let wide = meshrun_runtime::wide_reference::run_in_f64(
+            &module,
+            "main",
+            &inputs,
+            Parallelism::None,
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let narrow: Vec<HostTensor> = wide
+            .iter()
+            .map(|t| t.convert(meshrun_compiler::ir::ElemType::F32).unwrap())
+            .collect();
+        compare_outputs(&narrow, &numbered(&dir, "out"), 1e-5, "JAX")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
