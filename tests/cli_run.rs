@@ -227,3 +227,35 @@ fn unknown_backend_and_bad_repeat() {
         "--repeat must be at least 1",
     );
 }
+
+/// `run --check` on every `jax.shard_map` program (`fixtures/jax_shard_map`
+/// and the shard_map models): the reference runs each manual
+/// computation's body once per device with its collectives, and the
+/// sharded run must agree with it.
+#[test]
+fn check_passes_on_every_shard_map_program() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut files: Vec<PathBuf> = ["jax_shard_map", "jax_models"]
+        .iter()
+        .flat_map(|folder| std::fs::read_dir(root.join(folder)).expect("fixtures"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("shard_map_"))
+        })
+        .map(|p| p.join("input.mlir"))
+        .filter(|p| p.exists())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 8, "only {} shard_map programs", files.len());
+    for file in &files {
+        let (code, stdout, stderr) = run(file, &["--random-inputs", "1", "--check"], &[]);
+        assert_eq!(code, 0, "{}: {stderr}", file.display());
+        assert!(stdout.contains("(ok)"), "{}: {stdout}", file.display());
+        assert!(
+            !stdout.contains("OVER TOLERANCE"),
+            "{}: {stdout}",
+            file.display()
+        );
+    }
+}

@@ -17,7 +17,8 @@
 //! - [`compare`] — the tolerance rule for sharded vs reference outputs;
 //! - [`random_inputs`] — deterministic random inputs;
 //! - [`reference`](mod@reference) — the one-device reference interpreter every sharded run
-//!   is checked against;
+//!   is checked against (`reference_manual`, `reference_collectives`:
+//!   `shard_map` bodies run once per device, with their collectives);
 //! - [`npy`] — `.npy` files to and from host tensors;
 //! - [`blocks`] — copying boxes between row-major tensors;
 //! - [`capacity`] — whether a program fits the backend and the host,
@@ -46,6 +47,8 @@ pub mod npy;
 pub mod pipeline;
 pub mod random_inputs;
 pub mod reference;
+mod reference_collectives;
+mod reference_manual;
 pub mod shard_io;
 pub mod testgen;
 pub mod wide_reference;

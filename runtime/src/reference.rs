@@ -5,7 +5,9 @@
 //!
 //! Sharding ops (`sdy.sharding_constraint`, `sdy.reshard`,
 //! `sdy.sharding_group`) do not change values and are the identity here;
-//! `func.call` runs the callee; `while` and `case` run their regions.
+//! `func.call` runs the callee; `while` and `case` run their regions;
+//! `sdy.manual_computation` (`jax.shard_map`) runs its body once per device
+//! of its mesh, collectives included (`reference_manual`).
 
 use std::ops::Deref;
 use std::rc::Rc;
@@ -15,6 +17,7 @@ use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::capacity::{self, host_memory_bytes};
 use crate::error::RuntimeError;
+use crate::reference_manual;
 
 /// Calls nested deeper than this are reported instead of overflowing the
 /// stack (StableHLO programs from JAX are never recursive).
@@ -157,7 +160,7 @@ fn last_uses(f: &Function) -> Vec<Option<usize>> {
 }
 
 /// Every value a region (and the regions nested in it) uses.
-fn region_uses(f: &Function, r: &Region) -> Vec<Value> {
+pub(crate) fn region_uses(f: &Function, r: &Region) -> Vec<Value> {
     let mut out = r.returns.clone();
     let mut stack: Vec<&Region> = vec![r];
     while let Some(r) = stack.pop() {
@@ -366,6 +369,23 @@ impl<'m> Interpreter<'m> {
                     n - 1
                 };
                 self.run_region(f, env, &branches[k as usize], Vec::new(), depth)
+            }
+            (OpKind::ManualComputation(_), [_]) => {
+                let refs: Vec<&HostTensor> = operands.iter().map(|s| &**s).collect();
+                let out = reference_manual::run_manual(
+                    self.module,
+                    self.par,
+                    self.max_loop_iterations,
+                    f,
+                    index,
+                    op,
+                    &refs,
+                    depth,
+                )?;
+                Ok(out
+                    .into_iter()
+                    .map(|t| Slot::Computed(Rc::new(t)))
+                    .collect())
             }
             _ => Err(malformed(format!(
                 "{} with {} region(s) cannot be interpreted",

@@ -7,8 +7,7 @@
 //! Shardy's propagation (`propagated.mlir`) and from meshrun's own
 //! (`input.mlir` through `compile`), and run on 8 simulated CPU devices;
 //! the outputs must equal JAX's (`out_*.npy`) and the unsharded reference
-//! interpreter's (for programs without a shard_map, which it does not
-//! run), and neither partitioning may move more bytes per device than XLA
+//! interpreter's (which runs shard_map bodies once per device), and neither partitioning may move more bytes per device than XLA
 //! (`xla_collectives.json`).
 //!
 //! Every fixture of the folder is checked; the ones that do not pass yet
@@ -31,7 +30,7 @@ mod fixture_files;
 #[path = "common/fixture_run.rs"]
 mod fixture_run;
 use fixture_files::{numbered, xla_bytes};
-use fixture_run::{compare_outputs, execute, fixture, has_manual_computation};
+use fixture_run::{compare_outputs, execute, fixture};
 
 const FOLDER: &str = "jax_models";
 
@@ -91,12 +90,16 @@ fn check(name: &str) -> Result<(PartitionedProgram, PartitionedProgram, Bytes), 
     let got_ours = execute(&ours.device, &inputs).map_err(|e| format!("meshrun's: {e}"))?;
     compare_outputs(&got, &jax, rtol, "JAX")?;
     compare_outputs(&got_ours, &jax, rtol, "JAX (meshrun's propagation)")?;
-    if !has_manual_computation(&input) {
-        let main = input.entry().ok_or("no entry function")?.name.clone();
-        let reference = run_function(&input, &main, &inputs, Parallelism::None)
-            .map_err(|e| format!("reference: {e}"))?;
-        compare_outputs(&got, &reference, rtol, "the reference")?;
-    }
+    let main = input.entry().ok_or("no entry function")?.name.clone();
+    let reference = run_function(&input, &main, &inputs, Parallelism::None)
+        .map_err(|e| format!("reference: {e}"))?;
+    compare_outputs(&got, &reference, rtol, "the reference")?;
+    compare_outputs(
+        &got_ours,
+        &reference,
+        rtol,
+        "the reference (meshrun's propagation)",
+    )?;
     let bytes = Bytes {
         shardy: shardy.total_bytes_per_device(),
         ours: ours.total_bytes_per_device(),

@@ -6,14 +6,18 @@
 //! reason "written in shard_map", and the bytes per device must not
 //! exceed XLA's (`xla_collectives.json`).
 //!
-//! Every fixture must pass; none is skipped. (The unsharded reference
-//! interpreter does not run manual computations, so JAX is the referee.)
+//! The outputs must also be bitwise the reference interpreter's, which
+//! runs each manual computation's body once per device with its
+//! collectives.
+//! Every fixture must pass; none is skipped.
 
 use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_compiler::text::parse_module;
+use meshrun_kernels::Parallelism;
 use meshrun_runtime::compare::rtol_for;
 use meshrun_runtime::pipeline::compile;
+use meshrun_runtime::reference::run_function;
 
 #[path = "common/fixture_files.rs"]
 mod fixture_files;
@@ -34,6 +38,16 @@ fn run(name: &str) -> (f64, f64, Vec<CollectiveKind>) {
     let got = execute(&program.device, &inputs).unwrap_or_else(|e| panic!("{name}: {e}"));
     compare_outputs(&got, &numbered(&dir, "out"), rtol_for(&module), "JAX")
         .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let reference = run_function(&module, "main", &inputs, Parallelism::None)
+        .unwrap_or_else(|e| panic!("{name}: reference: {e}"));
+    compare_outputs(&got, &reference, rtol_for(&module), "the reference")
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    // The reference reduces in group order through the CPU runtime's own
+    // reduction, so the user's collectives give the same bits.
+    assert!(
+        got == reference,
+        "{name}: the sharded run is not bitwise the reference's"
+    );
     let user: Vec<CollectiveKind> = program
         .device
         .collectives()

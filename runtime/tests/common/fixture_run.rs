@@ -9,7 +9,6 @@
 
 use std::path::{Path, PathBuf};
 
-use meshrun_compiler::ir::{Module, OpKind};
 use meshrun_compiler::partition::DeviceProgram;
 use meshrun_kernels::HostTensor;
 use meshrun_runtime::compare::mismatch;
@@ -52,14 +51,4 @@ pub fn compare_outputs(
         }
     }
     Ok(())
-}
-
-/// Whether `m` has a `jax.shard_map` body, which the unsharded reference
-/// interpreter does not run (JAX is then the only referee).
-pub fn has_manual_computation(m: &Module) -> bool {
-    m.funcs.iter().any(|f| {
-        f.all_ops()
-            .iter()
-            .any(|&op| matches!(f.op(op).kind, OpKind::ManualComputation(_)))
-    })
 }
