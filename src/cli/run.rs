@@ -219,11 +219,22 @@ fn finish(
                 .find_map(non_identity_init)
                 .map(|pos| format!("; note: the reduce at {pos} starts from a value that is not its reduction's identity, which StableHLO applies an implementation-defined number of times (XLA and meshrun once per device holding part of a sharded reduced dimension, the unsharded run once)"))
                 .unwrap_or_default();
+            let order_note = |f| {
+                let always = order_dependent_reduce(f, false).map(|pos| {
+                    format!(
+                        "; note: the reduction body at {pos} is not commutative and associative"
+                    )
+                });
+                always.or_else(|| {
+                    order_dependent_reduce(f, true)
+                        .map(|pos| format!("; note: the reduction body at {pos} is not commutative and associative when its inputs hold NaN (argmax keeps whichever NaN it meets first)"))
+                })
+            };
             let body_note = module
                 .funcs
                 .iter()
-                .find_map(order_dependent_reduce)
-                .map(|pos| format!("; note: the reduction body at {pos} is not commutative and associative, so StableHLO leaves its result implementation-defined (a sharded run combines the elements in another order than the unsharded one)"))
+                .find_map(order_note)
+                .map(|n| format!("{n}, so StableHLO leaves its result implementation-defined (a sharded run combines the elements in another order than the unsharded one)"))
                 .unwrap_or_default();
             bail!(
                 "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e}){f64_note}{init_note}{body_note}",

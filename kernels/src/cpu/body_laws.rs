@@ -14,9 +14,16 @@
 //! comparators (value, index) need to show a swapped select. A body that
 //! passes may still be order-dependent on other values (float rounding,
 //! which `--check` judges against f64 instead); one that fails is surely so.
+//!
+//! NaN is a second, separate question: JAX's argmax comparator keeps
+//! whichever of two NaNs is on its left, so it is order-dependent exactly
+//! when its input holds several NaNs. [`order_independent`] with `nan`
+//! adds NaN to the first input's samples; callers ask it only when the
+//! program can hold NaN, so that every argmax is not suspected on data
+//! without any.
 
 use meshrun_compiler::diag::SrcPos;
-use meshrun_compiler::ir::{Computation, ElemType, Function, OpKind, TensorType};
+use meshrun_compiler::ir::{Computation, ElemType, Function, OpKind, Scalar, TensorType};
 
 use crate::cpu::computation::eval_computation;
 use crate::error::Result;
@@ -25,9 +32,12 @@ use crate::tensor::HostTensor;
 /// The first input's values (ties included); the others count up.
 const FIRST_INPUT: [f64; 6] = [2.0, -1.0, 2.0, 0.0, 3.0, 1.0];
 
-/// Sample tuple `t`'s value of input `k` of type `elem`.
-fn sample(t: usize, k: usize, elem: ElemType) -> f64 {
-    let v = if k == 0 {
+/// Sample tuple `t`'s value of input `k` of type `elem`, out of `n`
+/// tuples (with `nan`, the first input's last two are NaN).
+fn sample(t: usize, k: usize, elem: ElemType, n: usize, nan: bool) -> f64 {
+    let v = if k == 0 && nan && elem.is_float() && t + 2 >= n {
+        f64::NAN
+    } else if k == 0 {
         FIRST_INPUT[t % FIRST_INPUT.len()]
     } else {
         (t + k) as f64
@@ -39,15 +49,29 @@ fn sample(t: usize, k: usize, elem: ElemType) -> f64 {
     }
 }
 
+/// How the sample tuples are drawn: how many, and whether with NaN.
+#[derive(Clone, Copy)]
+struct Samples {
+    n: usize,
+    nan: bool,
+}
+
 /// The tensors of inputs `0..elems.len()` over tuples `index(j)` for
-/// `j < n`.
-fn tuples(elems: &[ElemType], n: usize, index: impl Fn(usize) -> usize) -> Result<Vec<HostTensor>> {
+/// `j < count`.
+fn tuples(
+    elems: &[ElemType],
+    s: Samples,
+    count: usize,
+    index: impl Fn(usize) -> usize,
+) -> Result<Vec<HostTensor>> {
     elems
         .iter()
         .enumerate()
         .map(|(k, &e)| {
-            let data: Vec<f64> = (0..n).map(|j| sample(index(j), k, e)).collect();
-            HostTensor::from_vec(&[n], data)?.convert(e)
+            let data: Vec<f64> = (0..count)
+                .map(|j| sample(index(j), k, e, s.n, s.nan))
+                .collect();
+            HostTensor::from_vec(&[count], data)?.convert(e)
         })
         .collect()
 }
@@ -69,9 +93,10 @@ fn same(x: &[HostTensor], y: &[HostTensor]) -> bool {
 
 /// Whether `body`, a reduction body over inputs of element types `elems`
 /// (arguments: the accumulators, then the new elements), is commutative
-/// and associative on the sample tuples. `None` when the body cannot be
-/// evaluated on them (its argument types are not `elems` twice).
-pub fn order_independent(body: &Computation, elems: &[ElemType]) -> Option<bool> {
+/// and associative on the sample tuples (with `nan`, NaN among the first
+/// input's). `None` when the body cannot be evaluated on them (its
+/// argument types are not `elems` twice).
+pub fn order_independent(body: &Computation, elems: &[ElemType], nan: bool) -> Option<bool> {
     let f = body.func();
     let wanted: Vec<TensorType> = elems
         .iter()
@@ -82,18 +107,19 @@ pub fn order_independent(body: &Computation, elems: &[ElemType]) -> Option<bool>
     if elems.is_empty() || args != wanted {
         return None;
     }
-    let n = FIRST_INPUT.len();
+    let n = FIRST_INPUT.len() + if nan { 2 } else { 0 };
+    let s = Samples { n, nan };
     let check = || -> Result<bool> {
         // Pairs (i, j) and triples (i, j, l) as flat indices.
         let (pairs, triples) = (n * n, n * n * n);
-        let a2 = tuples(elems, pairs, |p| p / n)?;
-        let b2 = tuples(elems, pairs, |p| p % n)?;
+        let a2 = tuples(elems, s, pairs, |p| p / n)?;
+        let b2 = tuples(elems, s, pairs, |p| p % n)?;
         if !same(&apply(body, &a2, &b2)?, &apply(body, &b2, &a2)?) {
             return Ok(false);
         }
-        let a3 = tuples(elems, triples, |p| p / (n * n))?;
-        let b3 = tuples(elems, triples, |p| p / n % n)?;
-        let c3 = tuples(elems, triples, |p| p % n)?;
+        let a3 = tuples(elems, s, triples, |p| p / (n * n))?;
+        let b3 = tuples(elems, s, triples, |p| p / n % n)?;
+        let c3 = tuples(elems, s, triples, |p| p % n)?;
         let left = apply(body, &apply(body, &a3, &b3)?, &c3)?;
         let right = apply(body, &a3, &apply(body, &b3, &c3)?)?;
         Ok(same(&left, &right))
@@ -102,9 +128,9 @@ pub fn order_independent(body: &Computation, elems: &[ElemType]) -> Option<bool>
 }
 
 /// The first `reduce` or `reduce_window` of `f` (regions included) whose
-/// body fails [`order_independent`]: where a sharded run may rightly
-/// differ from the unsharded one.
-pub fn order_dependent_reduce(f: &Function) -> Option<SrcPos> {
+/// body fails [`order_independent`] (with `nan`, on samples holding NaN):
+/// where a sharded run may rightly differ from the unsharded one.
+pub fn order_dependent_reduce(f: &Function, nan: bool) -> Option<SrcPos> {
     f.ops.iter().find_map(|op| {
         let body = match &op.kind {
             OpKind::Reduce(r) => &r.body,
@@ -113,7 +139,18 @@ pub fn order_dependent_reduce(f: &Function) -> Option<SrcPos> {
         };
         let inputs = op.operands.get(..op.operands.len() / 2)?;
         let elems: Vec<ElemType> = inputs.iter().map(|&v| f.ty(v).elem).collect();
-        (order_independent(body, &elems) == Some(false)).then_some(op.pos)
+        (order_independent(body, &elems, nan) == Some(false)).then_some(op.pos)
+    })
+}
+
+/// Whether `f` writes a NaN constant (regions included): then its reduces
+/// may see NaN whatever its inputs.
+pub fn has_nan_constant(f: &Function) -> bool {
+    f.ops.iter().any(|op| match &op.kind {
+        OpKind::Constant(lit) => {
+            (0..lit.stored_len()).any(|i| matches!(lit.get(i), Scalar::Float(x) if x.is_nan()))
+        }
+        _ => false,
     })
 }
 
@@ -184,7 +221,7 @@ mod tests {
     fn the_walker_names_the_order_dependent_reduce() {
         let find = |src: &str| {
             let m = parse_module(src).unwrap();
-            order_dependent_reduce(m.func("f").unwrap()).map(|p| p.line)
+            order_dependent_reduce(m.func("f").unwrap(), false).map(|p| p.line)
         };
         assert_eq!(find(&argmax(false)), None);
         assert_eq!(find(&argmax(true)), Some(2));
@@ -194,7 +231,7 @@ mod tests {
 
     fn laws(src: &str) -> Option<bool> {
         let (body, elems) = body_of(src);
-        order_independent(&body, &elems)
+        order_independent(&body, &elems, false)
     }
 
     #[test]
@@ -214,6 +251,34 @@ mod tests {
         for op in ["subtract", "divide", "power"] {
             assert_eq!(laws(&one_input(op, "f32")), Some(false), "{op}");
         }
+    }
+
+    /// JAX's argmax keeps the left of two NaNs: order-dependent on data
+    /// with several NaNs (fuzz seed 126678: masked logits set to NaN, not
+    /// -inf), and only there; sums and maxima stay independent.
+    #[test]
+    fn argmax_depends_on_order_only_with_nans() {
+        let (body, elems) = body_of(&argmax(false));
+        assert_eq!(order_independent(&body, &elems, true), Some(false));
+        assert_eq!(order_independent(&body, &elems, false), Some(true));
+        for op in ["add", "maximum", "minimum"] {
+            let (body, elems) = body_of(&one_input(op, "f32"));
+            assert_eq!(order_independent(&body, &elems, true), Some(true), "{op}");
+        }
+        let (body, elems) = body_of(&one_input("add", "i32"));
+        assert_eq!(order_independent(&body, &elems, true), Some(true));
+    }
+
+    #[test]
+    fn nan_constants_are_found() {
+        let m = parse_module(&one_input("add", "f32")).unwrap();
+        assert!(!has_nan_constant(m.func("f").unwrap()));
+        let src = one_input("add", "f32").replace(
+            "  %r = ",
+            "  %n = stablehlo.constant dense<0x7FC00000> : tensor<f32>\n  %r = ",
+        );
+        let m = parse_module(&src).unwrap();
+        assert!(has_nan_constant(m.func("f").unwrap()));
     }
 
     #[test]
