@@ -70,7 +70,13 @@ fn every_case_matches_jax_bitwise() {
             ));
         }
     }
-    assert!(bad.is_empty(), "{} of {} differ:\n{}", bad.len(), cases.len(), bad[..bad.len().min(20)].join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {} differ:\n{}",
+        bad.len(),
+        cases.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
 }
 
 #[test]

@@ -189,7 +189,10 @@ mod tests {
         assert_eq!(f32_elem(-f32::MAX, bf), f32::NEG_INFINITY);
         // Same exponent range as f32: denormals stay (rounded).
         assert_eq!(f32_elem(f32::from_bits(1), bf), 0.0);
-        assert_eq!(f32_elem(f32::from_bits(0x10000), bf), f32::from_bits(0x10000));
+        assert_eq!(
+            f32_elem(f32::from_bits(0x10000), bf),
+            f32::from_bits(0x10000)
+        );
         assert!(f32_elem(f32::NAN, fmt(1, 0)).is_nan());
     }
 
@@ -199,7 +202,10 @@ mod tests {
         assert_eq!(f32_elem(57344.0, e5m2), 57344.0); // e5m2's largest
         assert_eq!(f32_elem(65536.0, e5m2), f32::INFINITY);
         assert_eq!(f32_elem(2f32.powi(-14), e5m2), 2f32.powi(-14)); // smallest normal
-        assert_eq!(f32_elem(-(2f32.powi(-15)), e5m2).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(
+            f32_elem(-(2f32.powi(-15)), e5m2).to_bits(),
+            (-0.0f32).to_bits()
+        );
         assert_eq!(f64_elem(1e300, fmt(8, 23)), f64::INFINITY);
     }
 
