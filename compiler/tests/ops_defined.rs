@@ -1614,3 +1614,99 @@ fn reverse_errors_name_op_and_position() {
     ));
     assert!(e.contains("stablehlo.reverse"), "{e}");
 }
+
+#[test]
+fn reduce_precision_pretty_and_generic_forms_are_one_op() {
+    let pretty = module(
+        "%x: tensor<16x8xf32>",
+        "  %r = stablehlo.reduce_precision %x, format = e5m2 : tensor<16x8xf32>",
+        "tensor<16x8xf32>",
+    );
+    let generic = module(
+        "%x: tensor<16x8xf32>",
+        "  %r = \"stablehlo.reduce_precision\"(%x) <{exponent_bits = 5 : i32, mantissa_bits = 2 : i32}> : (tensor<16x8xf32>) -> tensor<16x8xf32>",
+        "tensor<16x8xf32>",
+    );
+    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
+    assert_eq!(last_kind(&a), last_kind(&b));
+    let OpKind::ReducePrecision(r) = last_kind(&a) else {
+        panic!("not reduce_precision");
+    };
+    assert_eq!((r.exponent_bits, r.mantissa_bits), (5, 2));
+    assert!(last_kind(&a).is_elementwise());
+    let printed = print_module(&b);
+    assert!(
+        printed.contains("%0 = stablehlo.reduce_precision %arg0, format = e5m2 : tensor<16x8xf32>"),
+        "{printed}"
+    );
+    assert_eq!(
+        last_rule(&a),
+        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=16, j=8}>"
+    );
+    // Other attributes and a sharding stay in the dictionary after the format.
+    let sharded = module(
+        "%x: tensor<4xbf16>",
+        "  %r = stablehlo.reduce_precision %x, format = e8m7 {mhlo.frontend_attributes = {a = \"b\"}} : tensor<4xbf16>",
+        "tensor<4xbf16>",
+    );
+    let printed = print_module(&roundtrip(&sharded));
+    assert!(
+        printed.contains("format = e8m7 {mhlo.frontend_attributes = {a = \"b\"}} : tensor<4xbf16>"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn reduce_precision_errors_name_op_and_position() {
+    let op = |args: &str, text: &str, result: &str| error(&module(args, text, result));
+    let f32x4 = "%x: tensor<4xf32>";
+    let e = op(
+        f32x4,
+        "  %r = stablehlo.reduce_precision %x, format = e0m3 : tensor<4xf32>",
+        "tensor<4xf32>",
+    );
+    assert!(
+        e.contains("2:8") && e.contains("exponent_bits must be at least 1, not 0"),
+        "{e}"
+    );
+    let e = op(
+        f32x4,
+        "  %r = \"stablehlo.reduce_precision\"(%x) <{exponent_bits = 4 : i32, mantissa_bits = -1 : i32}> : (tensor<4xf32>) -> tensor<4xf32>",
+        "tensor<4xf32>",
+    );
+    assert!(
+        e.contains("mantissa_bits must be at least 0, not -1"),
+        "{e}"
+    );
+    let e = op(
+        "%x: tensor<4xi32>",
+        "  %r = stablehlo.reduce_precision %x, format = e4m3 : tensor<4xi32>",
+        "tensor<4xi32>",
+    );
+    assert!(e.contains("operand must be a float tensor"), "{e}");
+    let e = op(
+        f32x4,
+        "  %r = stablehlo.reduce_precision %x, format = e4 : tensor<4xf32>",
+        "tensor<4xf32>",
+    );
+    assert!(e.contains("expected a format eXmY (e8m7)"), "{e}");
+    let e = op(
+        f32x4,
+        "  %r = \"stablehlo.reduce_precision\"(%x) <{exponent_bits = 4294967296 : i32, mantissa_bits = 1 : i32}> : (tensor<4xf32>) -> tensor<4xf32>",
+        "tensor<4xf32>",
+    );
+    assert!(e.contains("does not fit in i32"), "{e}");
+    let e = op(
+        f32x4,
+        "  %r = \"stablehlo.reduce_precision\"(%x) <{exponent_bits = 4 : i32}> : (tensor<4xf32>) -> tensor<4xf32>",
+        "tensor<4xf32>",
+    );
+    assert!(e.contains("needs attribute 'mantissa_bits'"), "{e}");
+    let e = op(
+        f32x4,
+        "  %r = \"stablehlo.reduce_precision\"(%x) <{exponent_bits = 4 : i32, mantissa_bits = 3 : i32}> : (tensor<4xf32>) -> tensor<4xf16>",
+        "tensor<4xf16>",
+    );
+    assert!(e.contains("result types must be (tensor<4xf32>)"), "{e}");
+    assert!(!e.contains('\n'), "one line: {e}");
+}

@@ -33,6 +33,7 @@
 use meshrun_compiler::ir::{DotDims, ElemType, OpKind, TensorType};
 use meshrun_compiler::partition::{DeviceProgram, Instr};
 use meshrun_kernels::cpu::fusion::{Arg, Chain, Step, StepOp};
+use meshrun_kernels::cpu::reduce_precision::Format;
 
 /// One fused chain of a program.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,6 +111,11 @@ fn step_op(kind: &OpKind) -> Option<StepOp> {
     match kind {
         OpKind::Unary(op) if Chain::fusible_unary(*op) => Some(StepOp::Unary(*op)),
         OpKind::Binary(op) if Chain::fusible_binary(*op) => Some(StepOp::Binary(*op)),
+        // A format the kernel refuses is left to the op's own kernel,
+        // which gives the error.
+        OpKind::ReducePrecision(r) => Format::new(r.exponent_bits, r.mantissa_bits)
+            .ok()
+            .map(StepOp::ReducePrecision),
         _ => None,
     }
 }

@@ -226,6 +226,7 @@ fn the_generator_makes_what_it_promises() {
             "\"stablehlo.sort\"",
             "chlo.top_k",
             "stablehlo.reverse",
+            "format = e4m3",
             "sharding_constraint",
             "device_ids",
             "@mesh2",
@@ -241,7 +242,7 @@ fn the_generator_makes_what_it_promises() {
             }
         }
     }
-    assert_eq!(seen.len(), 23, "{seen:?}");
+    assert_eq!(seen.len(), 24, "{seen:?}");
     let halos = (0..400)
         .filter(|&seed| has_halo(&program(seed, true), "stablehlo.reduce_window"))
         .count();

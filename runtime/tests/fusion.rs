@@ -252,3 +252,34 @@ func.func public @main(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %lr: tensor<f
         bits(&run(&also_reduced, None, false))
     );
 }
+
+#[test]
+fn reduce_precision_fuses_into_a_chain_with_the_same_bits() {
+    // bf16 emulated in f32 around an update, as lax.reduce_precision
+    // writes it: q(q(w) - q(lr * g)); the whole tree is one group.
+    let text = r#"
+func.func public @main(%w: tensor<8x300xf32>, %g: tensor<8x300xf32>, %lr: tensor<f32>) -> tensor<8x300xf32> {
+  %0 = stablehlo.reduce_precision %w, format = e8m7 : tensor<8x300xf32>
+  %1 = stablehlo.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<8x300xf32>
+  %2 = stablehlo.multiply %1, %g : tensor<8x300xf32>
+  %3 = stablehlo.reduce_precision %2, format = e5m2 : tensor<8x300xf32>
+  %4 = stablehlo.subtract %0, %3 : tensor<8x300xf32>
+  %5 = stablehlo.reduce_precision %4, format = e8m7 : tensor<8x300xf32>
+  return %5 : tensor<8x300xf32>
+}
+"#;
+    let module = parse_module(text).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    let groups = groups(&units);
+    assert_eq!(groups.len(), 1, "{units:#?}");
+    assert_eq!(groups[0].members.len(), 6, "{:#?}", groups[0]);
+    let fused = run(text, None, true);
+    assert_eq!(bits(&fused), bits(&run(text, None, false)));
+    // The result lies on the bf16 grid: its low 16 bits are zero.
+    let HostTensor::F32(a) = &fused[0] else {
+        panic!("f32 result")
+    };
+    assert!(a.iter().all(|v| v.to_bits() & 0xffff == 0));
+    assert!(a.iter().any(|&v| v != 0.0));
+}

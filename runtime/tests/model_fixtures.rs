@@ -1,7 +1,7 @@
 //! Small real-world JAX models (`fixtures/jax_models/`, made by
 //! `tools/jax_export_models.py`): a ViT block, a top-k mixture of experts,
 //! a hand-written Adam step, an LSTM, dropout keys per layer in a scan,
-//! sampling, bf16 mixed precision, segment sums, switch + remat'd scan, a
+//! sampling, bf16 mixed precision, bf16 emulated by reduce_precision, segment sums, switch + remat'd scan, a
 //! KV-cache decode loop, a strided-conv ViT patchify with
 //! `dot_product_attention`, and shard_map sequence/expert parallelism. Each is partitioned twice, from
 //! Shardy's propagation (`propagated.mlir`) and from meshrun's own
@@ -38,12 +38,6 @@ const FOLDER: &str = "jax_models";
 /// with). Each is a feature meshrun does not have, refused at parse time
 /// with a one-line error:
 const KNOWN_FAILURES: &[(&str, &str)] = &[
-    // `lax.reduce_precision` (emulated low precision) is not an op of
-    // meshrun's table yet; it needs a kernel on every backend.
-    (
-        "reduce_precision_bf16_sim",
-        "unknown op 'stablehlo.reduce_precision'",
-    ),
     // `jnp.fft`: no complex element types (nor `stablehlo.fft`).
     (
         "fft_spectrum",

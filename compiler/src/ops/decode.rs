@@ -126,6 +126,26 @@ impl AttrCodec for i64 {
     }
 }
 
+/// `8 : i32`: StableHLO's 32-bit integer attributes (reduce_precision's
+/// bit counts); a value outside i32 is refused.
+impl AttrCodec for i32 {
+    fn decode(a: &Attr) -> Result<Self, String> {
+        match a {
+            Attr::Int { value, .. } => {
+                i32::try_from(*value).map_err(|_| format!("{value} does not fit in i32"))
+            }
+            _ => Err(expected("an integer", a)),
+        }
+    }
+
+    fn encode(&self) -> Option<Attr> {
+        Some(Attr::Int {
+            value: i64::from(*self),
+            ty: Some("i32".into()),
+        })
+    }
+}
+
 impl AttrCodec for bool {
     fn decode(a: &Attr) -> Result<Self, String> {
         match a {

@@ -61,6 +61,10 @@ pub enum Fmt {
     /// (generic spelling, `1 : i64`) besides the discardable ones, all in
     /// name order as MLIR's `attr-dict` prints them.
     AttrDictWith(&'static [&'static str]),
+    /// `key = eXmY`: two integer attributes in one word, the exponent and
+    /// the mantissa bit counts of a float format (`reduce_precision`'s
+    /// `format = e8m7`).
+    ExpMantissa(&'static str, &'static str, &'static str),
     /// A bare keyword, printed and expected as is (`across`).
     Word(&'static str),
     /// The operands as `(%x init: %c), (%y init: %d)`: N inputs, then
@@ -88,6 +92,7 @@ impl Fmt {
             | Fmt::Bare(_, a, _) => a == name,
             Fmt::Group(_, entries) => entries.iter().any(|&(_, a)| a == name),
             Fmt::AttrDictWith(attrs) => attrs.contains(&name),
+            Fmt::ExpMantissa(_, e, m) => e == name || m == name,
             _ => false,
         }
     }

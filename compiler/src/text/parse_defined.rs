@@ -15,6 +15,18 @@ use crate::text::parse_generic::elementwise_kind;
 use crate::text::parse_ops::{sig_types, OpParts};
 use crate::text::parser::{FuncBuilder, Operand};
 
+/// The bit counts of `eXmY` (`e8m7` → (8, 7)); `None` if the word is not
+/// of that form or a count does not fit an i64 (the op's decoder then
+/// checks the i32 range).
+fn exp_mantissa(word: &str) -> Option<(i64, i64)> {
+    let (e, m) = word.strip_prefix('e')?.split_once('m')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    if !digits(e) || !digits(m) {
+        return None;
+    }
+    Some((e.parse().ok()?, m.parse().ok()?))
+}
+
 /// An attribute the op's text gave, before the definition decodes it.
 struct Given {
     name: String,
@@ -183,6 +195,28 @@ impl<'s> Cursor<'s> {
                 }
                 Fmt::InitPairs => operands = self.parse_init_pairs(b, name)?,
                 Fmt::Word(w) => self.expect_ident(w, name)?,
+                Fmt::ExpMantissa(key, e_attr, m_attr) => {
+                    self.expect_keyword_eq(key, name)?;
+                    let at = self.pos();
+                    let Some((e, m)) = (self.at(Tok::Ident))
+                        .then(|| exp_mantissa(self.text()))
+                        .flatten()
+                    else {
+                        return Err(self.expected_in("a format eXmY (e8m7)", name));
+                    };
+                    self.bump();
+                    for (attr, value) in [(e_attr, e), (m_attr, m)] {
+                        given.push(Given {
+                            name: attr.to_string(),
+                            value: Attr::Int {
+                                value,
+                                ty: Some("i32".into()),
+                            },
+                            pos: at,
+                            raw: None,
+                        });
+                    }
+                }
                 Fmt::AppliesBody => {
                     if self.eat_ident("applies") {
                         applies = Some(self.parse_applied_op(name)?);

@@ -204,6 +204,18 @@ impl FuncPrinter<'_> {
                     self.out.push_str(w);
                     space = true;
                 }
+                Fmt::ExpMantissa(key, e_attr, m_attr) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let int = |name: &str| match attrs.iter().find(|(n, _)| *n == name) {
+                        Some((_, Attr::Int { value, .. })) => value.to_string(),
+                        Some((_, other)) => other.to_string(),
+                        None => String::new(),
+                    };
+                    let _ = write!(self.out, "{key} = e{}m{}", int(e_attr), int(m_attr));
+                    space = true;
+                }
                 Fmt::AppliesBody => {
                     let single = match computations {
                         [c] if op.operands.len() == 2 => c.single_binary_op(),

@@ -8,12 +8,13 @@
 //! this module only says which ops it can compute ([`Chain::fusible_unary`],
 //! [`Chain::fusible_binary`]) and computes them with the same element
 //! functions as `elementwise` (the vectorized [`vmath`] functions, plain
-//! IEEE arithmetic, `max_nan`/`min_nan`), so a fused chain gives bitwise
+//! IEEE arithmetic, `max_nan`/`min_nan`, reduce_precision's bit rounding), so a fused chain gives bitwise
 //! the results of its ops run one by one (a test checks every op).
 
 use meshrun_compiler::ir::{BinaryOp, UnaryOp};
 
 use crate::cpu::elementwise::{max_nan, min_nan};
+use crate::cpu::reduce_precision::{f32_elem, Format};
 use crate::cpu::vmath::{self, Func};
 use crate::error::{KernelError, Result};
 use crate::tensor::HostTensor;
@@ -41,12 +42,15 @@ pub enum Arg {
 pub enum StepOp {
     Unary(UnaryOp),
     Binary(BinaryOp),
+    /// `stablehlo.reduce_precision` to this format (one argument).
+    ReducePrecision(Format),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
     pub op: StepOp,
-    /// One argument for a unary op, two for a binary one.
+    /// One argument for a unary op (and reduce_precision), two for a
+    /// binary one.
     pub args: Vec<Arg>,
 }
 
@@ -171,7 +175,7 @@ fn operand_data<'a>(
     }
     for (i, step) in chain.steps.iter().enumerate() {
         let arity = match step.op {
-            StepOp::Unary(_) => 1,
+            StepOp::Unary(_) | StepOp::ReducePrecision(_) => 1,
             StepOp::Binary(_) => 2,
         };
         if step.args.len() != arity {
@@ -269,6 +273,7 @@ pub fn eval(chain: &Chain, operands: &[&HostTensor]) -> Result<HostTensor> {
             match step.op {
                 StepOp::Unary(op) => unary_block(op, args[0], dst)?,
                 StepOp::Binary(op) => binary_block(op, args[0], args[1], dst)?,
+                StepOp::ReducePrecision(f) => map1(args[0], dst, |v| f32_elem(v, f)),
             }
         }
         start += len;
@@ -350,6 +355,17 @@ mod tests {
             let got = eval(&chain, &[&x, &y]).unwrap();
             assert_eq!(bits(&got), bits(&binary(op, &x, &y).unwrap()), "{op:?}");
         }
+        let e4m3 = Format::new(4, 3).unwrap();
+        let chain = Chain {
+            steps: vec![Step {
+                op: StepOp::ReducePrecision(e4m3),
+                args: vec![Arg::Operand(0)],
+            }],
+            shape: shape.to_vec(),
+        };
+        let got = eval(&chain, &[&x]).unwrap();
+        let want = crate::cpu::reduce_precision::reduce_precision(&x, e4m3).unwrap();
+        assert_eq!(bits(&got), bits(&want), "reduce_precision");
         assert!(!Chain::fusible_unary(UnaryOp::Floor));
         assert!(!Chain::fusible_binary(B::Atan2));
     }

@@ -20,6 +20,7 @@ mod permute;
 mod real;
 pub mod reduce;
 pub mod reduce_body;
+pub mod reduce_precision;
 pub mod reverse;
 pub mod rng;
 pub mod shape_ops;
@@ -237,6 +238,11 @@ fn compute(
         OpKind::TopK(t) => {
             n(1)?;
             top_k::top_k(x[0], t.k)
+        }
+        OpKind::ReducePrecision(r) => {
+            n(1)?;
+            let f = reduce_precision::Format::new(r.exponent_bits, r.mantissa_bits)?;
+            one(reduce_precision::reduce_precision(x[0], f)?)
         }
         OpKind::Reverse(r) => {
             n(1)?;

@@ -61,7 +61,7 @@ pub(crate) fn reducer(kind: ReduceKind, e: ElemType) -> String {
     }
 }
 
-/// Unary, `is_finite` and binary ops.
+/// Unary, `is_finite`, `reduce_precision` and binary ops.
 pub(crate) fn elementwise() -> Entries {
     let mut out = Entries::default();
     for e in DTYPES {
@@ -81,6 +81,13 @@ pub(crate) fn elementwise() -> Entries {
                 name,
                 &format!("const {t}* x, pred_t* y, long long n"),
                 &format!("is_finite_impl<{t}>(x, y, n);"),
+            );
+        }
+        if let Some(name) = names::reduce_precision(e) {
+            out.push(
+                name,
+                &format!("const {t}* x, {t}* y, long long n, int exponent_bits, int mantissa_bits"),
+                &format!("reduce_precision_impl<{t}>(x, y, n, exponent_bits, mantissa_bits);"),
             );
         }
         for &op in BinaryOp::ALL {

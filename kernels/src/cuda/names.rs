@@ -105,6 +105,16 @@ pub fn is_finite(e: ElemType) -> Option<String> {
     }
 }
 
+/// `reduce_precision_<type>(const T* x, T* y, long long n, int
+/// exponent_bits, int mantissa_bits)`; floats only.
+pub fn reduce_precision(e: ElemType) -> Option<String> {
+    if e.is_float() {
+        suffix(e).map(|s| format!("reduce_precision_{s}"))
+    } else {
+        None
+    }
+}
+
 /// Whether the element-wise `op` has a kernel for `e`.
 pub fn binary_supported(op: BinaryOp, e: ElemType) -> bool {
     use BinaryOp as B;
@@ -269,6 +279,11 @@ mod tests {
             reduce_many(ReduceKind::Or, ElemType::I1).as_deref(),
             Some("reduce_many_or_pred")
         );
+        assert_eq!(
+            reduce_precision(ElemType::BF16).as_deref(),
+            Some("reduce_precision_bf16")
+        );
+        assert_eq!(reduce_precision(ElemType::I32), None);
         assert_eq!(strided_copy(3), None);
         assert_eq!(fill(8).as_deref(), Some("fill_b8"));
     }

@@ -78,6 +78,55 @@ __device__ __forceinline__ void unary_impl(const T* x, T* y, long long n) {
   GRID_LOOP(i, n) { y[i] = St<T>::from(op(ld(x[i]))); }
 }
 
+// `stablehlo.reduce_precision` on the stored bits (CPU:
+// cpu/reduce_precision.rs, XLA's rule): the mantissa rounded to nearest
+// even by a bias and a truncation, then exponents above the format's
+// largest to +-inf and at or below its smallest normal to +-0. A NaN stays
+// itself; bf16 NaNs become the canonical quiet NaN with their sign unless
+// the format holds all of f32 (XLA computes bf16 in f32).
+template <typename T> struct FloatBits;
+template <> struct FloatBits<double> { typedef unsigned long long U; enum { E = 11, M = 52 }; };
+template <> struct FloatBits<float> { typedef unsigned int U; enum { E = 8, M = 23 }; };
+template <> struct FloatBits<__half> { typedef unsigned short U; enum { E = 5, M = 10 }; };
+template <> struct FloatBits<__nv_bfloat16> { typedef unsigned short U; enum { E = 8, M = 7 }; };
+
+template <typename T>
+__device__ __forceinline__ void reduce_precision_impl(const T* x, T* y, long long n,
+                                                      int exponent_bits, int mantissa_bits) {
+  typedef typename FloatBits<T>::U U;
+  const int E = FloatBits<T>::E, M = FloatBits<T>::M;
+  const U sign = (U)((U)1 << (E + M));
+  const U exp_mask = (U)((((U)1 << E) - 1) << M);
+  const bool bf16_nan_canonical = E == 8 && M == 7 && !(exponent_bits >= 8 && mantissa_bits >= 23);
+  // Same size and alignment as T: the elements' bits.
+  const U* xs = reinterpret_cast<const U*>(x);
+  U* ys = reinterpret_cast<U*>(y);
+  GRID_LOOP(i, n) {
+    U v = xs[i];
+    if ((U)(v & (U)~sign) > exp_mask) {
+      ys[i] = bf16_nan_canonical ? (U)((v & sign) | 0x7fc0) : v;
+      continue;
+    }
+    if (mantissa_bits < M) {
+      const int drop = M - mantissa_bits;
+      const U last = (U)((U)1 << drop);
+      const U bias = (U)((last >> 1) - 1 + ((v >> drop) & 1));
+      v = (U)((U)(v + bias) & (U)~(U)(last - 1));
+    }
+    if (exponent_bits < E) {
+      const U b = (U)(((U)1 << (E - 1)) - 1);
+      const U rb = (U)(((U)1 << (exponent_bits - 1)) - 1);
+      const U e = (U)(v & exp_mask);
+      if (e > (U)((U)(b + rb) << M)) {
+        v = (U)((v & sign) | exp_mask);
+      } else if (e <= (U)((U)(b - rb) << M)) {
+        v = (U)(v & sign);
+      }
+    }
+    ys[i] = v;
+  }
+}
+
 // `is_finite`: x - x is 0 exactly for finite x (NaN for NaN and +-inf).
 template <typename T>
 __device__ __forceinline__ void is_finite_impl(const T* x, pred_t* y, long long n) {

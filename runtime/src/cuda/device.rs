@@ -184,6 +184,15 @@ impl CudaDevice {
                 l.map1(&name, &x[0].data, &mut y, n).map_err(e)?;
                 one(y)
             }
+            OpKind::ReducePrecision(r) => {
+                if names::reduce_precision(x[0].ty.elem).is_none() {
+                    return Err(unsupported(kind, x[0]));
+                }
+                let mut y = self.zeros(out)?;
+                l.reduce_precision(&x[0].data, &mut y, n, r.exponent_bits, r.mantissa_bits)
+                    .map_err(e)?;
+                one(y)
+            }
             OpKind::Binary(op) => {
                 let name =
                     names::binary(*op, x[0].ty.elem).ok_or_else(|| unsupported(kind, x[0]))?;

@@ -167,6 +167,38 @@ impl Launcher<'_> {
         ffi::launch(&mut args, cfg(dims)).map_err(driver)
     }
 
+    /// `y[i] = reduce_precision(x[i])` to the format (exponent_bits >= 1,
+    /// mantissa_bits >= 0, as the verifier checked).
+    pub fn reduce_precision(
+        &self,
+        x: &DevData,
+        y: &mut DevData,
+        n: usize,
+        exponent_bits: i32,
+        mantissa_bits: i32,
+    ) -> Result<(), String> {
+        let Some(dims) = launch::elementwise(n) else {
+            return Ok(());
+        };
+        need(x, n, "the operand")?;
+        need(y, n, "the result")?;
+        if exponent_bits < 1 || mantissa_bits < 0 {
+            return Err(format!(
+                "reduce_precision to e{exponent_bits}m{mantissa_bits}: no such format"
+            ));
+        }
+        let name = names::reduce_precision(x.elem()).ok_or("reduce_precision of a non-float")?;
+        let f = self.kernels.get(&name)?;
+        let n = count(n)?;
+        let mut args = self.stream.launch_builder(f);
+        push(&mut args, x);
+        push_mut(&mut args, y);
+        args.arg(&n);
+        args.arg(&exponent_bits);
+        args.arg(&mantissa_bits);
+        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+    }
+
     /// `y[i] = f(a[i], b[i])`: binary ops and comparisons.
     pub fn map2(
         &self,

@@ -1,5 +1,6 @@
-//! Generators of the first op mix: element-wise ops, broadcast,
-//! transpose, reshape, reduce, dot_general and sharding constraints.
+//! Generators of the first op mix: element-wise ops (reduce_precision
+//! included), broadcast, transpose, reshape, reduce, dot_general and
+//! sharding constraints.
 
 use std::fmt::Write;
 
@@ -31,6 +32,26 @@ impl Gen {
                 bound,
             },
         )
+    }
+
+    /// `lax.reduce_precision` of an *argument* to bf16, f16 or an fp8
+    /// format. Only arguments, for the reason `sort_reverse` gives for
+    /// indices: rounding to a coarse format is a step function, and a
+    /// value computed in another order on a sharded run may lie one f32
+    /// ulp across a step, one bf16 ulp away, which is no bug.
+    pub(super) fn reduce_precision(&mut self) -> Val {
+        let k = self.rng.below(self.args.len());
+        let x = self.args[k].0.clone();
+        let (e, m) = *self.rng.pick(&[(8, 7), (5, 10), (4, 3), (5, 2)]);
+        let name = self.fresh();
+        let line = format!(
+            "{name} = stablehlo.reduce_precision {}, format = e{e}m{m} : {}",
+            x.name,
+            ty(&x.shape)
+        );
+        // Rounding up grows a value by at most half an ulp: 1/8 for e5m2.
+        let bound = x.bound * 1.125;
+        self.push(line, Val { name, bound, ..x })
     }
 
     pub(super) fn binary(&mut self, x: Val) -> Val {

@@ -172,7 +172,7 @@ impl Gen {
         if self.with_structure && self.rng.chance(0.1) && self.structured(x.clone()).is_some() {
             return;
         }
-        let made = match self.rng.below(17) {
+        let made = match self.rng.below(18) {
             0 | 1 => Some(self.unary(x)),
             2 => Some(self.binary(x)),
             3 => self.broadcast(x),
@@ -188,6 +188,7 @@ impl Gen {
             13 => self.sort_values(x),
             14 => self.argsort(),
             15 => self.top_k(x),
+            16 => Some(self.reduce_precision()),
             _ => self.reverse(x),
         };
         if made.is_none() {
