@@ -16,7 +16,7 @@ use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, TensorType, Unar
 use meshrun_kernels::cpu::dot::dot_general;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
-use raw_gemm::{data, raw_gemm};
+use raw_gemm::{data, raw_gemm, raw_gemm_col_dst};
 
 const M: usize = 256;
 const K: usize = 2048;
@@ -65,5 +65,40 @@ fn bench_layer_ops(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_layer_ops);
+/// `gemm` at the small-M shapes of sharded runs (per-device blocks of the
+/// 8-device MLP and GPT-2 step), single-threaded, in both orientations
+/// of the row-major result: as meshrun calls it (row-major `dst`) and
+/// with a column-major `dst` (the transposed problem for `gemm`).
+fn bench_small_m(c: &mut Criterion) {
+    let shapes = [
+        (64, 2048, 1024),
+        (64, 1024, 2048),
+        (16, 1024, 512),
+        (32, 2048, 1024),
+        (64, 1024, 512),
+        (128, 2048, 1024),
+        (16, 512, 1024),
+        (256, 128, 1024),
+        (256, 64, 128),
+        (256, 256, 128),
+    ];
+    let mut group = c.benchmark_group("f32_small_m");
+    group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_millis(300));
+    group.measurement_time(std::time::Duration::from_secs(1));
+    for (m, k, n) in shapes {
+        let (a, b) = (data(m * k, 1), data(k * n, 2));
+        let mut dst = vec![0.0f32; m * n];
+        group.throughput(Throughput::Elements((2 * m * n * k) as u64));
+        group.bench_function(format!("{m}x{k}x{n}_row_dst"), |bench| {
+            bench.iter(|| raw_gemm(m, n, k, &mut dst, &a, &b))
+        });
+        group.bench_function(format!("{m}x{k}x{n}_col_dst"), |bench| {
+            bench.iter(|| raw_gemm_col_dst(m, n, k, &mut dst, &a, &b))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_layer_ops, bench_small_m);
 criterion_main!(benches);

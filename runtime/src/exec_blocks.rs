@@ -72,7 +72,7 @@ impl Executor<'_> {
                 }
                 return Err(fail(DeviceError::Invalid("injected fault".into())));
             }
-            let started = crate::exec_profile::enabled().then(std::time::Instant::now);
+            let started = crate::exec_profile::enabled().then(crate::exec_profile::Stamp::now);
             let (ids, results) = match (unit, instr) {
                 (Unit::Group(g), _) => (
                     vec![g.result],
@@ -108,10 +108,7 @@ impl Executor<'_> {
                     Unit::Instr(_) => what.clone(),
                 };
                 let ty = ids.first().map(|&v| p.values[v].ty.to_string());
-                crate::exec_profile::add(
-                    format!("{what} -> {}", ty.unwrap_or_default()),
-                    t0.elapsed(),
-                );
+                crate::exec_profile::add(format!("{what} -> {}", ty.unwrap_or_default()), t0);
             }
             if results.len() != ids.len() {
                 return Err(fail(DeviceError::Invalid(format!(

@@ -40,3 +40,36 @@ pub fn raw_gemm(m: usize, n: usize, k: usize, dst: &mut [f32], a: &[f32], b: &[f
         )
     }
 }
+
+/// `dst[M x N] = a[M x K] · b[K x N]` with `dst` column-major (`a`, `b`
+/// row-major), one thread. (Only the gemm bench uses it.)
+#[allow(dead_code)]
+pub fn raw_gemm_col_dst(m: usize, n: usize, k: usize, dst: &mut [f32], a: &[f32], b: &[f32]) {
+    assert!(dst.len() == m * n && a.len() == m * k && b.len() == k * n);
+    // SAFETY: as in `raw_gemm`, with `dst` addressed column-major (column
+    // stride m, row stride 1) over the same m*n elements.
+    #[allow(unsafe_code)]
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            m as isize,
+            1,
+            false,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            0.0f32,
+            1.0f32,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        )
+    }
+}

@@ -292,6 +292,14 @@ fn gemm_oriented<T: GemmElem>(
 ) -> Result<()> {
     let ((m, k), n) = (lhs.dim(), rhs.ncols());
     let unit = |stride: isize, len: usize| stride == 1 || len <= 1;
+    if unit(rhs.strides()[1], n) && short_over_big(m, k, n, par) {
+        // A column-major scratch block, copied into `dst` (m·n elements).
+        let mut scratch = two_d(crate::cpu::alloc::array::<T>(&[n, m]))?;
+        gemm_threads(scratch.view_mut().reversed_axes(), lhs, rhs, par)?;
+        copy_tiles(scratch.t(), dst);
+        crate::cpu::alloc::recycle(T::wrap(scratch.into_dyn()));
+        return Ok(());
+    }
     if unit(rhs.strides()[1], n) || m == 0 || n == 0 || k == 0 {
         return gemm_threads(dst, lhs, rhs, par);
     }
@@ -317,6 +325,18 @@ fn gemm_oriented<T: GemmElem>(
         crate::cpu::alloc::recycle(T::wrap(a.into_dyn()));
     }
     Ok(())
+}
+
+/// Whether a single-threaded plain matmul runs faster into a
+/// column-major result: a few rows (a per-device block of a sharded
+/// batch) against a big rhs (`k·n` ≥ 2M elements, past L2). Measured
+/// with `kernels/benches/gemm` (`f32_small_m`, single thread, AVX-512,
+/// GFLOP/s row-major vs column-major result, two runs under load):
+/// 64x2048·2048x1024 51-53 vs 56-61, 64x1024·1024x2048 53 vs 65-74,
+/// 32x2048·2048x1024 30-44 vs 36-66; but 64x1024·1024x512 62-90 vs 52,
+/// 16 rows and 128 or more rows were slower column-major.
+fn short_over_big(m: usize, k: usize, n: usize, par: Parallelism) -> bool {
+    matches!(par, Parallelism::None) && (32..=64).contains(&m) && k * n >= 2 << 20
 }
 
 fn two_d<T>(a: ArrayD<T>) -> Result<Array2<T>> {
@@ -568,6 +588,38 @@ mod tests {
                 assert_eq!(got.len(), want.len());
                 for (g, w) in got.iter().zip(want.iter()) {
                     assert!((g - w).abs() < 1e-5, "{d:?}: {g} vs {w}");
+                }
+            }
+        }
+    }
+
+    /// Short products against a big rhs run into a column-major scratch
+    /// block (`short_over_big`), batched or not; threaded runs do not.
+    #[test]
+    fn short_rows_over_a_big_rhs_match_the_naive_loop() {
+        let configs = [
+            (vec![40, 2048], vec![2048, 1024], dd(&[], &[], &[1], &[0])),
+            (
+                vec![2, 33, 1024],
+                vec![2, 1024, 2048],
+                dd(&[0], &[0], &[2], &[1]),
+            ),
+        ];
+        for (seed, (ls, rs, d)) in configs.into_iter().enumerate() {
+            let (l, r) = (random(&ls, 7 + seed as u64), random(&rs, 70 + seed as u64));
+            let plan = DotPlan::new(l.shape(), r.shape(), &d).unwrap();
+            assert!(short_over_big(plan.m, plan.k, plan.n, Parallelism::None));
+            let want = naive(&l, &r, &d);
+            let out_ty = TensorType::new(
+                want.shape().iter().map(|&x| x as i64).collect::<Vec<_>>(),
+                ElemType::F32,
+            );
+            for par in [Parallelism::None, Parallelism::Rayon(2)] {
+                let got = dot_general(&l.clone().into(), &r.clone().into(), &d, &out_ty, par)
+                    .unwrap_or_else(|e| panic!("{d:?}: {e}"));
+                assert_eq!(got.shape(), want.shape());
+                for (g, w) in got.to_f64_vec().iter().zip(want.iter()) {
+                    assert!((g - w).abs() < 1e-3, "{d:?}: {g} vs {w}");
                 }
             }
         }

@@ -72,7 +72,83 @@ pub fn broadcast_in_dim(x: &HostTensor, dims: &[i64], out: &TensorType) -> Resul
         }
         targets.push(t);
     }
-    crate::with_array!(x, a: T => Ok(T::wrap(broadcast_array(a.view(), &targets, &out_shape, op)?)))
+    crate::with_array!(x, a: T => Ok(T::wrap(match a.as_slice() {
+        Some(src) => broadcast_rows(src, a.shape(), &targets, &out_shape),
+        None => broadcast_array(a.view(), &targets, &out_shape, op)?,
+    })))
+}
+
+/// `broadcast_in_dim` of a row-major operand `src` of `shape`, written
+/// run by run: the trailing result dims that read the operand
+/// contiguously are one slice copy, those that repeat one element are one
+/// fill, and only the dims outside them are stepped through. ndarray's
+/// element-by-element copy of a broadcast view ran at ~1.5 Gelem/s (a
+/// 4x64x1024 f32 result took 220 us in the GPT-2 step, as long as the
+/// matmul producing the logits).
+fn broadcast_rows<T: HostElem>(
+    src: &[T],
+    shape: &[usize],
+    targets: &[usize],
+    out_shape: &[usize],
+) -> ArrayD<T> {
+    // The operand stride of every result dim (0 where it repeats).
+    let rank = out_shape.len();
+    let mut strides = vec![0usize; rank];
+    let mut s = 1;
+    for (i, &t) in targets.iter().enumerate().rev() {
+        if shape[i] != 1 {
+            strides[t] = s;
+        }
+        s *= shape[i];
+    }
+    let mut out = crate::cpu::alloc::array::<T>(out_shape);
+    let Some(dst) = out.as_slice_mut() else {
+        unreachable!("alloc::array is row-major");
+    };
+    if dst.is_empty() {
+        return out;
+    }
+    // The trailing dims handled as one run, and whether it is a copy.
+    // (Size-1 dims fit either kind: their index is always 0.)
+    let (mut inner, mut run) = (rank, 1usize);
+    let copy = (0..rank)
+        .rev()
+        .find(|&d| out_shape[d] != 1)
+        .is_some_and(|d| strides[d] == 1);
+    while inner > 0 {
+        let d = inner - 1;
+        let fits = out_shape[d] == 1
+            || if copy {
+                strides[d] == run
+            } else {
+                strides[d] == 0
+            };
+        if !fits {
+            break;
+        }
+        run *= out_shape[d];
+        inner = d;
+    }
+    let mut idx = vec![0usize; inner];
+    let mut at = 0usize;
+    for chunk in dst.chunks_exact_mut(run) {
+        if copy {
+            chunk.copy_from_slice(&src[at..at + run]);
+        } else {
+            chunk.fill(src[at]);
+        }
+        // The next outer index (odometer over dims 0..inner).
+        for d in (0..inner).rev() {
+            idx[d] += 1;
+            at += strides[d];
+            if idx[d] < out_shape[d] {
+                break;
+            }
+            at -= strides[d] * out_shape[d];
+            idx[d] = 0;
+        }
+    }
+    out
 }
 
 fn broadcast_array<T: Clone>(
@@ -322,6 +398,37 @@ mod tests {
     }
     fn ty(shape: &[i64]) -> TensorType {
         TensorType::new(shape.to_vec(), ElemType::F32)
+    }
+
+    #[test]
+    fn broadcast_runs_match_the_view_copy() {
+        // (operand shape, dims, result shape): bias rows, column fills,
+        // transposing dims, size-1 dims on either side, scalars.
+        let cases: &[(&[usize], &[i64], &[usize])] = &[
+            (&[128], &[2], &[4, 6, 128]),
+            (&[4, 6], &[0, 1], &[4, 6, 16]),
+            (&[4, 6], &[0, 1], &[4, 6, 1]),
+            (&[4, 1], &[0, 2], &[4, 3, 5]),
+            (&[3, 2], &[2, 0], &[2, 4, 3]),
+            (&[1, 5], &[0, 2], &[3, 1, 5]),
+            (&[5], &[1], &[3, 5, 1, 2]),
+            (&[], &[], &[3, 4]),
+            (&[2, 3, 4], &[0, 1, 2], &[2, 3, 4]),
+            (&[2, 1, 4], &[1, 2, 3], &[3, 2, 5, 4]),
+            (&[0, 3], &[0, 1], &[0, 3, 2]),
+        ];
+        for &(shape, dims, out) in cases {
+            let n: usize = shape.iter().product();
+            let x = f32t(shape, &(0..n).map(|i| i as f32).collect::<Vec<_>>());
+            let o = ty(&out.iter().map(|&d| d as i64).collect::<Vec<_>>());
+            let got = broadcast_in_dim(&x, dims, &o).unwrap();
+            let targets: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+            let HostTensor::F32(a) = &x else {
+                unreachable!()
+            };
+            let want = broadcast_array(a.view(), &targets, out, "b").unwrap();
+            assert_eq!(got, HostTensor::F32(want), "{shape:?} {dims:?} {out:?}");
+        }
     }
 
     #[test]

@@ -104,7 +104,15 @@ impl CpuBackend {
 const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 const SPIN_MAX_THREADS_PER_CORE: usize = 4;
 
+/// Overrides the spin time (µs), for measuring what it buys.
+pub const SPIN_ENV: &str = "MESHRUN_CPU_SPIN_US";
+
 fn spin_time(devices: usize) -> std::time::Duration {
+    static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    let set = OVERRIDE.get_or_init(|| std::env::var(SPIN_ENV).ok().and_then(|v| v.parse().ok()));
+    if let Some(us) = *set {
+        return std::time::Duration::from_micros(us);
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if devices <= SPIN_MAX_THREADS_PER_CORE * cores {
         SPIN
