@@ -120,14 +120,12 @@ fn a_broken_all_reduce_still_fails_against_f64() {
     assert!(m.contains("against f64"), "{m}");
 }
 
-/// A reduce whose init is not its identity (a JAX fixture's own program):
-/// StableHLO lets the implementation apply it any number of times, XLA and
-/// meshrun apply it on every device holding part of the reduced dimension.
-/// `--check` fails, and says why.
-#[test]
-fn a_non_identity_reduce_init_is_named_when_check_fails() {
+/// `meshrun run --random-inputs 1 --check` on a kept fuzz input fails with
+/// one line that contains `needle`.
+fn check_fails_naming(found: &str, needle: &str) {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fuzz_found/reduce_init_18713.mlir");
+        .join("tests/fuzz_found")
+        .join(found);
     let out = Command::cargo_bin("meshrun")
         .unwrap()
         .arg("run")
@@ -137,13 +135,20 @@ fn a_non_identity_reduce_init_is_named_when_check_fails() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains(
-            "the reduce at 5:10 starts from a value that is not its reduction's identity"
-        ),
-        "{stderr}"
-    );
+    assert!(stderr.contains(needle), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
+/// A reduce whose init is not its identity (a JAX fixture's own program):
+/// StableHLO lets the implementation apply it any number of times, XLA and
+/// meshrun apply it on every device holding part of the reduced dimension.
+/// `--check` fails, and says why.
+#[test]
+fn a_non_identity_reduce_init_is_named_when_check_fails() {
+    check_fails_naming(
+        "reduce_init_18713.mlir",
+        "the reduce at 5:10 starts from a value that is not its reduction's identity",
+    );
 }
 
 /// A reduce whose body is not commutative and associative (a fuzzer
@@ -152,20 +157,19 @@ fn a_non_identity_reduce_init_is_named_when_check_fails() {
 /// may rightly differ. `--check` fails, and names the body.
 #[test]
 fn an_order_dependent_reduce_body_is_named_when_check_fails() {
-    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fuzz_found/reduce_body_140300.mlir");
-    let out = Command::cargo_bin("meshrun")
-        .unwrap()
-        .arg("run")
-        .arg(&file)
-        .args(["--random-inputs", "1", "--check"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("the reduction body at 18:12 is not commutative and associative"),
-        "{stderr}"
+    check_fails_naming(
+        "reduce_body_140300.mlir",
+        "the reduction body at 18:12 is not commutative and associative",
     );
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
+/// JAX's own argmax on logits masked with NaN instead of -inf: the body
+/// is order-dependent only when its input holds several NaNs, and `--check`
+/// says so.
+#[test]
+fn an_argmax_over_nans_is_named_when_check_fails() {
+    check_fails_naming(
+        "argmax_nan_126678.mlir",
+        "is not commutative and associative when its inputs hold NaN",
+    );
 }
