@@ -94,7 +94,7 @@ fn unfused(c: &Case) -> HostTensor {
 
 fn fused(c: &Case) -> HostTensor {
     let refs: Vec<&HostTensor> = c.operands.iter().collect();
-    eval(&c.chain, &refs).unwrap()
+    eval(&c.chain, &refs, Parallelism::None).unwrap()
 }
 
 fn cases() -> Vec<Case> {

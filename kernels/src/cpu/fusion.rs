@@ -11,9 +11,13 @@
 //! IEEE arithmetic, `max_nan`/`min_nan`, reduce_precision's bit rounding), so a fused chain gives bitwise
 //! the results of its ops run one by one (a test checks every op).
 
+use std::borrow::Cow;
+
+use gemm::Parallelism;
 use meshrun_compiler::ir::{BinaryOp, UnaryOp};
 
 use crate::cpu::elementwise::{max_nan, min_nan};
+use crate::cpu::pieces;
 use crate::cpu::reduce_precision::{f32_elem, Format};
 use crate::cpu::vmath::{self, Func};
 use crate::error::{KernelError, Result};
@@ -155,10 +159,7 @@ fn repeat_into(data: &[f32], start: usize, buf: &mut [f32]) {
 
 /// Check the chain against its operands; each operand's elements in
 /// row-major order.
-fn operand_data<'a>(
-    chain: &Chain,
-    operands: &[&'a HostTensor],
-) -> Result<Vec<std::borrow::Cow<'a, [f32]>>> {
+fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Cow<'a, [f32]>>> {
     let n: usize = chain.shape.iter().product();
     let mut data = Vec::with_capacity(operands.len());
     for (k, t) in operands.iter().enumerate() {
@@ -169,8 +170,8 @@ fn operand_data<'a>(
             ));
         };
         data.push(match a.as_slice() {
-            Some(s) => std::borrow::Cow::Borrowed(s),
-            None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(a.iter().copied().collect()),
         });
     }
     for (i, step) in chain.steps.iter().enumerate() {
@@ -230,26 +231,45 @@ fn operand_data<'a>(
     Ok(data)
 }
 
-/// Compute `chain` on `operands` (f32) in one pass.
-pub fn eval(chain: &Chain, operands: &[&HostTensor]) -> Result<HostTensor> {
+/// Compute `chain` on `operands` (f32) in one pass, with `par`'s threads
+/// on big results (each takes whole blocks, so the blocks and the bits are
+/// those of one thread: see `pieces`).
+pub fn eval(chain: &Chain, operands: &[&HostTensor], par: Parallelism) -> Result<HostTensor> {
     let data = operand_data(chain, operands)?;
-    let n: usize = chain.shape.iter().product();
     let mut out = crate::cpu::alloc::array::<f32>(&chain.shape);
     let out_slice = out
         .as_slice_mut()
         .ok_or_else(|| KernelError::invalid(OP, "a pooled block that is not row-major"))?;
+    let failed = std::sync::Mutex::new(None);
+    pieces::with_parallelism(par, || {
+        pieces::fill_pieces(out_slice, BLOCK, |start, piece| {
+            if let Err(e) = eval_piece(chain, &data, start, piece) {
+                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+            }
+        })
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(HostTensor::F32(out)),
+    }
+}
+
+/// The chain's elements `start..start + out.len()` into `out`, block by
+/// block.
+fn eval_piece(chain: &Chain, data: &[Cow<'_, [f32]>], first: usize, out: &mut [f32]) -> Result<()> {
     let steps = chain.steps.len();
     // One buffer per step but the last (which writes into `out`), and one
     // per argument slot for repeated operands.
     let mut scratch = vec![vec![0.0f32; BLOCK]; steps - 1];
     let mut repeated = vec![0.0f32; 2 * BLOCK];
-    let mut start = 0;
-    while start < n {
-        let len = BLOCK.min(n - start);
+    let mut done_len = 0;
+    while done_len < out.len() {
+        let len = BLOCK.min(out.len() - done_len);
+        let start = first + done_len;
         for (i, step) in chain.steps.iter().enumerate() {
             let (done, rest) = scratch.split_at_mut(i.min(steps - 1));
             let dst: &mut [f32] = if i + 1 == steps {
-                &mut out_slice[start..start + len]
+                &mut out[done_len..done_len + len]
             } else {
                 &mut rest[0][..len]
             };
@@ -276,9 +296,9 @@ pub fn eval(chain: &Chain, operands: &[&HostTensor]) -> Result<HostTensor> {
                 StepOp::ReducePrecision(f) => map1(args[0], dst, |v| f32_elem(v, f)),
             }
         }
-        start += len;
+        done_len += len;
     }
-    Ok(HostTensor::F32(out))
+    Ok(())
 }
 
 #[cfg(test)]
@@ -331,7 +351,7 @@ mod tests {
                 }],
                 shape: shape.to_vec(),
             };
-            let got = eval(&chain, &[&x]).unwrap();
+            let got = eval(&chain, &[&x], Parallelism::None).unwrap();
             assert_eq!(bits(&got), bits(&unary(op, &x).unwrap()), "{op:?}");
         }
         use BinaryOp as B;
@@ -352,7 +372,7 @@ mod tests {
                 }],
                 shape: shape.to_vec(),
             };
-            let got = eval(&chain, &[&x, &y]).unwrap();
+            let got = eval(&chain, &[&x, &y], Parallelism::None).unwrap();
             assert_eq!(bits(&got), bits(&binary(op, &x, &y).unwrap()), "{op:?}");
         }
         let e4m3 = Format::new(4, 3).unwrap();
@@ -363,11 +383,47 @@ mod tests {
             }],
             shape: shape.to_vec(),
         };
-        let got = eval(&chain, &[&x]).unwrap();
+        let got = eval(&chain, &[&x], Parallelism::None).unwrap();
         let want = crate::cpu::reduce_precision::reduce_precision(&x, e4m3).unwrap();
         assert_eq!(bits(&got), bits(&want), "reduce_precision");
         assert!(!Chain::fusible_unary(UnaryOp::Floor));
         assert!(!Chain::fusible_binary(B::Atan2));
+    }
+
+    #[test]
+    fn a_chain_cut_over_threads_gives_the_bits_of_one_thread() {
+        // Big enough for several pieces, with a partial last block and a
+        // repeated operand that does not divide a piece.
+        let shape = [301, 700];
+        let d = f32s(&shape, 5);
+        let b = f32s(&[700], 6);
+        let chain = Chain {
+            steps: vec![
+                Step {
+                    op: StepOp::Binary(BinaryOp::Add),
+                    args: vec![Arg::Operand(0), Arg::Repeated(1)],
+                },
+                Step {
+                    op: StepOp::Unary(UnaryOp::Tanh),
+                    args: vec![Arg::Step(0)],
+                },
+                Step {
+                    op: StepOp::Binary(BinaryOp::Multiply),
+                    args: vec![Arg::Step(1), Arg::Operand(0)],
+                },
+            ],
+            shape: shape.to_vec(),
+        };
+        let one = eval(&chain, &[&d, &b], Parallelism::None).unwrap();
+        for threads in [2, 3, 8] {
+            let many = eval(&chain, &[&d, &b], Parallelism::Rayon(threads)).unwrap();
+            assert_eq!(bits(&many), bits(&one), "{threads} threads");
+        }
+        // A failing step fails the whole chain, whichever piece sees it.
+        let mut bad = chain.clone();
+        bad.steps[1].op = StepOp::Unary(UnaryOp::Floor);
+        assert!(!Chain::fusible_unary(UnaryOp::Floor));
+        assert!(eval(&bad, &[&d, &b], Parallelism::Rayon(3)).is_err());
     }
 
     #[test]
@@ -398,7 +454,7 @@ mod tests {
             ],
             shape: shape.to_vec(),
         };
-        let got = eval(&chain, &[&d, &b, &two]).unwrap();
+        let got = eval(&chain, &[&d, &b, &two], Parallelism::None).unwrap();
         let bb = HostTensor::F32(
             b.array::<f32>()
                 .unwrap()
@@ -430,7 +486,7 @@ mod tests {
             }],
             shape: vec![4],
         };
-        assert!(eval(&bad_step, &[&x]).is_err());
+        assert!(eval(&bad_step, &[&x], Parallelism::None).is_err());
         let bad_shape = Chain {
             steps: vec![Step {
                 op: StepOp::Unary(UnaryOp::Tanh),
@@ -438,7 +494,7 @@ mod tests {
             }],
             shape: vec![5],
         };
-        assert!(eval(&bad_shape, &[&x]).is_err());
+        assert!(eval(&bad_shape, &[&x], Parallelism::None).is_err());
         let bad_repeat = Chain {
             steps: vec![Step {
                 op: StepOp::Binary(BinaryOp::Add),
@@ -446,9 +502,9 @@ mod tests {
             }],
             shape: vec![4],
         };
-        assert!(eval(&bad_repeat, &[&x, &f32s(&[3], 2)]).is_err());
+        assert!(eval(&bad_repeat, &[&x, &f32s(&[3], 2)], Parallelism::None).is_err());
         let i = HostTensor::from_vec(&[4], vec![1i32; 4]).unwrap();
-        assert!(eval(&bad_shape, &[&i]).is_err());
+        assert!(eval(&bad_shape, &[&i], Parallelism::None).is_err());
         let unfusible = Chain {
             steps: vec![Step {
                 op: StepOp::Unary(UnaryOp::Floor),
@@ -456,6 +512,6 @@ mod tests {
             }],
             shape: vec![4],
         };
-        assert!(eval(&unfusible, &[&x]).is_err());
+        assert!(eval(&unfusible, &[&x], Parallelism::None).is_err());
     }
 }

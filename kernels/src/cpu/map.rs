@@ -1,8 +1,13 @@
 //! Element-wise loops shared by the kernels. Row-major contiguous inputs take
-//! a plain slice loop (which LLVM vectorizes); other layouts iterate in
-//! logical order. Outputs are always row-major.
+//! a plain slice loop (which LLVM vectorizes) into a block from the reuse
+//! pool (`alloc`), cut into pieces for several cores when the op may use
+//! them (`pieces`); other layouts iterate in logical order. Outputs are
+//! always row-major.
 
 use ndarray::{ArrayD, IxDyn};
+
+use crate::cpu::{alloc, pieces};
+use crate::tensor::HostElem;
 
 /// Build a row-major array of `shape` from `data` (whose length the callers
 /// guarantee: it comes from iterating an array of that shape).
@@ -13,28 +18,51 @@ fn from_row_major<T>(shape: &[usize], data: Vec<T>) -> ArrayD<T> {
     }
 }
 
+/// A pooled row-major array of `shape` filled by `fill(start, piece)`
+/// (see `pieces::fill_pieces`).
+fn filled<T: HostElem>(shape: &[usize], fill: impl Fn(usize, &mut [T]) + Sync) -> ArrayD<T> {
+    let mut out = alloc::array::<T>(shape);
+    match out.as_slice_mut() {
+        Some(dst) => pieces::fill_pieces(dst, 1, fill),
+        None => unreachable!("pooled blocks are row-major"),
+    }
+    out
+}
+
 /// `f` applied to every element of `a`.
-pub(crate) fn map<A: Copy, B>(a: &ArrayD<A>, f: impl Fn(A) -> B) -> ArrayD<B> {
-    let data: Vec<B> = match a.as_slice() {
-        Some(s) => s.iter().map(|&x| f(x)).collect(),
-        None => a.iter().map(|&x| f(x)).collect(),
-    };
-    from_row_major(a.shape(), data)
+pub(crate) fn map<A: Copy + Sync, B: HostElem>(
+    a: &ArrayD<A>,
+    f: impl Fn(A) -> B + Sync,
+) -> ArrayD<B> {
+    match a.as_slice() {
+        Some(s) => filled(a.shape(), |start, piece: &mut [B]| {
+            for (o, &x) in piece.iter_mut().zip(&s[start..]) {
+                *o = f(x);
+            }
+        }),
+        None => from_row_major(a.shape(), a.iter().map(|&x| f(x)).collect()),
+    }
 }
 
 /// `f` applied to corresponding elements of `a` and `b`, which must have the
 /// same shape (callers check; see `same_shape`).
-pub(crate) fn zip_map<A: Copy, B: Copy, C>(
+pub(crate) fn zip_map<A: Copy + Sync, B: Copy + Sync, C: HostElem>(
     a: &ArrayD<A>,
     b: &ArrayD<B>,
-    f: impl Fn(A, B) -> C,
+    f: impl Fn(A, B) -> C + Sync,
 ) -> ArrayD<C> {
     debug_assert_eq!(a.shape(), b.shape());
-    let data: Vec<C> = match (a.as_slice(), b.as_slice()) {
-        (Some(x), Some(y)) => x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect(),
-        _ => a.iter().zip(b.iter()).map(|(&p, &q)| f(p, q)).collect(),
-    };
-    from_row_major(a.shape(), data)
+    match (a.as_slice(), b.as_slice()) {
+        (Some(x), Some(y)) => filled(a.shape(), |start, piece: &mut [C]| {
+            for ((o, &p), &q) in piece.iter_mut().zip(&x[start..]).zip(&y[start..]) {
+                *o = f(p, q);
+            }
+        }),
+        _ => from_row_major(
+            a.shape(),
+            a.iter().zip(b.iter()).map(|(&p, &q)| f(p, q)).collect(),
+        ),
+    }
 }
 
 /// `a` in row-major layout, without copying when it already is.

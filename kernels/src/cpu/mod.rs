@@ -17,6 +17,7 @@ pub mod gather;
 mod int;
 mod map;
 mod permute;
+pub mod pieces;
 mod real;
 pub mod reduce;
 pub mod reduce_body;
@@ -52,7 +53,9 @@ fn arity(kind: &OpKind, what: &'static str, expected: usize, got: usize) -> Resu
 /// Compute one op on host tensors. `result_types` are the op's declared
 /// result types: kernels that create data (constant, iota, broadcast,
 /// reshape, convert, dot) take their shape or element type from them, and
-/// every result is checked against them. `par` is used by `dot_general`.
+/// every result is checked against them. `par` is how many threads the
+/// kernel may use (`dot_general`, `convolution`, and element-wise work cut
+/// into pieces: see [`pieces`]).
 ///
 /// `func.call` and the `sdy` ops are not local computations and give
 /// `KernelError::NotAKernel`; the interpreter handles them.
@@ -70,7 +73,7 @@ pub fn eval_op(
         _ => 1,
     };
     arity(kind, "result types", n_results, result_types.len())?;
-    let results = compute(kind, operands, result_types, par)?;
+    let results = pieces::with_parallelism(par, || compute(kind, operands, result_types, par))?;
     for (i, (got, want)) in results.iter().zip(result_types).enumerate() {
         let got_ty = got.tensor_type();
         if &got_ty != want {

@@ -194,7 +194,7 @@ fn reduce_with<T: HostElem>(
     a: &ArrayD<T>,
     init: T,
     reduced: &[bool],
-    f: impl Fn(T, T) -> T + Copy,
+    f: impl Fn(T, T) -> T + Copy + Sync,
 ) -> Result<ArrayD<T>> {
     let internal =
         |e: ndarray::ShapeError| KernelError::invalid(OP, format!("internal reshape: {e}"));
@@ -221,12 +221,18 @@ fn reduce_with<T: HostElem>(
         } else {
             // Fold each output's reduced elements (a view when the strides
             // allow, else a copy into a kept × reduced matrix).
+            // Outputs go to several cores when the input is big; each
+            // output's fold is the same whoever computes it.
             let v = a.view().permuted_axes([kept, red].concat());
             let m = v.to_shape((k, r)).map_err(internal)?;
-            m.rows()
-                .into_iter()
-                .map(|row| fold_row(row, init, f))
-                .collect()
+            let mut out = vec![init; k];
+            let touched = k * r * std::mem::size_of::<T>();
+            crate::cpu::pieces::fill_pieces_touching(&mut out, 1, touched, |start, piece| {
+                for (i, o) in piece.iter_mut().enumerate() {
+                    *o = fold_row(m.row(start + i), init, f);
+                }
+            });
+            out
         };
     ArrayD::from_shape_vec(IxDyn(&out_shape), data).map_err(internal)
 }

@@ -129,25 +129,34 @@ fn broadcast_rows<T: HostElem>(
         run *= out_shape[d];
         inner = d;
     }
-    let mut idx = vec![0usize; inner];
-    let mut at = 0usize;
-    for chunk in dst.chunks_exact_mut(run) {
-        if copy {
-            chunk.copy_from_slice(&src[at..at + run]);
-        } else {
-            chunk.fill(src[at]);
-        }
-        // The next outer index (odometer over dims 0..inner).
+    // Pieces of whole runs, each starting its odometer from its first run.
+    crate::cpu::pieces::fill_pieces(dst, run, |start, piece| {
+        let mut idx = vec![0usize; inner];
+        let mut rest = start / run;
+        let mut at = 0usize;
         for d in (0..inner).rev() {
-            idx[d] += 1;
-            at += strides[d];
-            if idx[d] < out_shape[d] {
-                break;
-            }
-            at -= strides[d] * out_shape[d];
-            idx[d] = 0;
+            idx[d] = rest % out_shape[d];
+            rest /= out_shape[d];
+            at += idx[d] * strides[d];
         }
-    }
+        for chunk in piece.chunks_exact_mut(run) {
+            if copy {
+                chunk.copy_from_slice(&src[at..at + run]);
+            } else {
+                chunk.fill(src[at]);
+            }
+            // The next outer index (odometer over dims 0..inner).
+            for d in (0..inner).rev() {
+                idx[d] += 1;
+                at += strides[d];
+                if idx[d] < out_shape[d] {
+                    break;
+                }
+                at -= strides[d] * out_shape[d];
+                idx[d] = 0;
+            }
+        }
+    });
     out
 }
 
@@ -356,12 +365,51 @@ pub fn concatenate(xs: &[&HostTensor], dim: i64) -> Result<HostTensor> {
         }
     }
     crate::with_array!(*first, _a: T => {
-        let views: Vec<ArrayViewD<'_, T>> =
-            xs.iter().filter_map(|x| T::array(x)).map(|a| a.view()).collect();
+        let arrays: Vec<&ArrayD<T>> = xs.iter().filter_map(|x| T::array(x)).collect();
+        let slices: Option<Vec<&[T]>> = arrays.iter().map(|a| a.as_slice()).collect();
+        if let (Some(slices), true) = (slices, arrays.len() == xs.len()) {
+            return Ok(T::wrap(concatenate_rows(&slices, first.shape(), &arrays, axis)));
+        }
+        let views: Vec<ArrayViewD<'_, T>> = arrays.iter().map(|a| a.view()).collect();
         let out = ndarray::concatenate(Axis(axis), &views)
             .map_err(|e| KernelError::invalid(op, e.to_string()))?;
         Ok(T::wrap(into_standard(out)))
     })
+}
+
+/// `concatenate` of row-major operands: each result row (one index of the
+/// dims before `axis`) is every operand's row in turn, one slice copy
+/// each; rows go to several cores when the result is big. ndarray's
+/// general concatenate took ~6 ns an element (2.5 ms for the 16x64x384
+/// q/k/v concatenations of the GPT-2 step).
+fn concatenate_rows<T: HostElem>(
+    slices: &[&[T]],
+    shape: &[usize],
+    arrays: &[&ArrayD<T>],
+    axis: usize,
+) -> ArrayD<T> {
+    let inner: usize = shape[axis + 1..].iter().product();
+    let widths: Vec<usize> = arrays.iter().map(|a| a.shape()[axis] * inner).collect();
+    let row: usize = widths.iter().sum();
+    let mut out_shape = shape.to_vec();
+    out_shape[axis] = arrays.iter().map(|a| a.shape()[axis]).sum();
+    let mut out = crate::cpu::alloc::array::<T>(&out_shape);
+    let Some(dst) = out.as_slice_mut() else {
+        unreachable!("alloc::array is row-major");
+    };
+    if row > 0 {
+        crate::cpu::pieces::fill_pieces(dst, row, |start, piece| {
+            for (r, out_row) in piece.chunks_exact_mut(row).enumerate() {
+                let i = start / row + r;
+                let mut at = 0;
+                for (src, &w) in slices.iter().zip(&widths) {
+                    out_row[at..at + w].copy_from_slice(&src[i * w..(i + 1) * w]);
+                    at += w;
+                }
+            }
+        });
+    }
+    out
 }
 
 // ---------------------------------------------------------------- iota

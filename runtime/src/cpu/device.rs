@@ -236,7 +236,7 @@ impl Device for CpuDevice {
     ) -> Option<Result<CpuBuffer, DeviceError>> {
         let refs: Vec<&HostTensor> = operands.iter().map(|b| &***b).collect();
         Some(
-            fusion::eval(chain, &refs)
+            fusion::eval(chain, &refs, self.par)
                 .map(Arc::new)
                 .map_err(DeviceError::from),
         )

@@ -17,7 +17,7 @@ mod dispatch;
 mod scalar;
 
 use meshrun_compiler::ir::UnaryOp;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::ArrayD;
 
 pub use dispatch::{one, Isa};
 
@@ -114,27 +114,39 @@ fn row_major(a: &ArrayD<f32>) -> std::borrow::Cow<'_, [f32]> {
     }
 }
 
-fn array(shape: &[usize], data: Vec<f32>) -> ArrayD<f32> {
-    match ArrayD::from_shape_vec(IxDyn(shape), data) {
-        Ok(a) => a,
-        Err(e) => unreachable!("one element per position by construction: {e}"),
-    }
-}
-
 /// `op` on every element of `a` through [`apply`], or `None` when `op`
 /// has no vectorized function.
+///
+/// Every element's result depends on that element alone (the module doc),
+/// so the output may be cut into pieces anywhere (`pieces`).
 pub fn unary_array(op: UnaryOp, a: &ArrayD<f32>) -> Option<ArrayD<f32>> {
     let func = Func::of_unary(op)?;
     let src = row_major(a);
-    let mut out = vec![0.0f32; src.len()];
-    apply(func, &src, &mut out);
-    Some(array(a.shape(), out))
+    Some(pooled(a.shape(), |start, piece| {
+        apply(func, &src[start..start + piece.len()], piece)
+    }))
 }
 
 /// `a^b` element by element (one shape; the caller checks it).
 pub fn pow_array(a: &ArrayD<f32>, b: &ArrayD<f32>) -> ArrayD<f32> {
     let (x, y) = (row_major(a), row_major(b));
-    let mut out = vec![0.0f32; x.len()];
-    pow(&x, &y, &mut out);
-    array(a.shape(), out)
+    pooled(a.shape(), |start, piece| {
+        let end = start + piece.len();
+        pow(&x[start..end], &y[start..end], piece)
+    })
 }
+
+/// A row-major array of `shape` from the reuse pool, filled piece by
+/// piece by `fill(start, piece)`.
+fn pooled(shape: &[usize], fill: impl Fn(usize, &mut [f32]) + Sync) -> ArrayD<f32> {
+    let mut out = crate::cpu::alloc::array::<f32>(shape);
+    match out.as_slice_mut() {
+        Some(dst) => crate::cpu::pieces::fill_pieces(dst, BLOCK_ALIGN, fill),
+        None => unreachable!("pooled blocks are row-major"),
+    }
+    out
+}
+
+/// Pieces start on whole blocks of the loops (not needed for the bits,
+/// which depend on each element alone, but it keeps the blocks aligned).
+const BLOCK_ALIGN: usize = 1024;
