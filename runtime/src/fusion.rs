@@ -6,16 +6,41 @@
 //! runtime alone: the program (and what `meshrun partition` prints) is
 //! unchanged.
 //!
-//! A group is a tree rooted at an element-wise op: it takes in an operand's
-//! producer when that producer is itself fusible, has the root's shape (or
-//! is a broadcast that only repeats its operand along leading dimensions),
-//! and its result is read by nothing but that operand (not twice, not by
-//! another instruction, not a program output). Broadcasts are the
-//! exception: groups take them in whoever else reads them, and one runs
-//! on its own only if a reader outside those groups (or the program's
-//! outputs) still needs it. The group runs where its
-//! root stood; its members' other operands are defined before them, so
-//! before the root too. Only kinds listed in [`step_op`] fuse: every other
+//! A group is rooted at an element-wise op and takes in an operand's
+//! producer when that producer is itself fusible and has the root's shape
+//! (or is a broadcast that only repeats its operand along leading
+//! dimensions), and either
+//!
+//! - its result is read by one instruction alone (once or more) and is no
+//!   program output, or
+//! - it may be *recomputed*: its result is no program output and is read
+//!   by at most [`MAX_READERS`] instructions, each an element-wise op of
+//!   its shape (so each is computed in a group that can take it in too).
+//!   Every reader's group then computes it again, as XLA duplicates cheap
+//!   producers into each consumer's fusion, instead of one pass writing it
+//!   and each reader reading it back (JAX's softmax reads `x - max` twice:
+//!   for `exp` and for `- log(sum)`). What this costs is bounded: the
+//!   steps a recomputed producer adds to a group (with what it takes in),
+//!   weighed by [`step_cost`] (a transcendental 4, arithmetic 1) and
+//!   times the number of its readers outside the group, may cost at most
+//!   [`RECOMPUTE_BUDGET`] (this is spent top-down, so recomputation nested
+//!   through several levels shares one budget rather than multiplying),
+//!   and no group grows past [`MAX_MEMBERS`] by recomputation.
+//!
+//! Within a group a producer read twice is computed once (a step reads any
+//! earlier step). Broadcasts are taken in whoever else reads them: a fill
+//! per block is cheaper than a pass over memory.
+//!
+//! Instructions are decided from the last, so when one comes every reader
+//! of its result is decided: an instruction some group took in runs on
+//! its own (or as the root of its own group) only if a unit that runs (or
+//! the program's outputs) still reads its result as made — a reader left
+//! alone, a group that reads it as an operand (when a cap stopped it
+//! taking it in). So a recomputed or shared value also read by a reduce
+//! is made, and its element-wise readers then read it (no recomputation
+//! is planned for a producer with a non-element-wise reader). The group
+//! runs where its root stood; its operands are made before its members,
+//! so before the root too. Only kinds listed in [`step_op`] fuse: every other
 //! op, every other instruction (collectives, masks, remaps, and any kind
 //! added later, loops and branches included) runs on its own. Like the
 //! executor's freeing after last use, the planner relies on
@@ -27,8 +52,9 @@
 //! dimensions runs as one [`TransposedDot`], fused or not.
 //!
 //! Fused and unfused runs give bitwise the same results (the fused kernel
-//! uses the ops' own element functions), so replicas, backends and the
-//! MPI check agree whichever way a device runs a group.
+//! uses the ops' own element functions, and a recomputed step gives the
+//! same bits each time), so replicas, backends and the MPI check agree
+//! whichever way a device runs a group.
 
 use meshrun_compiler::ir::{DotDims, ElemType, OpKind, TensorType};
 use meshrun_compiler::partition::{DeviceProgram, Instr};
@@ -132,12 +158,17 @@ struct View<'p> {
     /// Per value, how many times it is read (program outputs count once
     /// more).
     reads: Vec<usize>,
+    /// Per value, the instructions that read it (each once).
+    readers: Vec<Vec<usize>>,
+    /// Per value, whether the program returns it.
+    output: Vec<bool>,
 }
 
 impl<'p> View<'p> {
     fn new(program: &'p DeviceProgram) -> View<'p> {
         let nv = program.values.len();
         let (mut producer, mut reads) = (vec![None; nv], vec![0; nv]);
+        let (mut readers, mut output) = (vec![Vec::new(); nv], vec![false; nv]);
         for (i, instr) in program.instrs.iter().enumerate() {
             for v in instr.results() {
                 if let Some(p) = producer.get_mut(v) {
@@ -148,18 +179,49 @@ impl<'p> View<'p> {
                 if let Some(r) = reads.get_mut(v) {
                     *r += 1;
                 }
+                if let Some(rs) = readers.get_mut(v) {
+                    if rs.last() != Some(&i) {
+                        rs.push(i);
+                    }
+                }
             }
         }
         for io in &program.outputs {
             if let Some(r) = reads.get_mut(io.value) {
                 *r += 1;
             }
+            if let Some(o) = output.get_mut(io.value) {
+                *o = true;
+            }
         }
         View {
             program,
             producer,
             reads,
+            readers,
+            output,
         }
+    }
+
+    /// Whether `v` is read by one instruction alone (once or more) and is
+    /// no output: its producer can be computed within that reader's group.
+    fn exclusive(&self, v: usize) -> bool {
+        !self.output[v] && self.readers[v].len() == 1
+    }
+
+    /// Whether `v` may be computed again within each of its readers'
+    /// groups: no output, read by at most [`MAX_READERS`] instructions,
+    /// each of them an element-wise op of `v`'s shape (so each is a member
+    /// of a group that can take `v`'s producer in, and nobody else needs
+    /// `v` made).
+    fn recomputable(&self, v: usize) -> bool {
+        let Some(shape) = self.shape(v) else {
+            return false;
+        };
+        let rs = &self.readers[v];
+        !self.output[v]
+            && (2..=MAX_READERS).contains(&rs.len())
+            && rs.iter().all(|&r| self.elementwise(r, &shape).is_some())
     }
 
     /// `(kind, operands, result)` of an op with one f32 result.
@@ -215,16 +277,57 @@ impl<'p> View<'p> {
     }
 }
 
+/// A producer read by more instructions than this is never recomputed:
+/// each reader's group would compute it again.
+const MAX_READERS: usize = 4;
+
+/// A group stops taking in recomputed producers once it has this many
+/// members, so that chains of values each read twice cannot grow groups
+/// without bound (each group computes every member once, so its work is
+/// at most this many steps plus the producers only it reads).
+const MAX_MEMBERS: usize = 32;
+
+/// How much extra element work recomputing one producer may cost, in
+/// units of one plain arithmetic step per element: the steps taking the
+/// producer in adds to a group (the producer and what it takes in with
+/// it, nearest first until the budget is spent), times the number of its
+/// readers outside the group, which compute them again. Materializing the
+/// producer instead costs a write of the whole tensor and a read per
+/// reader, each a few times an arithmetic step per element once the
+/// tensor is out of cache (plus a pass of its own), and a vectorized
+/// transcendental costs a few arithmetic steps: so with the weights of
+/// [`step_cost`], an arithmetic producer (with a few steps it takes in) is
+/// recomputed for up to four readers, an `exp` for up to three.
+const RECOMPUTE_BUDGET: usize = 8;
+
+/// The cost of one step per element, in plain arithmetic steps: the
+/// vectorized transcendentals (and `power`) weigh 4, everything else
+/// (IEEE arithmetic, `sqrt`, `max`, rounding) 1.
+fn step_cost(op: StepOp) -> usize {
+    use meshrun_compiler::ir::{BinaryOp, UnaryOp as U};
+    match op {
+        StepOp::Unary(U::Negate | U::Abs | U::Square | U::Sqrt | U::Rsqrt) => 1,
+        StepOp::Unary(_) | StepOp::Binary(BinaryOp::Power) => 4,
+        StepOp::Binary(_) | StepOp::ReducePrecision(_) => 1,
+    }
+}
+
 /// Builds one group's chain, absorbing producers as it goes.
 struct Builder<'v, 'p> {
     view: &'v View<'p>,
     shape: Vec<usize>,
-    taken: &'v [bool],
+    /// Instructions that run as another unit (transposed dots).
+    fixed: &'v [bool],
+    /// Members in the order they were taken in (broadcasts included).
     members: Vec<usize>,
-    /// Members that others read too (broadcasts, see [`Builder::arg`]).
-    shared: Vec<usize>,
+    /// `(instruction, step)` of every element-wise member: a producer
+    /// read twice within the group is computed once.
+    at: Vec<(usize, usize)>,
     operands: Vec<usize>,
     steps: Vec<Step>,
+    /// The cost (see [`step_cost`]) the steps taken in from here on may
+    /// still add: unbounded but within a recomputed producer.
+    room: usize,
 }
 
 impl Builder<'_, '_> {
@@ -241,107 +344,159 @@ impl Builder<'_, '_> {
     /// The argument that reads `v`: its producer's step when it can be
     /// absorbed, else an operand.
     fn arg(&mut self, v: usize) -> Arg {
-        let absorbable = self.view.reads.get(v) == Some(&1);
-        if let Some(j) = self.view.producer[v].filter(|&j| !self.taken[j]) {
-            // A broadcast is absorbed even when others read it too
-            // (`shared`): repeating it costs a fill per block, while
-            // making it costs a pass over memory (JAX's programs share one
-            // broadcast learning rate between every weight update).
-            if let Some(x) = self.view.repeat(j, &self.shape) {
-                if !self.members.contains(&j) {
-                    self.members.push(j);
-                }
-                if !absorbable && !self.shared.contains(&j) {
-                    self.shared.push(j);
-                }
-                return Arg::Repeated(self.operand(x));
+        let Some(j) = self.view.producer[v].filter(|&j| !self.fixed[j]) else {
+            return Arg::Operand(self.operand(v));
+        };
+        if let Some(&(_, s)) = self.at.iter().find(|&&(m, _)| m == j) {
+            return Arg::Step(s);
+        }
+        // A broadcast is absorbed even when others read it too: repeating
+        // it costs a fill per block, while making it costs a pass over
+        // memory (JAX's programs share one broadcast learning rate between
+        // every weight update).
+        if let Some(x) = self.view.repeat(j, &self.shape) {
+            if !self.members.contains(&j) {
+                self.members.push(j);
             }
-            if absorbable {
-                if let Some(step) = self.step(j) {
-                    return Arg::Step(step);
-                }
+            return Arg::Repeated(self.operand(x));
+        }
+        if self.view.exclusive(v) {
+            if let Some(step) = self.step(j) {
+                return Arg::Step(step);
+            }
+        } else if self.view.recomputable(v) {
+            // Computed here, and again in the group of every reader that
+            // is not a member of this one (yet: one that joins later reads
+            // the same step); what it takes in with it is too. So the
+            // steps it adds may cost RECOMPUTE_BUDGET / copies, within
+            // what the producer that takes it in may still add, and may
+            // not grow the group past MAX_MEMBERS.
+            let copies = self.view.readers[v]
+                .iter()
+                .filter(|r| !self.members.contains(r))
+                .count();
+            let outer = self.room;
+            let room = match copies {
+                // Every reader is a member: computed once, as if exclusive.
+                0 => outer,
+                _ => (RECOMPUTE_BUDGET / copies)
+                    .min(MAX_MEMBERS.saturating_sub(self.members.len()))
+                    .min(outer),
+            };
+            self.room = room;
+            let step = self.step(j);
+            self.room = outer - (room - self.room);
+            if let Some(step) = step {
+                return Arg::Step(step);
             }
         }
         Arg::Operand(self.operand(v))
     }
 
-    /// Absorb instruction `i` (with its absorbable producers); its step.
+    /// Absorb instruction `i` (with its absorbable producers) if its step
+    /// fits in [`Builder::room`]; its step. Returns `None` having changed
+    /// nothing.
     fn step(&mut self, i: usize) -> Option<usize> {
         let (op, operands, _) = self.view.elementwise(i, &self.shape)?;
+        self.room = self.room.checked_sub(step_cost(op))?;
         self.members.push(i);
         let args = operands.iter().map(|&v| self.arg(v)).collect();
         self.steps.push(Step { op, args });
-        Some(self.steps.len() - 1)
+        let s = self.steps.len() - 1;
+        self.at.push((i, s));
+        Some(s)
     }
+}
+
+/// The group rooted at instruction `root`, if it takes in anything.
+fn group(view: &View<'_>, fixed: &[bool], root: usize) -> Option<Group> {
+    let (_, _, result) = view.f32_op(root)?;
+    let shape = view.shape(result)?;
+    let mut b = Builder {
+        view,
+        shape: shape.clone(),
+        fixed,
+        members: Vec::new(),
+        at: Vec::new(),
+        operands: Vec::new(),
+        steps: Vec::new(),
+        room: usize::MAX,
+    };
+    b.step(root)?;
+    if b.members.len() < 2 {
+        return None;
+    }
+    let mut members = b.members;
+    members.sort_unstable();
+    Some(Group {
+        root,
+        members,
+        operands: b.operands,
+        result,
+        chain: Chain {
+            steps: b.steps,
+            shape,
+        },
+    })
 }
 
 /// The units of `program`: fused groups and the instructions left alone,
 /// in an order that runs every value's producer before its readers.
+///
+/// Instructions are decided from the last: when instruction `i` comes, the
+/// readers of its results are decided, so it is known whether a unit that
+/// runs (or the program's outputs) reads a result as made (`needed`). An
+/// instruction some group took in whose results nobody needs so does not
+/// run; any other runs, as the root of a group if it can be one.
 pub fn plan(program: &DeviceProgram) -> Vec<Unit> {
     let view = View::new(program);
     let n = program.instrs.len();
     let mut taken = vec![false; n];
-    let mut groups: Vec<Option<Unit>> = transposed_dots(&view, &mut taken);
-    let mut absorbed_reads: std::collections::BTreeMap<usize, usize> = Default::default();
-    // Roots from the end, so that a chain's last op takes in the rest.
-    for root in (0..n).rev() {
-        if taken[root] {
-            continue;
+    let mut units: Vec<Option<Unit>> = transposed_dots(&view, &mut taken);
+    let fixed = taken.clone();
+    let mut needed = vec![false; program.values.len()];
+    for io in &program.outputs {
+        if let Some(x) = needed.get_mut(io.value) {
+            *x = true;
         }
-        let Some((_, _, result)) = view.f32_op(root) else {
-            continue;
-        };
-        let Some(shape) = view.shape(result) else {
-            continue;
-        };
-        let mut b = Builder {
-            view: &view,
-            shape: shape.clone(),
-            taken: &taken,
-            members: Vec::new(),
-            shared: Vec::new(),
-            operands: Vec::new(),
-            steps: Vec::new(),
-        };
-        if b.step(root).is_none() || b.members.len() < 2 {
-            continue;
-        }
-        let (mut members, shared, operands, steps) = (b.members, b.shared, b.operands, b.steps);
-        members.sort_unstable();
-        for &m in &members {
-            taken[m] |= !shared.contains(&m);
-        }
-        for &j in &shared {
-            // The reads of the broadcast's result by this group's members.
-            let v = program.instrs[j].results()[0];
-            let reads = members
-                .iter()
-                .map(|&m| {
-                    program.instrs[m]
-                        .operands()
-                        .iter()
-                        .filter(|&&o| o == v)
-                        .count()
-                })
-                .sum::<usize>();
-            *absorbed_reads.entry(j).or_insert(0) += reads;
-        }
-        groups[root] = Some(Unit::Group(Group {
-            root,
-            members,
-            operands,
-            result,
-            chain: Chain { steps, shape },
-        }));
     }
-    // A shared broadcast runs on its own only if someone still reads its
-    // result (an instruction outside every group absorbing it, or the
-    // program's outputs).
-    for (j, absorbed) in absorbed_reads {
-        let v = program.instrs[j].results()[0];
-        taken[j] = view.reads.get(v) == Some(&absorbed);
+    let mut absorbed = vec![false; n];
+    for i in (0..n).rev() {
+        let reads = if fixed[i] {
+            match &units[i] {
+                Some(u) => u.operands(program),
+                None => continue,
+            }
+        } else {
+            let results = program.instrs[i].results();
+            if absorbed[i]
+                && results
+                    .iter()
+                    .all(|&v| !needed.get(v).copied().unwrap_or(true))
+            {
+                // Computed within every group that reads it.
+                taken[i] = true;
+                continue;
+            }
+            match group(&view, &fixed, i) {
+                Some(g) => {
+                    for &m in &g.members {
+                        absorbed[m] |= m != i;
+                    }
+                    let reads = g.operands.clone();
+                    units[i] = Some(Unit::Group(g));
+                    reads
+                }
+                None => program.instrs[i].operands(),
+            }
+        };
+        for v in reads {
+            if let Some(x) = needed.get_mut(v) {
+                *x = true;
+            }
+        }
     }
-    in_order(groups, &taken)
+    in_order(units, &taken)
 }
 
 /// `special[i]` where instruction `i` runs as one, else instruction `i`
@@ -446,4 +601,212 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
         }));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshrun_compiler::text::parse_module;
+
+    fn program(text: &str) -> DeviceProgram {
+        let module = parse_module(text).expect("parses");
+        crate::pipeline::compile(&module).expect("compiles").device
+    }
+
+    fn groups(units: &[Unit]) -> Vec<&Group> {
+        units
+            .iter()
+            .filter_map(|u| match u {
+                Unit::Group(g) => Some(g),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The bits of `p`'s outputs on random inputs, fused or not.
+    fn outputs(p: &DeviceProgram, fuse: bool) -> Vec<Vec<u64>> {
+        use crate::{CpuBackend, ExecOptions, Executor};
+        let types: Vec<TensorType> = p
+            .inputs
+            .iter()
+            .map(|io| p.values[io.value].ty.clone())
+            .collect();
+        let inputs = crate::random_inputs::random_inputs(&types, 3).expect("inputs");
+        let exec = Executor::with_fusion(p, fuse).expect("executor");
+        let backend = CpuBackend::new();
+        let placed = exec.place(&backend, &inputs).expect("placed");
+        let outs = exec
+            .run(&backend, &placed, &ExecOptions::default())
+            .expect("runs");
+        let outs = exec.gather(&backend, outs, true).expect("gathered");
+        outs.iter()
+            .map(|t| t.to_f64_vec().iter().map(|v| v.to_bits()).collect())
+            .collect()
+    }
+
+    /// The `k`-th `stablehlo.<op>` of `p`.
+    fn nth(p: &DeviceProgram, op: &str, k: usize) -> usize {
+        (0..p.instrs.len())
+            .filter(|&i| match &p.instrs[i] {
+                Instr::Op { kind, .. } => kind.name() == format!("stablehlo.{op}"),
+                _ => false,
+            })
+            .nth(k)
+            .unwrap_or_else(|| panic!("no {op} #{k}"))
+    }
+
+    /// A log-softmax over dimension 0, as JAX writes it: `s = x - m` is read
+    /// by `exp(s)` (summed) and by `s - log(sum)`.
+    const SOFTMAX: &str = r#"
+func.func public @main(%x: tensor<8x16xf32>, %m: tensor<8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>) {
+  %s = stablehlo.subtract %x, %m : tensor<8x16xf32>
+  %e = stablehlo.exponential %s : tensor<8x16xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
+  %l = stablehlo.log %rb : tensor<8x16xf32>
+  %o = stablehlo.subtract %s, %l : tensor<8x16xf32>
+  return %r, %o : tensor<16xf32>, tensor<8x16xf32>
+}
+"#;
+
+    #[test]
+    fn a_value_read_by_two_element_wise_ops_is_computed_in_both_groups() {
+        let p = program(SOFTMAX);
+        let units = plan(&p);
+        let s = nth(&p, "subtract", 0);
+        let (e, o) = (nth(&p, "exponential", 0), nth(&p, "subtract", 1));
+        let gs = groups(&units);
+        assert_eq!(gs.len(), 2, "{units:#?}");
+        assert_eq!(gs[0].root, e);
+        assert_eq!(gs[0].members, vec![s, e], "{:#?}", gs[0]);
+        assert_eq!(gs[1].root, o);
+        assert!(gs[1].members.contains(&s), "{:#?}", gs[1]);
+        // Both read x and m, neither reads s made; s does not run.
+        let sv = p.instrs[s].results()[0];
+        for g in &gs {
+            assert_eq!(&g.operands[..2], p.instrs[s].operands().as_slice());
+            assert!(!g.operands.contains(&sv));
+        }
+        assert!(!units.iter().any(|u| matches!(u, Unit::Instr(i) if *i == s)));
+    }
+
+    #[test]
+    fn a_value_also_reduced_or_returned_runs_and_is_read_made() {
+        // Read also by a reduce, or returned: s runs, and its element-wise
+        // readers read it rather than compute it again.
+        let reduced = SOFTMAX
+            .replace("(tensor<16xf32>, tensor<8x16xf32>) {", "(tensor<16xf32>, tensor<8x16xf32>, tensor<16xf32>) {")
+            .replace(
+                "  return %r, %o : tensor<16xf32>, tensor<8x16xf32>",
+                "  %r2 = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>\n  \
+                 return %r, %o, %r2 : tensor<16xf32>, tensor<8x16xf32>, tensor<16xf32>",
+            );
+        let returned = SOFTMAX
+            .replace(
+                "(tensor<16xf32>, tensor<8x16xf32>) {",
+                "(tensor<16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {",
+            )
+            .replace(
+                "  return %r, %o : tensor<16xf32>, tensor<8x16xf32>",
+                "  return %r, %o, %s : tensor<16xf32>, tensor<8x16xf32>, tensor<8x16xf32>",
+            );
+        for text in [reduced, returned] {
+            let p = program(&text);
+            let units = plan(&p);
+            let s = nth(&p, "subtract", 0);
+            let (e, o) = (nth(&p, "exponential", 0), nth(&p, "subtract", 1));
+            let sv = p.instrs[s].results()[0];
+            assert!(
+                units.iter().any(|u| matches!(u, Unit::Instr(i) if *i == s)),
+                "{units:#?}"
+            );
+            // exp alone is no group; s - log(sum) is, reading s.
+            assert!(
+                units.iter().any(|u| matches!(u, Unit::Instr(i) if *i == e)),
+                "{units:#?}"
+            );
+            let gs = groups(&units);
+            assert_eq!(gs.len(), 1, "{units:#?}");
+            assert_eq!(gs[0].root, o);
+            assert!(!gs[0].members.contains(&s) && gs[0].operands.contains(&sv));
+        }
+    }
+
+    /// `n` rungs: `x(k+1) = (x(k) + c) * x(k)`, and, when `reduced`, each
+    /// `x(k) * x(k)` summed, so that every `x(k)` has two readers in
+    /// different groups.
+    fn ladder(n: usize, reduced: bool) -> String {
+        let mut body = String::from("  %z = stablehlo.constant dense<0.0> : tensor<f32>\n");
+        let (mut outs, mut tys) = (Vec::new(), Vec::new());
+        for k in 0..n {
+            body += &format!(
+                "  %a{k} = stablehlo.add %x{k}, %c : tensor<4x8xf32>\n  \
+                 %x{k1} = stablehlo.multiply %a{k}, %x{k} : tensor<4x8xf32>\n",
+                k1 = k + 1
+            );
+            if reduced {
+                body += &format!(
+                    "  %t{k} = stablehlo.multiply %x{k}, %x{k} : tensor<4x8xf32>\n  \
+                     %r{k} = stablehlo.reduce(%t{k} init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4x8xf32>, tensor<f32>) -> tensor<8xf32>\n"
+                );
+                outs.push(format!("%r{k}"));
+                tys.push("tensor<8xf32>");
+            }
+        }
+        outs.push(format!("%x{n}"));
+        tys.push("tensor<4x8xf32>");
+        let tys = tys.join(", ");
+        format!(
+            "func.func public @main(%x0: tensor<4x8xf32>, %c: tensor<4x8xf32>) -> ({tys}) {{\n{body}  return {} : {tys}\n}}\n",
+            outs.join(", ")
+        )
+    }
+
+    #[test]
+    fn recomputation_through_a_ladder_of_values_read_twice_stays_bounded() {
+        let n = 60;
+        for reduced in [false, true] {
+            let p = program(&ladder(n, reduced));
+            let units = plan(&p);
+            let gs = groups(&units);
+            assert!(!gs.is_empty());
+            let binary = |i: usize| {
+                matches!(
+                    &p.instrs[i],
+                    Instr::Op {
+                        kind: OpKind::Binary(_),
+                        ..
+                    }
+                )
+            };
+            let ops = (0..p.instrs.len()).filter(|&i| binary(i)).count();
+            let alone = units
+                .iter()
+                .filter(|u| matches!(u, Unit::Instr(i) if binary(*i)))
+                .count();
+            let total = alone + gs.iter().map(|g| g.chain.steps.len()).sum::<usize>();
+            // Every op is computed somewhere, and the copies stay within
+            // the recomputation budget per op.
+            assert!(total >= ops, "{total} steps for {ops} ops");
+            assert!(
+                total <= ops * (RECOMPUTE_BUDGET + 1),
+                "{total} steps for {ops} ops"
+            );
+            if reduced {
+                // Each `x(k)` is computed again for `x(k) * x(k)`, within
+                // the budget, and no group outgrows the cap.
+                assert!(total > ops, "{units:#?}");
+                for g in &gs {
+                    assert!(g.members.len() <= MAX_MEMBERS, "{:#?}", g);
+                }
+                assert_eq!(outputs(&p, true), outputs(&p, false));
+            } else {
+                // Read twice within one group, each value is computed
+                // once: one group, nothing repeated.
+                assert_eq!(gs.len(), 1, "{units:#?}");
+                assert_eq!(total, ops);
+            }
+        }
+    }
 }
