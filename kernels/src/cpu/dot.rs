@@ -291,8 +291,22 @@ fn gemm_oriented<T: GemmElem>(
     par: Parallelism,
 ) -> Result<()> {
     let ((m, k), n) = (lhs.dim(), rhs.ncols());
+    let column_dst = short_over_big(m, k, n, par) && column_dst_pays();
+    gemm_oriented_with(dst, lhs, rhs, par, column_dst)
+}
+
+/// [`gemm_oriented`], with a plain matmul run into a column-major scratch
+/// block when `column_dst` says so.
+fn gemm_oriented_with<T: GemmElem>(
+    dst: ArrayViewMut2<'_, T>,
+    lhs: ArrayView2<'_, T>,
+    rhs: ArrayView2<'_, T>,
+    par: Parallelism,
+    column_dst: bool,
+) -> Result<()> {
+    let ((m, k), n) = (lhs.dim(), rhs.ncols());
     let unit = |stride: isize, len: usize| stride == 1 || len <= 1;
-    if unit(rhs.strides()[1], n) && short_over_big(m, k, n, par) {
+    if unit(rhs.strides()[1], n) && column_dst {
         // A column-major scratch block, copied into `dst` (m·n elements).
         let mut scratch = two_d(crate::cpu::alloc::array::<T>(&[n, m]))?;
         gemm_threads(scratch.view_mut().reversed_axes(), lhs, rhs, par)?;
@@ -337,6 +351,24 @@ fn gemm_oriented<T: GemmElem>(
 /// 16 rows and 128 or more rows were slower column-major.
 fn short_over_big(m: usize, k: usize, n: usize, par: Parallelism) -> bool {
     matches!(par, Parallelism::None) && (32..=64).contains(&m) && k * n >= 2 << 20
+}
+
+/// Whether this CPU runs [`short_over_big`] products faster column-major:
+/// AMD's do (the numbers above are an AMD EPYC's); an Intel Xeon with
+/// AVX-512 ran them slower (same bench, one run, GFLOP/s row vs column:
+/// 64x2048·2048x1024 125 vs 97, 64x1024·1024x2048 123 vs 75), which made
+/// every device's matmul of the 8-device MLP slower. The vendor, not a
+/// timing, decides, so that every process on a machine takes the same
+/// path (MPI ranks compare bitwise with the CPU backend).
+fn column_dst_pays() -> bool {
+    static AMD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AMD.get_or_init(|| {
+        std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
+            info.lines()
+                .find(|l| l.starts_with("vendor_id"))
+                .is_some_and(|l| l.contains("AuthenticAMD"))
+        })
+    })
 }
 
 fn two_d<T>(a: ArrayD<T>) -> Result<Array2<T>> {
@@ -621,6 +653,27 @@ mod tests {
                 for (g, w) in got.to_f64_vec().iter().zip(want.iter()) {
                     assert!((g - w).abs() < 1e-3, "{d:?}: {g} vs {w}");
                 }
+            }
+        }
+        // Both orientations on any CPU (only one is taken on a given one).
+        let (l, r) = (random(&[40, 2048], 9), random(&[2048, 1024], 90));
+        let want = naive(&l, &r, &dd(&[], &[], &[1], &[0]));
+        let (l2, r2) = (two_d(l).unwrap(), two_d(r).unwrap());
+        for column_dst in [false, true] {
+            let mut got = Array2::<f32>::zeros((40, 1024));
+            gemm_oriented_with(
+                got.view_mut(),
+                l2.view(),
+                r2.view(),
+                Parallelism::None,
+                column_dst,
+            )
+            .unwrap();
+            for (g, w) in got.iter().zip(want.iter()) {
+                assert!(
+                    (*g as f64 - w).abs() < 1e-3,
+                    "column_dst {column_dst}: {g} vs {w}"
+                );
             }
         }
     }
