@@ -167,15 +167,8 @@ impl Executor<'_> {
             .map_err(fail)?;
         let mut iterations = 0u64;
         loop {
-            if r.opts
-                .max_loop_iterations
-                .is_some_and(|max| iterations >= max)
-            {
-                return Err(fail(DeviceError::Invalid(format!(
-                    "the loop ran {iterations} iterations, the limit set for this run"
-                ))));
-            }
-            iterations += 1;
+            crate::executor::count_loop_iteration(&mut iterations, r.opts.max_loop_iterations)
+                .map_err(|m| fail(DeviceError::Invalid(m)))?;
             bind(r, &l.cond.args, carried.clone());
             self.run_block(r, &l.cond.instrs, cond_plan, false)?;
             let pred = yielded(r, &l.cond.results, cond_plan).map_err(fail)?;

@@ -53,6 +53,20 @@ pub struct ExecOptions {
     pub max_loop_iterations: Option<u64>,
 }
 
+/// Count one more iteration of a `while` loop, or say why the run stops:
+/// the loop already ran `max` iterations (see
+/// [`ExecOptions::max_loop_iterations`]). The executor and both reference
+/// interpreters count with it, so they stop at the same iteration.
+pub(crate) fn count_loop_iteration(iterations: &mut u64, max: Option<u64>) -> Result<(), String> {
+    if max.is_some_and(|max| *iterations >= max) {
+        return Err(format!(
+            "the loop ran {iterations} iterations, the limit set for this run"
+        ));
+    }
+    *iterations += 1;
+    Ok(())
+}
+
 /// Inputs split and uploaded: per device (program order), one buffer per
 /// program input.
 pub struct Placed<B> {

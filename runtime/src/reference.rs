@@ -330,15 +330,11 @@ impl<'m> Interpreter<'m> {
                 let mut carried = operands;
                 let mut iterations = 0u64;
                 loop {
-                    if self
-                        .max_loop_iterations
-                        .is_some_and(|max| iterations >= max)
-                    {
-                        return Err(malformed(format!(
-                            "the loop ran {iterations} iterations, the limit set for this run"
-                        )));
-                    }
-                    iterations += 1;
+                    crate::executor::count_loop_iteration(
+                        &mut iterations,
+                        self.max_loop_iterations,
+                    )
+                    .map_err(malformed)?;
                     let p = self.run_region(f, env, cond, carried.clone(), depth)?;
                     let go = match p.first().map(|t| t.scalar_bool()) {
                         Some(Some(b)) => b,

@@ -445,15 +445,8 @@ impl Spmd<'_> {
         let mut running = active.to_vec();
         let mut iterations = 0u64;
         loop {
-            if self
-                .max_loop_iterations
-                .is_some_and(|max| iterations >= max)
-            {
-                return Err(err(format!(
-                    "the loop ran {iterations} iterations, the limit set for this run"
-                )));
-            }
-            iterations += 1;
+            crate::executor::count_loop_iteration(&mut iterations, self.max_loop_iterations)
+                .map_err(err)?;
             let p = self.run_region(f, env, cond, carried.clone(), &running, manual, depth)?;
             for (d, on) in running.iter_mut().enumerate().filter(|(_, on)| **on) {
                 let go = p
