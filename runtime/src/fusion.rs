@@ -9,7 +9,8 @@
 //! A group is rooted at an element-wise op and takes in an operand's
 //! producer when that producer is itself fusible and has the root's shape
 //! (or is a broadcast that only repeats its operand along leading
-//! dimensions), and either
+//! dimensions, or only each of its elements along trailing ones: see
+//! [`View::stretch`]), and either
 //!
 //! - its result is read by one instruction alone (once or more) and is no
 //!   program output, or
@@ -68,7 +69,8 @@ pub struct Group {
     pub root: usize,
     /// Every instruction of the group, in program order.
     pub members: Vec<usize>,
-    /// The values the group reads, in `Arg::Operand`/`Arg::Repeated` order.
+    /// The values the group reads, in `Arg::Operand`/`Arg::Repeated`/
+    /// `Arg::Stretched` order.
     pub operands: Vec<usize>,
     /// The root's result.
     pub result: usize,
@@ -275,6 +277,38 @@ impl<'p> View<'p> {
             && self.program.values[x].ty.elem == ElemType::F32;
         ok.then_some(x)
     }
+
+    /// A broadcast to `shape` that repeats each element of its f32 operand
+    /// along trailing dimensions (`Arg::Stretched`); its operand. Only
+    /// this provable layout: `dims = [0, 1, .., r-1]` (operand dim `k` is
+    /// result dim `k`) and, for some `d`, operand dims `..d` equal the
+    /// result's and dims `d..` are 1. Then the operand's elements are those
+    /// of `shape[..d]` in row-major order and result element `p` is
+    /// operand element `p / prod(shape[d..])`. A transposing broadcast, one
+    /// into non-consecutive dims, or a size-1 dim before a kept one (a
+    /// middle block) is left unfused.
+    fn stretch(&self, i: usize, shape: &[usize]) -> Option<usize> {
+        let (kind, operands, result) = self.f32_op(i)?;
+        let OpKind::BroadcastInDim { dims: bdims } = kind else {
+            return None;
+        };
+        let (&[x], Some(out)) = (operands, self.shape(result)) else {
+            return None;
+        };
+        let src = self.shape(x)?;
+        let in_order = bdims
+            .iter()
+            .enumerate()
+            .all(|(k, &d)| usize::try_from(d).ok() == Some(k));
+        let d = src.iter().rposition(|&s| s != 1).map_or(0, |p| p + 1);
+        let ok = out == shape
+            && bdims.len() == src.len()
+            && src.len() <= shape.len()
+            && in_order
+            && src[..d] == shape[..d]
+            && self.program.values[x].ty.elem == ElemType::F32;
+        ok.then_some(x)
+    }
 }
 
 /// A producer read by more instructions than this is never recomputed:
@@ -359,6 +393,14 @@ impl Builder<'_, '_> {
                 self.members.push(j);
             }
             return Arg::Repeated(self.operand(x));
+        }
+        // Likewise a broadcast along trailing dimensions (a softmax's row
+        // max or sum, a layernorm's mean and variance).
+        if let Some(x) = self.view.stretch(j, &self.shape) {
+            if !self.members.contains(&j) {
+                self.members.push(j);
+            }
+            return Arg::Stretched(self.operand(x));
         }
         if self.view.exclusive(v) {
             if let Some(step) = self.step(j) {
@@ -807,6 +849,74 @@ func.func public @main(%x: tensor<8x16xf32>, %m: tensor<8x16xf32>) -> (tensor<16
                 assert_eq!(gs.len(), 1, "{units:#?}");
                 assert_eq!(total, ops);
             }
+        }
+    }
+
+    /// A softmax over the last dim (as JAX writes it) and `bcast` (an
+    /// operand `%b` broadcast into `%x`'s shape), subtracted from `%x`.
+    fn broadcast_program(bcast: &str, bty: &str) -> String {
+        format!(
+            r#"
+func.func public @main(%x: tensor<4x6x40xf32>, %b: {bty}) -> (tensor<4x6x40xf32>, tensor<4x6x40xf32>) {{
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<4x6x40xf32>, tensor<f32>) -> tensor<4x6xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<4x6xf32>) -> tensor<4x6x40xf32>
+  %s = stablehlo.subtract %x, %mb : tensor<4x6x40xf32>
+  %e = stablehlo.exponential %s : tensor<4x6x40xf32>
+  %bb = stablehlo.broadcast_in_dim %b, {bcast} : ({bty}) -> tensor<4x6x40xf32>
+  %o = stablehlo.subtract %x, %bb : tensor<4x6x40xf32>
+  %o2 = stablehlo.exponential %o : tensor<4x6x40xf32>
+  return %e, %o2 : tensor<4x6x40xf32>, tensor<4x6x40xf32>
+}}
+"#
+        )
+    }
+
+    #[test]
+    fn a_broadcast_along_trailing_dims_is_stretched_and_no_other_is() {
+        let cases = [
+            // Prefix layouts: stretched.
+            ("dims = [0, 1]", "tensor<4x6xf32>", true),
+            ("dims = [0, 1, 2]", "tensor<4x6x1xf32>", true),
+            ("dims = [0]", "tensor<4xf32>", true),
+            ("dims = [0, 1]", "tensor<4x1xf32>", true),
+            // A transpose, a gap, a middle block, a leading 1: not.
+            ("dims = [1, 0]", "tensor<6x4xf32>", false),
+            ("dims = [0, 2]", "tensor<4x40xf32>", false),
+            ("dims = [0, 1, 2]", "tensor<1x6x1xf32>", false),
+            ("dims = [0, 1, 2]", "tensor<4x1x40xf32>", false),
+        ];
+        for (bcast, bty, stretched) in cases {
+            let text = broadcast_program(bcast, bty);
+            let p = program(&text);
+            let units = plan(&p);
+            let (mb, bb) = (
+                nth(&p, "broadcast_in_dim", 0),
+                nth(&p, "broadcast_in_dim", 1),
+            );
+            let gs = groups(&units);
+            // The softmax's broadcast(max) is always taken in, stretched.
+            let g = gs
+                .iter()
+                .find(|g| g.members.contains(&mb))
+                .expect("max group");
+            assert!(
+                g.chain.steps[0].args.contains(&Arg::Stretched(1)),
+                "{bcast} {bty}: {g:#?}"
+            );
+            assert!(!units
+                .iter()
+                .any(|u| matches!(u, Unit::Instr(i) if *i == mb)));
+            let taken = gs.iter().any(|g| g.members.contains(&bb));
+            assert_eq!(taken, stretched, "{bcast} {bty}: {units:#?}");
+            assert_eq!(
+                units
+                    .iter()
+                    .any(|u| matches!(u, Unit::Instr(i) if *i == bb)),
+                !stretched,
+                "{bcast} {bty}"
+            );
+            assert_eq!(outputs(&p, true), outputs(&p, false), "{bcast} {bty}");
         }
     }
 }

@@ -335,3 +335,71 @@ func.func public @main(%x: tensor<4x6x40xf32>, %g: tensor<4x6x40xf32>) -> (tenso
     assert!(with_s >= 2, "{units:#?}");
     assert_eq!(bits(&run(text, None, true)), bits(&run(text, None, false)));
 }
+
+#[test]
+fn softmax_and_layernorm_stretch_their_row_statistics_with_the_same_bits() {
+    // jax.nn.softmax and a layernorm over the last dimension: the row
+    // max, sum, mean and variance are broadcast along trailing dims
+    // (dims = [0, 1], and [0, 1, 2] from a 4x6x1), each taken in as a
+    // stretched operand rather than made.
+    let text = r#"
+func.func public @main(%x: tensor<4x6x40xf32>, %w: tensor<40xf32>) -> (tensor<4x6x40xf32>, tensor<4x6x40xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<4x6x40xf32>, tensor<f32>) -> tensor<4x6xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<4x6xf32>) -> tensor<4x6x40xf32>
+  %s = stablehlo.subtract %x, %mb : tensor<4x6x40xf32>
+  %e = stablehlo.exponential %s : tensor<4x6x40xf32>
+  %r = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [2] : (tensor<4x6x40xf32>, tensor<f32>) -> tensor<4x6xf32>
+  %r1 = stablehlo.reshape %r : (tensor<4x6xf32>) -> tensor<4x6x1xf32>
+  %rb = stablehlo.broadcast_in_dim %r1, dims = [0, 1, 2] : (tensor<4x6x1xf32>) -> tensor<4x6x40xf32>
+  %sm = stablehlo.divide %e, %rb : tensor<4x6x40xf32>
+  %n = stablehlo.constant dense<40.0> : tensor<4x6xf32>
+  %sx = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [2] : (tensor<4x6x40xf32>, tensor<f32>) -> tensor<4x6xf32>
+  %mean = stablehlo.divide %sx, %n : tensor<4x6xf32>
+  %meanb = stablehlo.broadcast_in_dim %mean, dims = [0, 1] : (tensor<4x6xf32>) -> tensor<4x6x40xf32>
+  %c = stablehlo.subtract %x, %meanb : tensor<4x6x40xf32>
+  %c2 = stablehlo.multiply %c, %c : tensor<4x6x40xf32>
+  %sv = stablehlo.reduce(%c2 init: %z) applies stablehlo.add across dimensions = [2] : (tensor<4x6x40xf32>, tensor<f32>) -> tensor<4x6xf32>
+  %var = stablehlo.divide %sv, %n : tensor<4x6xf32>
+  %eps = stablehlo.constant dense<1.0e-5> : tensor<4x6xf32>
+  %ve = stablehlo.add %var, %eps : tensor<4x6xf32>
+  %rs = stablehlo.rsqrt %ve : tensor<4x6xf32>
+  %rsb = stablehlo.broadcast_in_dim %rs, dims = [0, 1] : (tensor<4x6xf32>) -> tensor<4x6x40xf32>
+  %wb = stablehlo.broadcast_in_dim %w, dims = [2] : (tensor<40xf32>) -> tensor<4x6x40xf32>
+  %y0 = stablehlo.multiply %c, %rsb : tensor<4x6x40xf32>
+  %y = stablehlo.multiply %y0, %wb : tensor<4x6x40xf32>
+  return %sm, %y : tensor<4x6x40xf32>, tensor<4x6x40xf32>
+}
+"#;
+    let module = parse_module(text).unwrap();
+    let program = compile(&module).unwrap();
+    let p = &program.device;
+    let units = plan(p);
+    let broadcasts: Vec<usize> = (0..p.instrs.len())
+        .filter(|&i| {
+            matches!(
+                &p.instrs[i],
+                Instr::Op {
+                    kind: OpKind::BroadcastInDim { .. },
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert!(broadcasts.len() >= 5, "{broadcasts:?}");
+    // No broadcast runs on its own: each is a member of a group.
+    for &b in &broadcasts {
+        assert!(
+            !units.iter().any(|u| matches!(u, Unit::Instr(i) if *i == b)),
+            "broadcast {b} made: {units:#?}"
+        );
+    }
+    let stretched = groups(&units)
+        .iter()
+        .flat_map(|g| g.chain.steps.iter().flat_map(|s| s.args.iter()))
+        .filter(|a| matches!(a, meshrun_kernels::cpu::fusion::Arg::Stretched(_)))
+        .count();
+    assert!(stretched >= 4, "{units:#?}");
+    assert_eq!(bits(&run(text, None, true)), bits(&run(text, None, false)));
+}

@@ -37,6 +37,17 @@ pub enum Arg {
     /// `broadcast_in_dim` whose operand's shape is a suffix of the
     /// chain's, or a scalar).
     Repeated(usize),
+    /// Operand `k` with each element repeated along the chain's trailing
+    /// dimensions (a `broadcast_in_dim` of a row max, sum or mean in a
+    /// softmax or layernorm). The operand's shape, without its trailing
+    /// size-1 dimensions, is a prefix of the chain's: `chain.shape[..d]`
+    /// for some `d` (a scalar has `d = 0`). Its `m` elements (`m > 0` on a
+    /// non-empty chain) are then those of `chain.shape[..d]` in row-major
+    /// order, and chain element `p` (flat, row-major) reads operand
+    /// element `p / inner`, `inner = n / m` = the product of
+    /// `chain.shape[d..]`. Only this form: a broadcast of a middle block
+    /// (repeated both ways) is not one.
+    Stretched(usize),
     /// The result of an earlier step.
     Step(usize),
 }
@@ -157,6 +168,32 @@ fn repeat_into(data: &[f32], start: usize, buf: &mut [f32]) {
     }
 }
 
+/// `data[i]` repeated `inner` (> 0) times each, from flat position
+/// `start` (of the stretched whole, `data.len() * inner` elements) into
+/// `buf`.
+fn stretch_into(data: &[f32], inner: usize, start: usize, buf: &mut [f32]) {
+    if inner == 1 {
+        buf.copy_from_slice(&data[start..start + buf.len()]);
+        return;
+    }
+    let (mut i, mut off) = (start / inner, start % inner);
+    let mut filled = 0;
+    while filled < buf.len() {
+        let take = (inner - off).min(buf.len() - filled);
+        buf[filled..filled + take].fill(data[i]);
+        filled += take;
+        i += 1;
+        off = 0;
+    }
+}
+
+/// Whether an operand of shape `s` stretches into `chain` (see
+/// [`Arg::Stretched`]): without its trailing 1s, a prefix of `chain`.
+fn stretches(s: &[usize], chain: &[usize]) -> bool {
+    let d = s.iter().rposition(|&x| x != 1).map_or(0, |p| p + 1);
+    d <= chain.len() && s[..d] == chain[..d]
+}
+
 /// Check the chain against its operands; each operand's elements in
 /// row-major order.
 fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Cow<'a, [f32]>>> {
@@ -190,7 +227,7 @@ fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Co
                 Arg::Step(j) if j >= i => {
                     return Err(KernelError::invalid(OP, format!("step {i} reads step {j}")));
                 }
-                Arg::Operand(k) | Arg::Repeated(k) if k >= operands.len() => {
+                Arg::Operand(k) | Arg::Repeated(k) | Arg::Stretched(k) if k >= operands.len() => {
                     return Err(KernelError::invalid(
                         OP,
                         format!("step {i} reads operand {k} of {}", operands.len()),
@@ -216,6 +253,18 @@ fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Co
                             OP,
                             format!(
                                 "operand {k} of shape {s:?} does not repeat into {:?}",
+                                chain.shape
+                            ),
+                        ));
+                    }
+                }
+                Arg::Stretched(k) => {
+                    let s = operands[k].shape();
+                    if !stretches(s, &chain.shape) || (data[k].is_empty() && n > 0) {
+                        return Err(KernelError::invalid(
+                            OP,
+                            format!(
+                                "operand {k} of shape {s:?} does not stretch into {:?}",
                                 chain.shape
                             ),
                         ));
@@ -258,8 +307,9 @@ pub fn eval(chain: &Chain, operands: &[&HostTensor], par: Parallelism) -> Result
 /// block.
 fn eval_piece(chain: &Chain, data: &[Cow<'_, [f32]>], first: usize, out: &mut [f32]) -> Result<()> {
     let steps = chain.steps.len();
+    let n: usize = chain.shape.iter().product();
     // One buffer per step but the last (which writes into `out`), and one
-    // per argument slot for repeated operands.
+    // per argument slot for repeated and stretched operands.
     let mut scratch = vec![vec![0.0f32; BLOCK]; steps - 1];
     let mut repeated = vec![0.0f32; 2 * BLOCK];
     let mut done_len = 0;
@@ -286,6 +336,11 @@ fn eval_piece(chain: &Chain, data: &[Cow<'_, [f32]>], first: usize, out: &mut [f
                     Arg::Repeated(k) => {
                         let buf = &mut slot[..len];
                         repeat_into(&data[k], start, buf);
+                        &*buf
+                    }
+                    Arg::Stretched(k) => {
+                        let buf = &mut slot[..len];
+                        stretch_into(&data[k], n / data[k].len(), start, buf);
                         &*buf
                     }
                 });
@@ -474,6 +529,101 @@ mod tests {
         let m = binary(BinaryOp::Multiply, &t, &tt).unwrap();
         let want = binary(BinaryOp::Subtract, &m, &d).unwrap();
         assert_eq!(bits(&got), bits(&want));
+    }
+
+    /// `(x - s(m)) exp / s(v)` times `s(m) + s(v)`, `s` stretching
+    /// operands 1 and 2 (of shape `small`) into `shape`.
+    fn stretched_chain(shape: &[usize]) -> Chain {
+        let b = |op, args| Step {
+            op: StepOp::Binary(op),
+            args,
+        };
+        Chain {
+            steps: vec![
+                b(BinaryOp::Subtract, vec![Arg::Operand(0), Arg::Stretched(1)]),
+                Step {
+                    op: StepOp::Unary(UnaryOp::Exp),
+                    args: vec![Arg::Step(0)],
+                },
+                b(BinaryOp::Divide, vec![Arg::Step(1), Arg::Stretched(2)]),
+                b(BinaryOp::Add, vec![Arg::Stretched(1), Arg::Stretched(2)]),
+                b(BinaryOp::Multiply, vec![Arg::Step(2), Arg::Step(3)]),
+            ],
+            shape: shape.to_vec(),
+        }
+    }
+
+    #[test]
+    fn stretched_operands_give_the_bits_of_broadcast_then_op() {
+        use crate::cpu::shape_ops::broadcast_in_dim;
+        use meshrun_compiler::ir::{ElemType, TensorType};
+        // (operand, chain): inner sizes above and below BLOCK and not
+        // dividing it, trailing size-1 operand dims, partial blocks, inner
+        // 1 (the whole shape), a scalar, and two big enough to be cut into
+        // pieces over threads.
+        let cases: [(&[usize], &[usize]); 9] = [
+            (&[3, 5], &[3, 5, 2048]),
+            (&[3, 5], &[3, 5, 1500]),
+            (&[7, 1], &[7, 300]),
+            (&[13], &[13, 17, 11]),
+            (&[2, 1, 1], &[2, 3, 1]),
+            (&[40, 50], &[40, 50]),
+            (&[], &[3, 700]),
+            (&[16, 64, 1], &[16, 64, 77]),
+            (&[9], &[9, 9001]),
+        ];
+        for (seed, (small, shape)) in cases.into_iter().enumerate() {
+            let seed = seed as u32 * 3;
+            let x = f32s(shape, seed + 1);
+            let m = f32s(small, seed + 2);
+            let v = f32s(small, seed + 3);
+            let ty = TensorType::new(
+                shape.iter().map(|&d| d as i64).collect::<Vec<_>>(),
+                ElemType::F32,
+            );
+            let dims: Vec<i64> = (0..small.len() as i64).collect();
+            let mb = broadcast_in_dim(&m, &dims, &ty).unwrap();
+            let vb = broadcast_in_dim(&v, &dims, &ty).unwrap();
+            let s = binary(BinaryOp::Subtract, &x, &mb).unwrap();
+            let e = unary(UnaryOp::Exp, &s).unwrap();
+            let q = binary(BinaryOp::Divide, &e, &vb).unwrap();
+            let a = binary(BinaryOp::Add, &mb, &vb).unwrap();
+            let want = bits(&binary(BinaryOp::Multiply, &q, &a).unwrap());
+            let chain = stretched_chain(shape);
+            for par in [Parallelism::None, Parallelism::Rayon(3)] {
+                let got = eval(&chain, &[&x, &m, &v], par).unwrap();
+                assert_eq!(got.shape(), shape);
+                assert_eq!(bits(&got), want, "{small:?} into {shape:?}, {par:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn stretched_operands_that_are_no_prefix_are_errors() {
+        let shape = [4, 6, 5];
+        let chain = stretched_chain(&shape);
+        let x = f32s(&shape, 1);
+        // A suffix, a middle block, a transpose, one too many elements, a
+        // size-1 dim before a repeated one, an operand past the end.
+        for small in [
+            &[6, 5][..],
+            &[1, 6, 1],
+            &[6, 4],
+            &[5],
+            &[4, 1, 5],
+            &[4, 6, 5, 2],
+        ] {
+            let m = f32s(small, 2);
+            assert!(
+                eval(&chain, &[&x, &m, &m], Parallelism::None).is_err(),
+                "{small:?}"
+            );
+        }
+        let m = f32s(&[4, 6], 2);
+        assert!(eval(&chain, &[&x, &m, &m], Parallelism::None).is_ok());
+        assert!(eval(&chain, &[&x, &m], Parallelism::None).is_err());
+        let i = HostTensor::from_vec(&[4, 6], vec![1i32; 24]).unwrap();
+        assert!(eval(&chain, &[&x, &i, &m], Parallelism::None).is_err());
     }
 
     #[test]
