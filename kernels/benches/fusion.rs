@@ -3,8 +3,10 @@
 //! `(tanh(d + broadcast(b)) * d - d) * d` on a 64×1024 block (one device's
 //! share at B=256 H=2048) and a 256×2048 one (the 1-device run).
 //!
-//! The last entry (`summary`) times both side by side, alternating rounds,
-//! and prints the ratio.
+//! `summary` times both side by side, alternating rounds, and prints the
+//! ratio; `threads` does the same for the fused chain on one thread and
+//! on two (a 1-device run cuts big chains over rayon's threads, see
+//! `meshrun_kernels::cpu::pieces`), checking that the bits agree.
 //!
 //! `cargo bench -p meshrun-kernels --bench fusion` (add `-- summary` for
 //! the ratios alone).
@@ -93,8 +95,12 @@ fn unfused(c: &Case) -> HostTensor {
 }
 
 fn fused(c: &Case) -> HostTensor {
+    fused_on(c, Parallelism::None)
+}
+
+fn fused_on(c: &Case, par: Parallelism) -> HostTensor {
     let refs: Vec<&HostTensor> = c.operands.iter().collect();
-    eval(&c.chain, &refs, Parallelism::None).unwrap()
+    eval(&c.chain, &refs, par).unwrap()
 }
 
 fn cases() -> Vec<Case> {
@@ -148,5 +154,34 @@ fn summary(_: &mut Criterion) {
     }
 }
 
-criterion_group!(fusion_benches, benches, summary);
+fn threads(_: &mut Criterion) {
+    println!("fused chains on 1 and 2 threads (best of 15 alternating rounds):");
+    for k in cases() {
+        let two = Parallelism::Rayon(2);
+        assert_eq!(
+            fused(&k),
+            fused_on(&k, two),
+            "{}: threads change the bits",
+            k.name
+        );
+        let (mut t1, mut t2) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..15 {
+            let t = Instant::now();
+            black_box(fused(&k));
+            t1 = t1.min(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            black_box(fused_on(&k, two));
+            t2 = t2.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "  {:<22} 1 thread {:8.1} µs  2 threads {:8.1} µs  speedup {:4.2}x",
+            k.name,
+            t1 * 1e6,
+            t2 * 1e6,
+            t1 / t2
+        );
+    }
+}
+
+criterion_group!(fusion_benches, benches, summary, threads);
 criterion_main!(fusion_benches);
