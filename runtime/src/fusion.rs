@@ -254,28 +254,34 @@ impl<'p> View<'p> {
         (same(result) && operands.iter().all(|&v| same(v))).then_some((op, operands, result))
     }
 
-    /// A broadcast to `shape` that repeats its f32 operand along leading
-    /// dimensions; its operand.
-    fn repeat(&self, i: usize, shape: &[usize]) -> Option<usize> {
+    /// A broadcast of an f32 operand to `shape`: its operand, the
+    /// operand's shape and the broadcast's dims (one per operand dim).
+    fn broadcast_to(&self, i: usize, shape: &[usize]) -> Option<(usize, Vec<usize>, &'p [i64])> {
         let (kind, operands, result) = self.f32_op(i)?;
-        let OpKind::BroadcastInDim { dims: bdims } = kind else {
+        let OpKind::BroadcastInDim { dims } = kind else {
             return None;
         };
         let (&[x], Some(out)) = (operands, self.shape(result)) else {
             return None;
         };
         let src = self.shape(x)?;
-        let lead = shape.len().checked_sub(src.len())?;
+        let ok = out == shape
+            && dims.len() == src.len()
+            && src.len() <= shape.len()
+            && self.program.values[x].ty.elem == ElemType::F32;
+        ok.then_some((x, src, dims.as_slice()))
+    }
+
+    /// A broadcast to `shape` that repeats its f32 operand along leading
+    /// dimensions; its operand.
+    fn repeat(&self, i: usize, shape: &[usize]) -> Option<usize> {
+        let (x, src, bdims) = self.broadcast_to(i, shape)?;
+        let lead = shape.len() - src.len();
         let trailing = bdims
             .iter()
             .enumerate()
             .all(|(k, &d)| usize::try_from(d).ok() == Some(lead + k));
-        let ok = out == shape
-            && bdims.len() == src.len()
-            && trailing
-            && src == shape[lead..]
-            && self.program.values[x].ty.elem == ElemType::F32;
-        ok.then_some(x)
+        (trailing && src == shape[lead..]).then_some(x)
     }
 
     /// A broadcast to `shape` that repeats each element of its f32 operand
@@ -288,26 +294,13 @@ impl<'p> View<'p> {
     /// into non-consecutive dims, or a size-1 dim before a kept one (a
     /// middle block) is left unfused.
     fn stretch(&self, i: usize, shape: &[usize]) -> Option<usize> {
-        let (kind, operands, result) = self.f32_op(i)?;
-        let OpKind::BroadcastInDim { dims: bdims } = kind else {
-            return None;
-        };
-        let (&[x], Some(out)) = (operands, self.shape(result)) else {
-            return None;
-        };
-        let src = self.shape(x)?;
+        let (x, src, bdims) = self.broadcast_to(i, shape)?;
         let in_order = bdims
             .iter()
             .enumerate()
             .all(|(k, &d)| usize::try_from(d).ok() == Some(k));
         let d = src.iter().rposition(|&s| s != 1).map_or(0, |p| p + 1);
-        let ok = out == shape
-            && bdims.len() == src.len()
-            && src.len() <= shape.len()
-            && in_order
-            && src[..d] == shape[..d]
-            && self.program.values[x].ty.elem == ElemType::F32;
-        ok.then_some(x)
+        (in_order && src[..d] == shape[..d]).then_some(x)
     }
 }
 
