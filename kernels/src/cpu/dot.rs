@@ -394,11 +394,7 @@ pub fn gemm_threads<T: GemmElem>(
     rhs: ArrayView2<'_, T>,
     par: Parallelism,
 ) -> Result<()> {
-    let threads = match par {
-        Parallelism::None => 1,
-        Parallelism::Rayon(0) => rayon::current_num_threads(),
-        Parallelism::Rayon(n) => n,
-    };
+    let threads = crate::cpu::pieces::threads_of(par);
     let n = rhs.ncols();
     if threads < 2 || lhs.nrows() > SPLIT_COLUMNS_MAX_M || n < 2 * MIN_COLUMNS_PER_PART {
         return gemm_2d(dst, lhs, rhs, par);

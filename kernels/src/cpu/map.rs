@@ -18,12 +18,16 @@ fn from_row_major<T>(shape: &[usize], data: Vec<T>) -> ArrayD<T> {
     }
 }
 
-/// A pooled row-major array of `shape` filled by `fill(start, piece)`
-/// (see `pieces::fill_pieces`).
-fn filled<T: HostElem>(shape: &[usize], fill: impl Fn(usize, &mut [T]) + Sync) -> ArrayD<T> {
+/// A pooled row-major array of `shape` filled by `fill(start, piece)`,
+/// pieces a multiple of `align` elements (see `pieces::fill_pieces`).
+pub(crate) fn filled<T: HostElem>(
+    shape: &[usize],
+    align: usize,
+    fill: impl Fn(usize, &mut [T]) + Sync,
+) -> ArrayD<T> {
     let mut out = alloc::array::<T>(shape);
     match out.as_slice_mut() {
-        Some(dst) => pieces::fill_pieces(dst, 1, fill),
+        Some(dst) => pieces::fill_pieces(dst, align, fill),
         None => unreachable!("pooled blocks are row-major"),
     }
     out
@@ -35,7 +39,7 @@ pub(crate) fn map<A: Copy + Sync, B: HostElem>(
     f: impl Fn(A) -> B + Sync,
 ) -> ArrayD<B> {
     match a.as_slice() {
-        Some(s) => filled(a.shape(), |start, piece: &mut [B]| {
+        Some(s) => filled(a.shape(), 1, |start, piece: &mut [B]| {
             for (o, &x) in piece.iter_mut().zip(&s[start..]) {
                 *o = f(x);
             }
@@ -53,7 +57,7 @@ pub(crate) fn zip_map<A: Copy + Sync, B: Copy + Sync, C: HostElem>(
 ) -> ArrayD<C> {
     debug_assert_eq!(a.shape(), b.shape());
     match (a.as_slice(), b.as_slice()) {
-        (Some(x), Some(y)) => filled(a.shape(), |start, piece: &mut [C]| {
+        (Some(x), Some(y)) => filled(a.shape(), 1, |start, piece: &mut [C]| {
             for ((o, &p), &q) in piece.iter_mut().zip(&x[start..]).zip(&y[start..]) {
                 *o = f(p, q);
             }

@@ -19,6 +19,8 @@ mod scalar;
 use meshrun_compiler::ir::UnaryOp;
 use ndarray::ArrayD;
 
+use crate::cpu::map::filled;
+
 pub use dispatch::{one, Isa};
 
 /// A vectorized unary function.
@@ -122,7 +124,7 @@ fn row_major(a: &ArrayD<f32>) -> std::borrow::Cow<'_, [f32]> {
 pub fn unary_array(op: UnaryOp, a: &ArrayD<f32>) -> Option<ArrayD<f32>> {
     let func = Func::of_unary(op)?;
     let src = row_major(a);
-    Some(pooled(a.shape(), |start, piece| {
+    Some(filled(a.shape(), BLOCK_ALIGN, |start, piece| {
         apply(func, &src[start..start + piece.len()], piece)
     }))
 }
@@ -130,21 +132,10 @@ pub fn unary_array(op: UnaryOp, a: &ArrayD<f32>) -> Option<ArrayD<f32>> {
 /// `a^b` element by element (one shape; the caller checks it).
 pub fn pow_array(a: &ArrayD<f32>, b: &ArrayD<f32>) -> ArrayD<f32> {
     let (x, y) = (row_major(a), row_major(b));
-    pooled(a.shape(), |start, piece| {
+    filled(a.shape(), BLOCK_ALIGN, |start, piece| {
         let end = start + piece.len();
         pow(&x[start..end], &y[start..end], piece)
     })
-}
-
-/// A row-major array of `shape` from the reuse pool, filled piece by
-/// piece by `fill(start, piece)`.
-fn pooled(shape: &[usize], fill: impl Fn(usize, &mut [f32]) + Sync) -> ArrayD<f32> {
-    let mut out = crate::cpu::alloc::array::<f32>(shape);
-    match out.as_slice_mut() {
-        Some(dst) => crate::cpu::pieces::fill_pieces(dst, BLOCK_ALIGN, fill),
-        None => unreachable!("pooled blocks are row-major"),
-    }
-    out
 }
 
 /// Pieces start on whole blocks of the loops (not needed for the bits,
