@@ -104,6 +104,14 @@ pub trait Backend: Sync {
     /// the data over without a copy).
     fn download(&self, device: i64, b: Self::Buffer) -> Result<HostTensor, RuntimeError>;
 
+    /// Give back a buffer of device `device` that nobody reads any more (a
+    /// repeated run's outputs, dropped before the next run): a backend
+    /// that pools memory keeps it for later results, as XLA's allocator
+    /// reuses a freed output buffer. The default drops it.
+    fn discard(&self, device: i64, b: Self::Buffer) {
+        let _ = (device, b);
+    }
+
     /// Run `body` once per device of `devices`, all concurrently (they meet
     /// in collectives), and return each device's result in `devices` order.
     ///
@@ -171,6 +179,23 @@ pub trait Device {
         operands: &[&Self::Buffer],
     ) -> Option<Result<Self::Buffer, DeviceError>> {
         let _ = (chain, operands);
+        None
+    }
+
+    /// `chain` with the `None` operand = `dot` (a `dot_general` of
+    /// result type `dot_ty`) on `dot_operands`, computed on the product's
+    /// tiles as they are made, if this device can; with `None` (the
+    /// default) the executor runs the dot, then the chain, which gives
+    /// bitwise the same result.
+    fn dot_fused(
+        &mut self,
+        dot: &OpKind,
+        dot_operands: &[&Self::Buffer],
+        dot_ty: &TensorType,
+        chain: &Chain,
+        operands: &[Option<&Self::Buffer>],
+    ) -> Option<Result<Self::Buffer, DeviceError>> {
+        let _ = (dot, dot_operands, dot_ty, chain, operands);
         None
     }
 
@@ -254,6 +279,17 @@ macro_rules! forward_local_ops {
             operands: &[&$buffer],
         ) -> Option<Result<$buffer, $crate::backend::DeviceError>> {
             self.$($field).+.fused(chain, operands)
+        }
+
+        fn dot_fused(
+            &mut self,
+            dot: &meshrun_compiler::ir::OpKind,
+            dot_operands: &[&$buffer],
+            dot_ty: &meshrun_compiler::ir::TensorType,
+            chain: &meshrun_kernels::cpu::fusion::Chain,
+            operands: &[Option<&$buffer>],
+        ) -> Option<Result<$buffer, $crate::backend::DeviceError>> {
+            self.$($field).+.dot_fused(dot, dot_operands, dot_ty, chain, operands)
         }
 
         fn iota(

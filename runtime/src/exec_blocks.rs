@@ -70,7 +70,16 @@ impl Executor<'_> {
                 if f.panic {
                     panic!("injected fault at instruction {}", f.instr);
                 }
-                return Err(fail(DeviceError::Invalid("injected fault".into())));
+                // Named by the instruction it was injected at, which may be
+                // any member of a fused unit.
+                let at = &instrs[f.instr];
+                return Err(RuntimeError::Instruction {
+                    device: id,
+                    instr: f.instr,
+                    step: at.step(),
+                    what: instr_name(at),
+                    message: "injected fault".into(),
+                });
             }
             let started = crate::exec_profile::enabled().then(crate::exec_profile::Stamp::now);
             let (ids, results) = match (unit, instr) {
@@ -81,6 +90,10 @@ impl Executor<'_> {
                 (Unit::TransposedDot(t), _) => (
                     vec![t.result],
                     self.transposed_dot(r.dev, t, r.env).map_err(&fail)?,
+                ),
+                (Unit::DotChain(c), _) => (
+                    vec![c.group.result],
+                    vec![self.dot_chain(r.dev, r.pos, c, r.env).map_err(&fail)?],
                 ),
                 (Unit::Instr(_), Instr::Loop(l)) => (
                     l.results.clone(),
@@ -105,6 +118,15 @@ impl Executor<'_> {
                 let what = match unit {
                     Unit::Group(g) => format!("fused {} ops", g.members.len()),
                     Unit::TransposedDot(_) => "transposed dot_general".into(),
+                    Unit::DotChain(c) => format!(
+                        "dot_general{} + fused {} ops",
+                        if c.dot_instrs.len() > 1 {
+                            " (transposed)"
+                        } else {
+                            ""
+                        },
+                        c.group.members.len()
+                    ),
                     Unit::Instr(_) => what.clone(),
                 };
                 let ty = ids.first().map(|&v| p.values[v].ty.to_string());

@@ -162,6 +162,7 @@ pub(crate) fn plan_block(
             Unit::Instr(i) => instrs[*i].operands(),
             Unit::Group(g) => g.operands.clone(),
             Unit::TransposedDot(t) => t.operands.clone(),
+            Unit::DotChain(c) => c.operands(),
         };
         for v in reads {
             last_use[v] = Some(u);

@@ -25,7 +25,7 @@ use crate::backend::{Backend, Device, DeviceError, Participation};
 use crate::error::RuntimeError;
 use crate::exec_blocks::BlockRun;
 use crate::exec_plan::{plan_block, BlockPlan, Part};
-use crate::fusion::{self, Group, TransposedDot, Unit};
+use crate::fusion::{self, DotChain, Group, TransposedDot, Unit};
 use crate::shard_io;
 
 /// A test hook: make one device fail at one instruction, with an error or
@@ -141,6 +141,7 @@ impl<'p> Executor<'p> {
     pub fn groups(&self) -> impl Iterator<Item = &Group> {
         self.plan.units.iter().filter_map(|u| match u {
             Unit::Group(g) => Some(g),
+            Unit::DotChain(c) => Some(&c.group),
             Unit::Instr(_) | Unit::TransposedDot(_) => None,
         })
     }
@@ -244,6 +245,17 @@ impl<'p> Executor<'p> {
             eprint!("{}", crate::exec_profile::report());
         }
         Ok(DeviceOutputs { per_device })
+    }
+
+    /// Hand a run's outputs back to the backend unread (see
+    /// [`Backend::discard`]): a loop of runs that keeps only the last one's
+    /// outputs gives the others back here.
+    pub fn discard<B: Backend>(&self, backend: &B, outputs: DeviceOutputs<B::Buffer>) {
+        for (&d, bufs) in self.program.devices.iter().zip(outputs.per_device) {
+            for b in bufs {
+                backend.discard(d, b);
+            }
+        }
     }
 
     /// Download the devices' output blocks and rebuild the global outputs.
@@ -394,6 +406,55 @@ impl<'p> Executor<'p> {
             }
         }
         root.ok_or_else(|| DeviceError::Invalid("a fused group without its root".into()))
+    }
+
+    /// Run a [`DotChain`]: on the dot's tiles if the device can, else the
+    /// dot, then its group (fused or op by op) reading it.
+    pub(crate) fn dot_chain<D: Device>(
+        &self,
+        dev: &mut D,
+        pos: usize,
+        c: &DotChain,
+        env: &mut [Option<D::Buffer>],
+    ) -> Result<D::Buffer, DeviceError> {
+        let live = |v: usize| {
+            env[v]
+                .as_ref()
+                .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
+        };
+        let dot_ty = self.program.values[c.dot_result].ty.clone();
+        let product = {
+            let dot_ops = c
+                .dot_operands
+                .iter()
+                .map(|&v| live(v))
+                .collect::<Result<Vec<_>, _>>()?;
+            let chain_ops = c
+                .group
+                .operands
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| {
+                    if k == c.slot {
+                        Ok(None)
+                    } else {
+                        live(v).map(Some)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if let Some(r) = dev.dot_fused(&c.kind, &dot_ops, &dot_ty, &c.group.chain, &chain_ops) {
+                return r;
+            }
+            dev.op(&c.kind, &dot_ops, &[dot_ty])?
+                .pop()
+                .ok_or_else(|| DeviceError::Invalid("the dot made no result".into()))?
+        };
+        env[c.dot_result] = Some(product);
+        let r = self.fused(dev, pos, &c.group, env);
+        if let Some(b) = env[c.dot_result].take() {
+            dev.release(b);
+        }
+        r
     }
 
     /// Run a [`TransposedDot`]: its swapped `dot_general`, which makes the

@@ -96,6 +96,36 @@ pub struct TransposedDot {
     pub result: usize,
 }
 
+/// A `dot_general` (or a [`TransposedDot`]) whose f32 result one group
+/// alone reads, element by element: the group runs on each tile of the
+/// product as soon as it is computed (`meshrun_kernels::cpu::dot_chain`),
+/// so the product is never written out and read back. A training step's
+/// weight update `w - lr · (xᵀ·dy)` and a layer's `tanh(x·W + b)` have
+/// this form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DotChain {
+    /// The dot's instructions: the `dot_general`, and the transpose of a
+    /// [`TransposedDot`].
+    pub dot_instrs: Vec<usize>,
+    /// The `dot_general` run (swapped for a [`TransposedDot`]).
+    pub kind: OpKind,
+    pub dot_operands: Vec<usize>,
+    /// The value the group reads: the dot's (or the transpose's) result.
+    pub dot_result: usize,
+    /// The group; its operand `slot` is `dot_result`.
+    pub group: Group,
+    pub slot: usize,
+}
+
+impl DotChain {
+    /// The values it reads: the dot's operands, then the group's others.
+    pub fn operands(&self) -> Vec<usize> {
+        let others = self.group.operands.iter().enumerate();
+        let others = others.filter(|&(k, _)| k != self.slot).map(|(_, &v)| v);
+        self.dot_operands.iter().copied().chain(others).collect()
+    }
+}
+
 /// What the executor runs, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Unit {
@@ -103,6 +133,8 @@ pub enum Unit {
     Group(Group),
     /// Runs where the transpose stood.
     TransposedDot(TransposedDot),
+    /// Runs where the group's root stood.
+    DotChain(DotChain),
 }
 
 impl Unit {
@@ -112,6 +144,7 @@ impl Unit {
             Unit::Instr(i) => program.instrs[*i].operands(),
             Unit::Group(g) => g.operands.clone(),
             Unit::TransposedDot(t) => t.operands.clone(),
+            Unit::DotChain(c) => c.operands(),
         }
     }
 
@@ -121,6 +154,7 @@ impl Unit {
             Unit::Instr(i) => *i,
             Unit::Group(g) => g.root,
             Unit::TransposedDot(t) => t.transpose,
+            Unit::DotChain(c) => c.group.root,
         }
     }
 
@@ -130,6 +164,7 @@ impl Unit {
             Unit::Instr(j) => *j == i,
             Unit::Group(g) => g.members.contains(&i),
             Unit::TransposedDot(t) => t.dot == i || t.transpose == i,
+            Unit::DotChain(c) => c.dot_instrs.contains(&i) || c.group.members.contains(&i),
         }
     }
 }
@@ -531,7 +566,82 @@ pub fn plan(program: &DeviceProgram) -> Vec<Unit> {
             }
         }
     }
-    in_order(units, &taken)
+    dot_chains(&view, in_order(units, &taken))
+}
+
+/// `units` with each group that reads a dot's f32 result element by
+/// element, as the only reader of it, run on the dot's tiles
+/// ([`DotChain`]). The dot moves from its place to the group's (later):
+/// its operands stay live until then, and nothing else reads its result.
+fn dot_chains(view: &View<'_>, units: Vec<Unit>) -> Vec<Unit> {
+    let program = view.program;
+    let f32_value = |v: usize| {
+        program
+            .values
+            .get(v)
+            .is_some_and(|x| x.ty.elem == ElemType::F32)
+    };
+    // Per value, the unit (index) of a plain f32 dot that makes it.
+    let mut dot_of = std::collections::HashMap::new();
+    for (u, unit) in units.iter().enumerate() {
+        let (kind, operands, result) = match unit {
+            Unit::Instr(i) => match &program.instrs[*i] {
+                Instr::Op {
+                    kind: kind @ OpKind::DotGeneral { .. },
+                    operands,
+                    results,
+                    ..
+                } if results.len() == 1 => (kind, operands.as_slice(), results[0]),
+                _ => continue,
+            },
+            Unit::TransposedDot(t) => (&t.kind, t.operands.as_slice(), t.result),
+            _ => continue,
+        };
+        if operands.len() == 2
+            && [operands[0], operands[1], result]
+                .into_iter()
+                .all(f32_value)
+        {
+            dot_of.insert(result, (u, kind.clone(), operands.to_vec()));
+        }
+    }
+    let mut merged: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
+    for j in 0..merged.len() {
+        let Some(Unit::Group(g)) = &merged[j] else {
+            continue;
+        };
+        let found = g.operands.iter().enumerate().find_map(|(k, &v)| {
+            let (u, kind, dot_operands) = dot_of.get(&v)?;
+            let read_in_place = g.chain.steps.iter().all(|s| {
+                s.args
+                    .iter()
+                    .all(|a| !matches!(a, Arg::Repeated(x) | Arg::Stretched(x) if *x == k))
+            });
+            let alone = view.exclusive(v) && g.operands.iter().filter(|&&o| o == v).count() == 1;
+            (read_in_place && alone && *u < j && merged[*u].is_some())
+                .then(|| (k, v, *u, kind.clone(), dot_operands.clone()))
+        });
+        let Some((slot, dot_result, u, kind, dot_operands)) = found else {
+            continue;
+        };
+        let dot_instrs = match merged[u].take() {
+            Some(Unit::Instr(i)) => vec![i],
+            Some(Unit::TransposedDot(t)) => vec![t.dot, t.transpose],
+            _ => continue,
+        };
+        let Some(Unit::Group(group)) = merged[j].take() else {
+            continue;
+        };
+        merged[j] = Some(Unit::DotChain(DotChain {
+            dot_instrs,
+            kind,
+            dot_operands,
+            dot_result,
+            group,
+            slot,
+        }));
+    }
+    merged.into_iter().flatten().collect()
 }
 
 /// `special[i]` where instruction `i` runs as one, else instruction `i`

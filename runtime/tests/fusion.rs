@@ -1,13 +1,14 @@
 //! Fusion of element-wise chains (`meshrun_runtime::fusion`): which
 //! instructions a plan groups, and that fused runs give bitwise the results
-//! of unfused ones (the JAX MLP fixture and random differential programs).
+//! of unfused ones (the JAX MLP fixture and random differential programs),
+//! chains run on a dot's tiles included.
 
 use std::path::PathBuf;
 
 use meshrun_compiler::ir::{OpKind, UnaryOp};
 use meshrun_compiler::partition::Instr;
 use meshrun_compiler::text::parse_module;
-use meshrun_kernels::HostTensor;
+use meshrun_kernels::{HostTensor, Parallelism};
 use meshrun_runtime::fusion::{plan, Group, Unit};
 use meshrun_runtime::npy::read_npy;
 use meshrun_runtime::pipeline::compile;
@@ -51,6 +52,7 @@ fn groups(units: &[Unit]) -> Vec<&Group> {
         .iter()
         .filter_map(|u| match u {
             Unit::Group(g) => Some(g),
+            Unit::DotChain(c) => Some(&c.group),
             Unit::Instr(_) | Unit::TransposedDot(_) => None,
         })
         .collect()
@@ -402,4 +404,100 @@ func.func public @main(%x: tensor<4x6x40xf32>, %w: tensor<40xf32>) -> (tensor<4x
         .count();
     assert!(stretched >= 4, "{units:#?}");
     assert_eq!(bits(&run(text, None, true)), bits(&run(text, None, false)));
+}
+
+/// One SGD step of a 2-layer tanh MLP as JAX writes it (unsharded): each
+/// layer's `tanh(x·W + b)`, the backward `dy·Wᵀ` times `1 - t²`, and each
+/// weight update `W - 0.01·(xᵀ·dy)` (a dot read only by its transpose).
+const TRAIN_STEP: &str = r#"
+func.func public @main(%x: tensor<96x40xf32>, %w1: tensor<40x600xf32>, %b1: tensor<600xf32>, %w2: tensor<600x300xf32>, %y: tensor<96x300xf32>) -> (tensor<40x600xf32>, tensor<600x300xf32>) {
+  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<96x40xf32>, tensor<40x600xf32>) -> tensor<96x600xf32>
+  %1 = stablehlo.broadcast_in_dim %b1, dims = [1] : (tensor<600xf32>) -> tensor<96x600xf32>
+  %2 = stablehlo.add %0, %1 : tensor<96x600xf32>
+  %h = stablehlo.tanh %2 : tensor<96x600xf32>
+  %3 = stablehlo.dot_general %h, %w2, contracting_dims = [1] x [0] : (tensor<96x600xf32>, tensor<600x300xf32>) -> tensor<96x300xf32>
+  %dy = stablehlo.subtract %3, %y : tensor<96x300xf32>
+  %4 = stablehlo.dot_general %dy, %h, contracting_dims = [0] x [0] : (tensor<96x300xf32>, tensor<96x600xf32>) -> tensor<300x600xf32>
+  %g2 = stablehlo.transpose %4, dims = [1, 0] : (tensor<300x600xf32>) -> tensor<600x300xf32>
+  %5 = stablehlo.dot_general %dy, %w2, contracting_dims = [1] x [1] : (tensor<96x300xf32>, tensor<600x300xf32>) -> tensor<96x600xf32>
+  %6 = stablehlo.multiply %h, %h : tensor<96x600xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<96x600xf32>
+  %7 = stablehlo.subtract %one, %6 : tensor<96x600xf32>
+  %dh = stablehlo.multiply %5, %7 : tensor<96x600xf32>
+  %8 = stablehlo.dot_general %dh, %x, contracting_dims = [0] x [0] : (tensor<96x600xf32>, tensor<96x40xf32>) -> tensor<600x40xf32>
+  %g1 = stablehlo.transpose %8, dims = [1, 0] : (tensor<600x40xf32>) -> tensor<40x600xf32>
+  %lr = stablehlo.constant dense<0.01> : tensor<f32>
+  %lr1 = stablehlo.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<40x600xf32>
+  %9 = stablehlo.multiply %lr1, %g1 : tensor<40x600xf32>
+  %nw1 = stablehlo.subtract %w1, %9 : tensor<40x600xf32>
+  %lr2 = stablehlo.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<600x300xf32>
+  %10 = stablehlo.multiply %lr2, %g2 : tensor<600x300xf32>
+  %nw2 = stablehlo.subtract %w2, %10 : tensor<600x300xf32>
+  return %nw1, %nw2 : tensor<40x600xf32>, tensor<600x300xf32>
+}
+"#;
+
+/// The outputs of `text` on `inputs` on one device whose kernels use
+/// `par`, fused with or without chains on dots' tiles, or unfused.
+fn run_one_device(
+    text: &str,
+    inputs: &[HostTensor],
+    par: Parallelism,
+    fuse: bool,
+    dot_epilogues: bool,
+) -> Vec<HostTensor> {
+    let module = parse_module(text).expect("parses");
+    let program = compile(&module).expect("compiles");
+    let exec = Executor::with_fusion(&program.device, fuse).expect("executor");
+    let backend = CpuBackend::new()
+        .with_kernel_parallelism(par)
+        .with_dot_epilogues(dot_epilogues);
+    let placed = exec.place(&backend, inputs).expect("placed");
+    let outs = exec
+        .run(&backend, &placed, &ExecOptions::default())
+        .expect("runs");
+    exec.gather(&backend, outs, true).expect("gathered")
+}
+
+#[test]
+fn chains_reading_a_dot_run_on_its_tiles_with_the_same_bits() {
+    let module = parse_module(TRAIN_STEP).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    let chains: Vec<_> = units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::DotChain(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    // tanh(x·W1 + b1), (dy·W2ᵀ)·(1 - h²), and both weight updates (on the
+    // transposed dots); `x·W1`'s result is read by the chain only, as an
+    // element-wise operand, not broadcast.
+    assert_eq!(chains.len(), 4, "{units:#?}");
+    assert_eq!(chains.iter().filter(|c| c.dot_instrs.len() == 2).count(), 2);
+    for c in &chains {
+        assert_eq!(c.group.operands[c.slot], c.dot_result);
+        assert!(!units
+            .iter()
+            .any(|u| matches!(u, Unit::Instr(i) if c.dot_instrs.contains(i))));
+    }
+    // h·W2 is read by a subtract that is no group of its own (one op), so
+    // it stays a plain dot.
+    let f = module.func("main").unwrap();
+    let types: Vec<_> = f.args.iter().map(|&a| f.ty(a).clone()).collect();
+    let inputs = random_inputs(&types, 11).unwrap();
+    // Tall products (600 rows) are cut by rows, short ones by columns on
+    // several threads; one thread computes each whole.
+    for par in [
+        Parallelism::None,
+        Parallelism::Rayon(2),
+        Parallelism::Rayon(3),
+    ] {
+        let on_tiles = run_one_device(TRAIN_STEP, &inputs, par, true, true);
+        let after = run_one_device(TRAIN_STEP, &inputs, par, true, false);
+        let unfused = run_one_device(TRAIN_STEP, &inputs, par, false, true);
+        assert_eq!(bits(&on_tiles), bits(&after), "{par:?}");
+        assert_eq!(bits(&on_tiles), bits(&unfused), "{par:?}");
+    }
 }

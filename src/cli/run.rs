@@ -153,7 +153,9 @@ fn run_on<B: Backend>(backend: &B, file: &Path, args: &RunArgs) -> anyhow::Resul
             .run(backend, &placed, &opts)
             .map_err(|e| with_source(&program, e))?;
         times_ms.push(start.elapsed().as_secs_f64() * 1e3);
-        last = Some(outs);
+        if let Some(earlier) = last.replace(outs) {
+            exec.discard(backend, earlier);
+        }
     }
     drop(placed);
     let outs = last.ok_or_else(|| anyhow!("the program did not run"))?;

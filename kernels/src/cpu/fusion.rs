@@ -195,11 +195,21 @@ fn stretches(s: &[usize], chain: &[usize]) -> bool {
 }
 
 /// Check the chain against its operands; each operand's elements in
-/// row-major order.
-fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Cow<'a, [f32]>>> {
+/// row-major order. A `None` operand is computed elsewhere and handed to
+/// [`eval_piece`] piece by piece as its [`Window`] (a dot's result, see
+/// `dot_chain`): it has the chain's shape, and only `Arg::Operand` may
+/// read it; its data here is empty.
+pub(crate) fn operand_data<'a>(
+    chain: &Chain,
+    operands: &[Option<&'a HostTensor>],
+) -> Result<Vec<Cow<'a, [f32]>>> {
     let n: usize = chain.shape.iter().product();
     let mut data = Vec::with_capacity(operands.len());
     for (k, t) in operands.iter().enumerate() {
+        let Some(t) = t else {
+            data.push(Cow::Borrowed(&[][..]));
+            continue;
+        };
         let HostTensor::F32(a) = t else {
             return Err(KernelError::invalid(
                 OP,
@@ -233,18 +243,26 @@ fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Co
                         format!("step {i} reads operand {k} of {}", operands.len()),
                     ));
                 }
-                Arg::Operand(k) if operands[k].shape() != chain.shape.as_slice() => {
+                Arg::Operand(k)
+                    if operands[k].is_some_and(|t| t.shape() != chain.shape.as_slice()) =>
+                {
                     return Err(KernelError::invalid(
                         OP,
                         format!(
                             "operand {k} has shape {:?}, the chain {:?}",
-                            operands[k].shape(),
+                            operands[k].map(|t| t.shape()),
                             chain.shape
                         ),
                     ));
                 }
+                Arg::Repeated(k) | Arg::Stretched(k) if operands[k].is_none() => {
+                    return Err(KernelError::invalid(
+                        OP,
+                        format!("operand {k} is computed piece by piece: it cannot be broadcast"),
+                    ));
+                }
                 Arg::Repeated(k) => {
-                    let s = operands[k].shape();
+                    let s = operands[k].map_or(&[][..], |t| t.shape());
                     if s.len() > chain.shape.len()
                         || s != &chain.shape[chain.shape.len() - s.len()..]
                         || (data[k].is_empty() && n > 0)
@@ -259,7 +277,7 @@ fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Co
                     }
                 }
                 Arg::Stretched(k) => {
-                    let s = operands[k].shape();
+                    let s = operands[k].map_or(&[][..], |t| t.shape());
                     if !stretches(s, &chain.shape) || (data[k].is_empty() && n > 0) {
                         return Err(KernelError::invalid(
                             OP,
@@ -284,7 +302,8 @@ fn operand_data<'a>(chain: &Chain, operands: &[&'a HostTensor]) -> Result<Vec<Co
 /// on big results (each takes whole blocks, so the blocks and the bits are
 /// those of one thread: see `pieces`).
 pub fn eval(chain: &Chain, operands: &[&HostTensor], par: Parallelism) -> Result<HostTensor> {
-    let data = operand_data(chain, operands)?;
+    let some: Vec<Option<&HostTensor>> = operands.iter().map(|&t| Some(t)).collect();
+    let data = operand_data(chain, &some)?;
     let mut out = crate::cpu::alloc::array::<f32>(&chain.shape);
     let out_slice = out
         .as_slice_mut()
@@ -292,7 +311,8 @@ pub fn eval(chain: &Chain, operands: &[&HostTensor], par: Parallelism) -> Result
     let failed = std::sync::Mutex::new(None);
     pieces::with_parallelism(par, || {
         pieces::fill_pieces(out_slice, BLOCK, |start, piece| {
-            if let Err(e) = eval_piece(chain, &data, start, piece) {
+            let mut ws = Workspace::new(chain);
+            if let Err(e) = eval_piece(chain, &data, None, start, piece, &mut ws) {
                 *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
             }
         })
@@ -303,35 +323,86 @@ pub fn eval(chain: &Chain, operands: &[&HostTensor], par: Parallelism) -> Result
     }
 }
 
+/// Buffers [`eval_piece`] computes a block's steps in: one per step but
+/// the last (which writes into the output), and one per argument slot for
+/// repeated and stretched operands. Made once per piece, reused for every
+/// call on it.
+pub(crate) struct Workspace {
+    steps: Vec<Vec<f32>>,
+    repeated: Vec<f32>,
+}
+
+impl Workspace {
+    pub(crate) fn new(chain: &Chain) -> Workspace {
+        Workspace {
+            steps: vec![vec![0.0f32; BLOCK]; chain.steps.len().saturating_sub(1)],
+            repeated: vec![0.0f32; 2 * BLOCK],
+        }
+    }
+}
+
+/// Operand `slot`'s elements `base..base + data.len()` (of the chain's
+/// flat positions): the part of an operand computed piece by piece that
+/// the piece being evaluated reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Window<'a> {
+    pub slot: usize,
+    pub base: usize,
+    pub data: &'a [f32],
+}
+
 /// The chain's elements `start..start + out.len()` into `out`, block by
-/// block.
-fn eval_piece(chain: &Chain, data: &[Cow<'_, [f32]>], first: usize, out: &mut [f32]) -> Result<()> {
+/// block. An operand with a `window` is read from it (the window must
+/// cover the piece).
+pub(crate) fn eval_piece(
+    chain: &Chain,
+    data: &[Cow<'_, [f32]>],
+    window: Option<Window<'_>>,
+    first: usize,
+    out: &mut [f32],
+    ws: &mut Workspace,
+) -> Result<()> {
     let steps = chain.steps.len();
     let n: usize = chain.shape.iter().product();
-    // One buffer per step but the last (which writes into `out`), and one
-    // per argument slot for repeated and stretched operands.
-    let mut scratch = vec![vec![0.0f32; BLOCK]; steps - 1];
-    let mut repeated = vec![0.0f32; 2 * BLOCK];
+    if ws.steps.len() + 1 < steps {
+        return Err(KernelError::invalid(OP, "a workspace for a shorter chain"));
+    }
+    if let Some(w) = window {
+        if first < w.base || first + out.len() > w.base + w.data.len() {
+            return Err(KernelError::invalid(
+                OP,
+                format!("operand {} is not there for this piece", w.slot),
+            ));
+        }
+    }
     let mut done_len = 0;
     while done_len < out.len() {
         let len = BLOCK.min(out.len() - done_len);
         let start = first + done_len;
         for (i, step) in chain.steps.iter().enumerate() {
-            let (done, rest) = scratch.split_at_mut(i.min(steps - 1));
+            let (done, rest) = ws.steps.split_at_mut(i.min(steps - 1));
             let dst: &mut [f32] = if i + 1 == steps {
                 &mut out[done_len..done_len + len]
             } else {
                 &mut rest[0][..len]
             };
-            let (r0, r1) = repeated.split_at_mut(BLOCK);
+            let (r0, r1) = ws.repeated.split_at_mut(BLOCK);
             let mut slots = [r0, r1].into_iter();
-            let mut args: Vec<&[f32]> = Vec::with_capacity(2);
-            for &arg in &step.args {
+            let mut args: [&[f32]; 2] = [&[], &[]];
+            if step.args.len() > 2 {
+                return Err(KernelError::invalid(OP, "more than two arguments"));
+            }
+            for (a, &arg) in args.iter_mut().zip(&step.args) {
                 let slot = slots
                     .next()
                     .ok_or_else(|| KernelError::invalid(OP, "more than two arguments"))?;
-                args.push(match arg {
-                    Arg::Operand(k) => &data[k][start..start + len],
+                *a = match arg {
+                    Arg::Operand(k) => match window {
+                        Some(w) if w.slot == k => &w.data[start - w.base..start - w.base + len],
+                        _ => data[k].get(start..start + len).ok_or_else(|| {
+                            KernelError::invalid(OP, format!("operand {k} is not there"))
+                        })?,
+                    },
                     Arg::Step(j) => &done[j][..len],
                     Arg::Repeated(k) => {
                         let buf = &mut slot[..len];
@@ -343,7 +414,7 @@ fn eval_piece(chain: &Chain, data: &[Cow<'_, [f32]>], first: usize, out: &mut [f
                         stretch_into(&data[k], n / data[k].len(), start, buf);
                         &*buf
                     }
-                });
+                };
             }
             match step.op {
                 StepOp::Unary(op) => unary_block(op, args[0], dst)?,

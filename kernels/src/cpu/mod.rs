@@ -10,6 +10,7 @@ pub mod conv_cases;
 pub mod convert;
 pub mod convolution;
 pub mod dot;
+pub mod dot_chain;
 pub mod dynamic_slice;
 pub mod elementwise;
 pub mod fusion;

@@ -11,9 +11,10 @@
 
 use std::sync::Arc;
 
-use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
+use meshrun_compiler::ir::{ElemType, OpKind, Scalar, TensorType};
 use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
+use meshrun_kernels::cpu::dot_chain;
 use meshrun_kernels::cpu::fusion::{self, Chain};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
@@ -48,6 +49,8 @@ pub struct CpuDevice {
     par: Parallelism,
     chunked_min: usize,
     comm: Arc<Rendezvous<CpuBuffer>>,
+    /// Whether [`Device::dot_fused`] runs chains on a dot's tiles.
+    pub(crate) dot_epilogues: bool,
 }
 
 impl CpuDevice {
@@ -62,6 +65,7 @@ impl CpuDevice {
             par,
             chunked_min,
             comm,
+            dot_epilogues: true,
         }
     }
 
@@ -227,6 +231,31 @@ impl Device for CpuDevice {
         let refs: Vec<&HostTensor> = operands.iter().map(|b| &***b).collect();
         let out = eval_op(kind, &refs, result_types, self.par)?;
         Ok(out.into_iter().map(Arc::new).collect())
+    }
+
+    fn dot_fused(
+        &mut self,
+        dot: &OpKind,
+        dot_operands: &[&CpuBuffer],
+        dot_ty: &TensorType,
+        chain: &Chain,
+        operands: &[Option<&CpuBuffer>],
+    ) -> Option<Result<CpuBuffer, DeviceError>> {
+        let OpKind::DotGeneral { dims, .. } = dot else {
+            return None;
+        };
+        if !self.dot_epilogues {
+            return None;
+        }
+        let ([lhs, rhs], ElemType::F32) = (dot_operands, dot_ty.elem) else {
+            return None;
+        };
+        let refs: Vec<Option<&HostTensor>> = operands.iter().map(|b| b.map(|b| &**b)).collect();
+        Some(
+            dot_chain::dot_then_chain(lhs, rhs, dims, dot_ty, chain, &refs, self.par)
+                .map(Arc::new)
+                .map_err(DeviceError::from),
+        )
     }
 
     fn fused(

@@ -55,6 +55,7 @@ use crate::error::RuntimeError;
 pub struct CpuBackend {
     kernel_par: Option<Parallelism>,
     chunked_min: usize,
+    dot_epilogues: bool,
 }
 
 impl Default for CpuBackend {
@@ -68,7 +69,17 @@ impl CpuBackend {
         CpuBackend {
             kernel_par: None,
             chunked_min: SHARED_ALL_REDUCE_MIN_ELEMS,
+            dot_epilogues: true,
         }
+    }
+
+    /// With `false`, a dot and the fused chain reading it
+    /// (`fusion::DotChain`) run one after the other, as on a device
+    /// without `Device::dot_fused`: tests compare the two ways bitwise,
+    /// benchmarks time them.
+    pub fn with_dot_epilogues(mut self, on: bool) -> CpuBackend {
+        self.dot_epilogues = on;
+        self
     }
 
     /// Run a one-device run's kernels with `par` (runs of several devices
@@ -163,6 +174,15 @@ impl Backend for CpuBackend {
         Ok(Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone()))
     }
 
+    /// Into the block pool (`alloc`) when this was the last handle: the
+    /// next run's results then come from warm pages, not fresh ones (four
+    /// 4 MiB weights written per MLP training step faulted in every run).
+    fn discard(&self, _device: i64, b: CpuBuffer) {
+        if let Some(t) = Arc::into_inner(b) {
+            alloc::recycle(t);
+        }
+    }
+
     fn run_spmd<R: Send>(
         &self,
         devices: &[i64],
@@ -173,6 +193,7 @@ impl Backend for CpuBackend {
             Arc::new(Rendezvous::with_spin(spin_time(devices.len())));
         let run_one = |id: i64| -> Result<R, RuntimeError> {
             let mut dev = CpuDevice::new(id, par, self.chunked_min, comm.clone());
+            dev.dot_epilogues = self.dot_epilogues;
             let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut dev)));
             let result = match outcome {
                 Ok(r) => r,
