@@ -208,9 +208,13 @@ impl Backend for CpuBackend {
             result
         };
         if let [id] = devices {
-            // One device needs no peers: run it here, where its kernels can
-            // use the global rayon pool.
-            return run_one(*id).map(|r| vec![r]);
+            // One device needs no peers: its kernels use the global rayon
+            // pool, and it runs on one of the pool's threads, so that a
+            // kernel cut over the threads computes a part itself and hands
+            // the rest to the others. Called from outside the pool, every
+            // cut sent the calling thread to sleep until the pool's threads
+            // were done: a wake-up per op.
+            return rayon::scope(|_| run_one(*id)).map(|r| vec![r]);
         }
         let lease = PoolLease::take(devices.len()).map_err(RuntimeError::Program)?;
         let mut results: Vec<Option<Result<R, RuntimeError>>> =
