@@ -308,15 +308,19 @@ impl<'p> View<'p> {
     }
 
     /// A broadcast to `shape` that repeats its f32 operand along leading
-    /// dimensions; its operand.
+    /// dimensions; its operand. The operand's own leading size-1
+    /// dimensions do not count (`1x1024 -> 64x1024`, as JAX broadcasts a
+    /// bias): its elements are in the same order without them.
     fn repeat(&self, i: usize, shape: &[usize]) -> Option<usize> {
         let (x, src, bdims) = self.broadcast_to(i, shape)?;
+        let ones = src.iter().take_while(|&&d| d == 1).count();
+        let (src, bdims) = (&src[ones..], &bdims[ones..]);
         let lead = shape.len() - src.len();
         let trailing = bdims
             .iter()
             .enumerate()
             .all(|(k, &d)| usize::try_from(d).ok() == Some(lead + k));
-        (trailing && src == shape[lead..]).then_some(x)
+        (trailing && *src == shape[lead..]).then_some(x)
     }
 
     /// A broadcast to `shape` that repeats each element of its f32 operand

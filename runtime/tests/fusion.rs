@@ -86,6 +86,21 @@ fn the_mlp_fuses_bias_and_tanh_and_gives_the_same_bits() {
         })
         .count();
     assert!(tanh_groups >= 2, "{groups:#?}");
+    // JAX broadcasts each bias twice (64 -> 1x64 -> 16x64): the group
+    // repeats the 1x64 value; no broadcast to 16x64 runs on its own.
+    let full_broadcasts = units
+        .iter()
+        .filter(|u| match u {
+            Unit::Instr(i) => matches!(
+                &program.device.instrs[*i],
+                Instr::Op { kind: OpKind::BroadcastInDim { .. }, results, .. }
+                    if program.device.values[results[0]].ty.rank() == 2
+                        && program.device.values[results[0]].ty.shape[0] > 1
+            ),
+            _ => false,
+        })
+        .count();
+    assert_eq!(full_broadcasts, 0, "{units:#?}");
     for g in &groups {
         assert!(g.members.contains(&g.root) && g.members.len() >= 2);
         // Intermediate values of a group are read by nothing else.

@@ -34,8 +34,8 @@ pub enum Arg {
     /// Operand `k`, which has the chain's shape.
     Operand(usize),
     /// Operand `k` repeated along the chain's leading dimensions (a
-    /// `broadcast_in_dim` whose operand's shape is a suffix of the
-    /// chain's, or a scalar).
+    /// `broadcast_in_dim` whose operand's shape, without its leading
+    /// size-1 dimensions, is a suffix of the chain's, or a scalar).
     Repeated(usize),
     /// Operand `k` with each element repeated along the chain's trailing
     /// dimensions (a `broadcast_in_dim` of a row max, sum or mean in a
@@ -263,6 +263,7 @@ pub(crate) fn operand_data<'a>(
                 }
                 Arg::Repeated(k) => {
                     let s = operands[k].map_or(&[][..], |t| t.shape());
+                    let s = &s[s.iter().take_while(|&&d| d == 1).count()..];
                     if s.len() > chain.shape.len()
                         || s != &chain.shape[chain.shape.len() - s.len()..]
                         || (data[k].is_empty() && n > 0)
@@ -600,6 +601,17 @@ mod tests {
         let m = binary(BinaryOp::Multiply, &t, &tt).unwrap();
         let want = binary(BinaryOp::Subtract, &m, &d).unwrap();
         assert_eq!(bits(&got), bits(&want));
+        // The bias as JAX broadcasts it, 1x700 (leading 1s repeat alike),
+        // and a 2x700 operand, which does not repeat into 5x700.
+        let b1 = HostTensor::from_vec(
+            &[1, 1, 700],
+            b.to_f64_vec().iter().map(|&v| v as f32).collect(),
+        )
+        .unwrap();
+        let got1 = eval(&chain, &[&d, &b1, &two], Parallelism::None).unwrap();
+        assert_eq!(bits(&got1), bits(&want));
+        let b2 = f32s(&[2, 700], 5);
+        assert!(eval(&chain, &[&d, &b2, &two], Parallelism::None).is_err());
     }
 
     /// `(x - s(m)) exp / s(v)` times `s(m) + s(v)`, `s` stretching
