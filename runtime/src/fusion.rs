@@ -609,6 +609,19 @@ fn dot_chains(view: &View<'_>, units: Vec<Unit>) -> Vec<Unit> {
             dot_of.insert(result, (u, kind.clone(), operands.to_vec()));
         }
     }
+    // Units reading each value: a value one instruction reads may still be
+    // read by several groups (that instruction recomputed in each).
+    let mut unit_reads = vec![0usize; program.values.len()];
+    for unit in &units {
+        let mut seen = unit.operands(program);
+        seen.sort_unstable();
+        seen.dedup();
+        for v in seen {
+            if let Some(r) = unit_reads.get_mut(v) {
+                *r += 1;
+            }
+        }
+    }
     let mut merged: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
     for j in 0..merged.len() {
         let Some(Unit::Group(g)) = &merged[j] else {
@@ -621,7 +634,9 @@ fn dot_chains(view: &View<'_>, units: Vec<Unit>) -> Vec<Unit> {
                     .iter()
                     .all(|a| !matches!(a, Arg::Repeated(x) | Arg::Stretched(x) if *x == k))
             });
-            let alone = view.exclusive(v) && g.operands.iter().filter(|&&o| o == v).count() == 1;
+            let alone = !view.output[v]
+                && unit_reads.get(v) == Some(&1)
+                && g.operands.iter().filter(|&&o| o == v).count() == 1;
             (read_in_place && alone && *u < j && merged[*u].is_some())
                 .then(|| (k, v, *u, kind.clone(), dot_operands.clone()))
         });

@@ -516,3 +516,27 @@ fn chains_reading_a_dot_run_on_its_tiles_with_the_same_bits() {
         assert_eq!(bits(&on_tiles), bits(&unfused), "{par:?}");
     }
 }
+
+#[test]
+fn a_dot_read_by_a_value_recomputed_in_two_groups_is_made_once() {
+    // `%a` reads the dot alone, but it is recomputed in the groups of both
+    // of its readers, so both read the dot's result: it must be made.
+    let text = r#"
+func.func public @main(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>, %b: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  %a = stablehlo.add %d, %b : tensor<8x16xf32>
+  %e = stablehlo.exponential %a : tensor<8x16xf32>
+  %t = stablehlo.tanh %a : tensor<8x16xf32>
+  return %e, %t : tensor<8x16xf32>, tensor<8x16xf32>
+}
+"#;
+    let module = parse_module(text).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    assert_eq!(groups(&units).len(), 2, "{units:#?}");
+    assert!(
+        !units.iter().any(|u| matches!(u, Unit::DotChain(_))),
+        "{units:#?}"
+    );
+    assert_eq!(bits(&run(text, None, true)), bits(&run(text, None, false)));
+}
