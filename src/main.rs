@@ -163,6 +163,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    meshrun::runtime::cpu::join_global_pool();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Parse { file } => cli::parse(&file),

@@ -132,6 +132,19 @@ fn spin_time(devices: usize) -> std::time::Duration {
     }
 }
 
+/// Make the calling thread (a program's main thread) one of the threads
+/// of rayon's global pool, before anything else uses the pool: a 1-device
+/// run then runs on it (see `run_spmd`), with one pool thread fewer
+/// started. On another worker the run's memory comes from that thread's
+/// malloc arena, which glibc trims less: the 1-device B=256 H=2048 MLP
+/// training step peaked at 440 MB that way against 322 MB on the main
+/// thread (same speed). Does nothing if the pool is already built.
+pub fn join_global_pool() {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global();
+}
+
 /// The message of a panic payload.
 fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -213,7 +226,8 @@ impl Backend for CpuBackend {
             // kernel cut over the threads computes a part itself and hands
             // the rest to the others. Called from outside the pool, every
             // cut sent the calling thread to sleep until the pool's threads
-            // were done: a wake-up per op.
+            // were done: a wake-up per op. (Where the calling thread is a
+            // worker, see [`join_global_pool`], it runs here.)
             return rayon::scope(|_| run_one(*id)).map(|r| vec![r]);
         }
         let lease = PoolLease::take(devices.len()).map_err(RuntimeError::Program)?;
