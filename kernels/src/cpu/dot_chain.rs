@@ -105,29 +105,9 @@ pub fn dot_then_chain(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::fusion::tests::{bits, f32s};
     use crate::cpu::fusion::{Arg, Step, StepOp};
     use meshrun_compiler::ir::{BinaryOp, UnaryOp};
-
-    fn f32s(shape: &[usize], seed: u32) -> HostTensor {
-        let n: usize = shape.iter().product();
-        let mut s = seed.wrapping_mul(2_654_435_761) | 1;
-        let v: Vec<f32> = (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 17;
-                s ^= s << 5;
-                (s >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-            })
-            .collect();
-        HostTensor::from_vec(shape, v).unwrap()
-    }
-
-    fn bits(t: &HostTensor) -> Vec<u32> {
-        match t {
-            HostTensor::F32(a) => a.iter().map(|v| v.to_bits()).collect(),
-            _ => panic!("not f32"),
-        }
-    }
 
     fn dims(lb: &[i64], rb: &[i64], lc: &[i64], rc: &[i64]) -> DotDims {
         DotDims {

@@ -429,12 +429,13 @@ pub(crate) fn eval_piece(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::cpu::elementwise::{binary, unary};
     use ndarray::IxDyn;
 
-    fn f32s(shape: &[usize], seed: u32) -> HostTensor {
+    /// Pseudo-random f32s in [-3, 3) of `shape` (also `dot_chain`'s tests).
+    pub(crate) fn f32s(shape: &[usize], seed: u32) -> HostTensor {
         let n: usize = shape.iter().product();
         let mut s = seed.wrapping_mul(2_654_435_761) | 1;
         let v: Vec<f32> = (0..n)
@@ -448,7 +449,7 @@ mod tests {
         HostTensor::from_vec(shape, v).unwrap()
     }
 
-    fn bits(t: &HostTensor) -> Vec<u64> {
+    pub(crate) fn bits(t: &HostTensor) -> Vec<u64> {
         t.to_f64_vec().iter().map(|v| v.to_bits()).collect()
     }
 
