@@ -51,17 +51,7 @@ impl Executor<'_> {
         for (u, unit) in plan.units.iter().enumerate() {
             let i = unit.instr();
             let instr = &instrs[i];
-            let what = instr_name(instr);
-            let fail = |e: DeviceError| match e {
-                DeviceError::PeerFailed(failed) => RuntimeError::Aborted { device: id, failed },
-                e => RuntimeError::Instruction {
-                    device: id,
-                    instr: i,
-                    step: instr.step(),
-                    what: what.clone(),
-                    message: e.to_string(),
-                },
-            };
+            let fail = |e: DeviceError| instruction_error(id, instrs, i, e);
             if let Some(f) = r
                 .opts
                 .fault
@@ -72,14 +62,8 @@ impl Executor<'_> {
                 }
                 // Named by the instruction it was injected at, which may be
                 // any member of a fused unit.
-                let at = &instrs[f.instr];
-                return Err(RuntimeError::Instruction {
-                    device: id,
-                    instr: f.instr,
-                    step: at.step(),
-                    what: instr_name(at),
-                    message: "injected fault".into(),
-                });
+                let e = DeviceError::Invalid("injected fault".into());
+                return Err(instruction_error(id, instrs, f.instr, e));
             }
             let started = crate::exec_profile::enabled().then(crate::exec_profile::Stamp::now);
             let (ids, results) = match (unit, instr) {
@@ -127,7 +111,7 @@ impl Executor<'_> {
                         },
                         c.group.members.len()
                     ),
-                    Unit::Instr(_) => what.clone(),
+                    Unit::Instr(_) => instr_name(instr),
                 };
                 let ty = ids.first().map(|&v| p.values[v].ty.to_string());
                 crate::exec_profile::add(format!("{what} -> {}", ty.unwrap_or_default()), t0);
@@ -243,13 +227,26 @@ impl Executor<'_> {
     }
 }
 
+/// Device `device`'s error `e` at instruction `i` of `instrs`, or the
+/// abort it is when a peer failed first.
+fn instruction_error(device: i64, instrs: &[Instr], i: usize, e: DeviceError) -> RuntimeError {
+    match e {
+        DeviceError::PeerFailed(failed) => RuntimeError::Aborted { device, failed },
+        e => RuntimeError::Instruction {
+            device,
+            instr: i,
+            step: instrs[i].step(),
+            what: instr_name(&instrs[i]),
+            message: e.to_string(),
+        },
+    }
+}
+
 fn live<D: Device>(r: &BlockRun<'_, D>, v: LocalId) -> Result<D::Buffer, DeviceError>
 where
     D::Buffer: Clone,
 {
-    r.env[v]
-        .clone()
-        .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
+    crate::executor::live_ref(r.env, v).cloned()
 }
 
 fn bind<D: Device>(r: &mut BlockRun<'_, D>, args: &[LocalId], values: Vec<D::Buffer>) {

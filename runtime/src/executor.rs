@@ -28,6 +28,19 @@ use crate::exec_plan::{plan_block, BlockPlan, Part};
 use crate::fusion::{self, DotChain, Group, TransposedDot, Unit};
 use crate::shard_io;
 
+/// Value `v`'s buffer in `env`, or the error that it is not live (a
+/// program the plan checked never gets it).
+pub(crate) fn live_ref<B>(env: &[Option<B>], v: usize) -> Result<&B, DeviceError> {
+    env.get(v)
+        .and_then(Option::as_ref)
+        .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
+}
+
+/// `live_ref` of each of `values`.
+fn live_refs<'e, B>(env: &'e [Option<B>], values: &[usize]) -> Result<Vec<&'e B>, DeviceError> {
+    values.iter().map(|&v| live_ref(env, v)).collect()
+}
+
 /// A test hook: make one device fail at one instruction, with an error or
 /// a panic, to check that a failing device fails the whole run promptly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -364,15 +377,7 @@ impl<'p> Executor<'p> {
         env: &mut [Option<D::Buffer>],
     ) -> Result<D::Buffer, DeviceError> {
         {
-            let ops = g
-                .operands
-                .iter()
-                .map(|&v| {
-                    env[v]
-                        .as_ref()
-                        .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let ops = live_refs(env, &g.operands)?;
             if let Some(r) = dev.fused(&g.chain, &ops) {
                 return r;
             }
@@ -417,30 +422,15 @@ impl<'p> Executor<'p> {
         c: &DotChain,
         env: &mut [Option<D::Buffer>],
     ) -> Result<D::Buffer, DeviceError> {
-        let live = |v: usize| {
-            env[v]
-                .as_ref()
-                .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
-        };
         let dot_ty = self.program.values[c.dot_result].ty.clone();
         let product = {
-            let dot_ops = c
-                .dot_operands
-                .iter()
-                .map(|&v| live(v))
-                .collect::<Result<Vec<_>, _>>()?;
+            let dot_ops = live_refs(env, &c.dot_operands)?;
             let chain_ops = c
                 .group
                 .operands
                 .iter()
                 .enumerate()
-                .map(|(k, &v)| {
-                    if k == c.slot {
-                        Ok(None)
-                    } else {
-                        live(v).map(Some)
-                    }
-                })
+                .map(|(k, &v)| (k != c.slot).then(|| live_ref(env, v)).transpose())
                 .collect::<Result<Vec<_>, _>>()?;
             if let Some(r) = dev.dot_fused(&c.kind, &dot_ops, &dot_ty, &c.group.chain, &chain_ops) {
                 return r;
@@ -465,15 +455,7 @@ impl<'p> Executor<'p> {
         t: &TransposedDot,
         env: &[Option<D::Buffer>],
     ) -> Result<Vec<D::Buffer>, DeviceError> {
-        let ops = t
-            .operands
-            .iter()
-            .map(|&v| {
-                env[v]
-                    .as_ref()
-                    .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let ops = live_refs(env, &t.operands)?;
         let ty = self.program.values[t.result].ty.clone();
         dev.op(&t.kind, &ops, &[ty])
     }
@@ -492,11 +474,7 @@ impl<'p> Executor<'p> {
         env: &[Option<D::Buffer>],
     ) -> Result<Vec<D::Buffer>, DeviceError> {
         let p = self.program;
-        let get = |v: usize| {
-            env[v]
-                .as_ref()
-                .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
-        };
+        let get = |v: usize| live_ref(env, v);
         let ty = |v: usize| -> &TensorType { &p.values[v].ty };
         let at = |t: &PerDevice<i64>| t.at(pos).copied().unwrap_or(0);
         Ok(match instr {
