@@ -71,10 +71,17 @@ impl Executor<'_> {
                     vec![g.result],
                     vec![self.fused(r.dev, r.pos, g, r.env).map_err(&fail)?],
                 ),
-                (Unit::TransposedDot(t), _) => (
-                    vec![t.result],
-                    self.transposed_dot(r.dev, t, r.env).map_err(&fail)?,
-                ),
+                (Unit::TransposedDot(t), _) => {
+                    let reduce = t.reduce.as_ref().map(|red| {
+                        let instance = *r.instances;
+                        *r.instances += 1;
+                        (instance, plan.parts[red.instr].as_slice())
+                    });
+                    let made = self
+                        .transposed_dot(r.dev, r.pos, t, reduce, r.env)
+                        .map_err(&fail)?;
+                    (vec![t.result], vec![made])
+                }
                 (Unit::DotChain(c), _) => (
                     vec![c.group.result],
                     vec![self.dot_chain(r.dev, r.pos, c, r.env).map_err(&fail)?],
@@ -101,6 +108,9 @@ impl Executor<'_> {
             if let Some(t0) = started {
                 let what = match unit {
                     Unit::Group(g) => format!("fused {} ops", g.members.len()),
+                    Unit::TransposedDot(t) if t.reduce.is_some() => {
+                        "transposed dot_general + all-reduce".into()
+                    }
                     Unit::TransposedDot(_) => "transposed dot_general".into(),
                     Unit::DotChain(c) => format!(
                         "dot_general{} + fused {} ops",

@@ -448,16 +448,36 @@ impl<'p> Executor<'p> {
     }
 
     /// Run a [`TransposedDot`]: its swapped `dot_general`, which makes the
-    /// transpose's result.
+    /// transpose's result, then its all-reduce if it has one (`reduce`:
+    /// the collective's instance and each device's place in it).
     pub(crate) fn transposed_dot<D: Device>(
         &self,
         dev: &mut D,
+        pos: usize,
         t: &TransposedDot,
+        reduce: Option<(u64, &[Part])>,
         env: &[Option<D::Buffer>],
-    ) -> Result<Vec<D::Buffer>, DeviceError> {
+    ) -> Result<D::Buffer, DeviceError> {
         let ops = live_refs(env, &t.operands)?;
-        let ty = self.program.values[t.result].ty.clone();
-        dev.op(&t.kind, &ops, &[ty])
+        let ty = &self.program.values[t.result].ty;
+        let product = dev
+            .op(&t.kind, &ops, std::slice::from_ref(ty))?
+            .pop()
+            .ok_or_else(|| DeviceError::Invalid("the dot made no result".into()))?;
+        let (Some(red), Some((instance, parts))) = (&t.reduce, reduce) else {
+            return Ok(product);
+        };
+        let part = match parts.get(pos) {
+            Some(&Part::Group { group, rank }) => Participation::Group {
+                group,
+                rank,
+                members: &red.collective.groups[group],
+            },
+            _ => return Err(DeviceError::Invalid("no place in the all-reduce".into())),
+        };
+        let summed = dev.collective(instance, &red.collective, part, &product, ty);
+        dev.release(product);
+        summed
     }
 
     /// Run one instruction without blocks; its results in

@@ -50,7 +50,9 @@
 //! absorbed.
 //!
 //! A `dot_general` read only by a transpose that swaps its free
-//! dimensions runs as one [`TransposedDot`], fused or not.
+//! dimensions runs as one [`TransposedDot`], fused or not; so does one
+//! whose transpose reads the dot's partial products summed by an
+//! all-reduce ([`ReduceBetween`]).
 //!
 //! Fused and unfused runs give bitwise the same results (the fused kernel
 //! uses the ops' own element functions, and a recomputed step gives the
@@ -58,6 +60,7 @@
 //! whichever way a device runs a group.
 
 use meshrun_compiler::ir::{DotDims, ElemType, OpKind, TensorType};
+use meshrun_compiler::partition::collective::Collective;
 use meshrun_compiler::partition::{DeviceProgram, Instr};
 use meshrun_kernels::cpu::fusion::{Arg, Chain, Step, StepOp};
 use meshrun_kernels::cpu::reduce_precision::Format;
@@ -94,6 +97,25 @@ pub struct TransposedDot {
     pub operands: Vec<usize>,
     /// The transpose's result.
     pub result: usize,
+    /// An all-reduce between the dot and the transpose, run on the
+    /// swapped product.
+    pub reduce: Option<ReduceBetween>,
+}
+
+/// The all-reduce of a [`TransposedDot`] whose transpose reads a sum of
+/// partial products: `transpose(all_reduce(dot_general(dy, x)))`, every
+/// weight gradient of a data-parallel JAX training step (the partitioner
+/// sums the partial products where they are made). An all-reduce adds
+/// the members' blocks element by element, so summing the swapped
+/// product gives the transpose's result, bit for bit: the transpose is
+/// never materialized (it was a quarter of an 8-device MLP step's CPU
+/// time; see [`Collective::transposed`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReduceBetween {
+    /// The all-reduce instruction (its place in the program's collectives).
+    pub instr: usize,
+    /// The all-reduce over the transposed blocks.
+    pub collective: Collective,
 }
 
 /// A `dot_general` (or a [`TransposedDot`]) whose f32 result one group
@@ -163,7 +185,9 @@ impl Unit {
         match self {
             Unit::Instr(j) => *j == i,
             Unit::Group(g) => g.members.contains(&i),
-            Unit::TransposedDot(t) => t.dot == i || t.transpose == i,
+            Unit::TransposedDot(t) => {
+                t.dot == i || t.transpose == i || t.reduce.as_ref().is_some_and(|r| r.instr == i)
+            }
             Unit::DotChain(c) => c.dot_instrs.contains(&i) || c.group.members.contains(&i),
         }
     }
@@ -598,7 +622,10 @@ fn dot_chains(view: &View<'_>, units: Vec<Unit>) -> Vec<Unit> {
                 } if results.len() == 1 => (kind, operands.as_slice(), results[0]),
                 _ => continue,
             },
-            Unit::TransposedDot(t) => (&t.kind, t.operands.as_slice(), t.result),
+            // A summed product is not the dot's tiles.
+            Unit::TransposedDot(t) if t.reduce.is_none() => {
+                (&t.kind, t.operands.as_slice(), t.result)
+            }
             _ => continue,
         };
         if operands.len() == 2
@@ -705,11 +732,35 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
         let (&[x], &[result]) = (operands.as_slice(), results.as_slice()) else {
             continue;
         };
-        let Some(d) = view.producer.get(x).copied().flatten() else {
+        let read_once = |v: usize| view.reads.get(v) == Some(&1);
+        let Some(mut d) = view.producer.get(x).copied().flatten() else {
             continue;
         };
-        if view.reads.get(x) != Some(&1) || taken[d] {
+        if !read_once(x) || taken[d] {
             continue;
+        }
+        let mut reduce = None;
+        if let Instr::Collective {
+            collective,
+            operand,
+            ..
+        } = &program.instrs[d]
+        {
+            let Some(p) = view.producer.get(*operand).copied().flatten() else {
+                continue;
+            };
+            let perm: Option<Vec<usize>> = perm.iter().map(|&a| usize::try_from(a).ok()).collect();
+            let Some(c) = perm.and_then(|perm| collective.transposed(&perm)) else {
+                continue;
+            };
+            if !read_once(*operand) || taken[p] {
+                continue;
+            }
+            reduce = Some(ReduceBetween {
+                instr: d,
+                collective: c,
+            });
+            d = p;
         }
         let Instr::Op {
             kind: OpKind::DotGeneral {
@@ -752,6 +803,9 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
             .map(|p| p.iter().rev().cloned().collect());
         taken[d] = true;
         taken[t] = true;
+        if let Some(r) = &reduce {
+            taken[r.instr] = true;
+        }
         out[t] = Some(Unit::TransposedDot(TransposedDot {
             dot: d,
             transpose: t,
@@ -762,6 +816,7 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
             },
             operands: vec![rhs, lhs],
             result,
+            reduce,
         }));
     }
     out

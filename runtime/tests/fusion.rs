@@ -219,6 +219,49 @@ func.func public @main(%x: tensor<6x5xf32>, %dy: tensor<6x3xf32>) -> (tensor<3x5
 }
 
 #[test]
+fn a_summed_weight_gradient_runs_swapped_and_sums_the_swapped_product() {
+    // A data-parallel weight gradient as the partitioner leaves it: the
+    // dot's partial products over `data` summed by an all-reduce, then
+    // JAX's transpose. `%s` is the swapped dot written out, whose sum is
+    // what the transposed dot's all-reduce must give bit for bit (an
+    // all-reduce adds element by element, whatever the layout); `x`'s
+    // columns on `model` make the all-reduce's blocks 4x6 -> 6x4.
+    let text = r#"module @grad {
+  sdy.mesh @mesh = <["data"=4, "model"=2]>
+  func.func public @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}, %dy: tensor<16x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<6x8xf32>, tensor<6x8xf32>) {
+    %0 = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0] : (tensor<16x8xf32>, tensor<16x6xf32>) -> tensor<8x6xf32>
+    %t = stablehlo.transpose %0, dims = [1, 0] : (tensor<8x6xf32>) -> tensor<6x8xf32>
+    %s = stablehlo.dot_general %dy, %x, contracting_dims = [0] x [0] : (tensor<16x6xf32>, tensor<16x8xf32>) -> tensor<6x8xf32>
+    return %t, %s : tensor<6x8xf32>, tensor<6x8xf32>
+  }
+}"#;
+    let module = parse_module(text).unwrap();
+    let program = compile(&module).unwrap();
+    let units = plan(&program.device);
+    let reduced: Vec<_> = units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::TransposedDot(t) => t.reduce.as_ref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reduced.len(), 1, "{units:#?}");
+    assert_eq!(reduced[0].collective.in_local_shape, vec![6, 4]);
+    // The dot, its all-reduce and the transpose are one unit; `%s` and
+    // its all-reduce run on their own.
+    let collectives = |us: &[Unit]| {
+        us.iter()
+            .filter(|u| matches!(u, Unit::Instr(i) if matches!(program.device.instrs[*i], Instr::Collective { .. })))
+            .count()
+    };
+    assert_eq!(collectives(&units), 1, "{units:#?}");
+    for fuse in [true, false] {
+        let outs = run(text, None, fuse);
+        assert_eq!(bits(&outs[..1]), bits(&outs[1..]), "fused: {fuse}");
+    }
+}
+
+#[test]
 fn a_broadcast_shared_by_chains_is_taken_in_by_each() {
     // One scalar broadcast read by two updates (JAX shares the learning
     // rate): both groups repeat it, nothing makes it. Read also by a

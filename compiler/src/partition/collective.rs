@@ -119,6 +119,43 @@ impl Collective {
         self.groups.first().map_or(1, Vec::len)
     }
 
+    /// This all-reduce over blocks transposed by `perm` (result dimension
+    /// `d` is dimension `perm[d]` of the block), or `None` for any other
+    /// kind or a `perm` that is not a permutation of the block's
+    /// dimensions. An all-reduce combines the members' blocks element by
+    /// element, so it commutes with a transpose: the runtime sums a weight
+    /// gradient already made in the layout that is read next
+    /// (`transpose(all_reduce(dot))` as `all_reduce(transposed dot)`).
+    pub fn transposed(&self, perm: &[usize]) -> Option<Collective> {
+        let rank = self.in_local_shape.len();
+        let mut seen = vec![false; rank];
+        let is_perm = perm.len() == rank
+            && perm
+                .iter()
+                .all(|&d| d < rank && !std::mem::replace(&mut seen[d], true));
+        let dims_fit = [self.out_local_shape.len(), self.global_shape.len()]
+            .iter()
+            .chain([self.dim_axes.len(), self.dim_factors.len()].iter())
+            .all(|&n| n == rank)
+            && self.in_sharding.dims.len() == rank
+            && self.out_sharding.dims.len() == rank;
+        if self.kind != CollectiveKind::AllReduce || !is_perm || !dims_fit {
+            return None;
+        }
+        fn permuted<T: Clone>(v: &[T], perm: &[usize]) -> Vec<T> {
+            perm.iter().map(|&d| v[d].clone()).collect()
+        }
+        let mut c = self.clone();
+        c.dim_axes = permuted(&self.dim_axes, perm);
+        c.dim_factors = permuted(&self.dim_factors, perm);
+        c.global_shape = permuted(&self.global_shape, perm);
+        c.in_local_shape = permuted(&self.in_local_shape, perm);
+        c.out_local_shape = permuted(&self.out_local_shape, perm);
+        c.in_sharding.dims = permuted(&self.in_sharding.dims, perm);
+        c.out_sharding.dims = permuted(&self.out_sharding.dims, perm);
+        Some(c)
+    }
+
     /// True for the collectives that exchange data (all but all-slice).
     pub fn communicates(&self) -> bool {
         self.kind != CollectiveKind::AllSlice
@@ -333,5 +370,77 @@ impl fmt::Display for Collective {
     /// The op applied to a placeholder operand `%x`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_sdy("%x"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An all-reduce over `data` of blocks 4x6 whose global tensor is 8x6
+    /// with rows on `model`.
+    fn all_reduce() -> Collective {
+        let model = TensorSharding::new(
+            "mesh",
+            vec![
+                DimSharding::closed(vec![AxisRef::full("model")]),
+                DimSharding::replicated(),
+            ],
+        );
+        let mut partial = model.clone();
+        partial.unreduced = vec![AxisRef::full("data")];
+        Collective {
+            kind: CollectiveKind::AllReduce,
+            axes: vec![AxisRef::full("data")],
+            dim_axes: vec![Vec::new(); 2],
+            dim_factors: vec![1, 1],
+            all_to_all: None,
+            reduction: Some(ReduceKind::Add),
+            groups: vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]],
+            in_sharding: partial,
+            out_sharding: model,
+            global_shape: vec![8, 6],
+            in_local_shape: vec![4, 6],
+            out_local_shape: vec![4, 6],
+            elem: ElemType::F32,
+        }
+    }
+
+    #[test]
+    fn an_all_reduce_transposes_its_shapes_and_shardings() {
+        let c = all_reduce();
+        let t = c.transposed(&[1, 0]).expect("an all-reduce transposes");
+        assert_eq!(t.global_shape, vec![6, 8]);
+        assert_eq!(
+            (t.in_local_shape.clone(), t.out_local_shape.clone()),
+            (vec![6, 4], vec![6, 4])
+        );
+        assert_eq!(
+            t.out_sharding.dims,
+            vec![
+                c.out_sharding.dims[1].clone(),
+                c.out_sharding.dims[0].clone()
+            ]
+        );
+        assert_eq!(t.in_sharding.unreduced, c.in_sharding.unreduced);
+        assert_eq!(
+            (t.groups.clone(), t.axes.clone()),
+            (c.groups.clone(), c.axes.clone())
+        );
+        assert_eq!(t.bytes_per_device(), c.bytes_per_device());
+        assert_eq!(c.transposed(&[0, 1]), Some(c.clone()));
+    }
+
+    #[test]
+    fn only_an_all_reduce_under_a_permutation_transposes() {
+        let c = all_reduce();
+        for bad in [&[0, 0][..], &[1], &[1, 0, 2], &[2, 0]] {
+            assert_eq!(c.transposed(bad), None, "{bad:?}");
+        }
+        let gather = Collective {
+            kind: CollectiveKind::AllGather,
+            ..all_reduce()
+        };
+        assert_eq!(gather.transposed(&[1, 0]), None);
     }
 }
