@@ -115,7 +115,7 @@ pub struct ReduceBetween {
     /// The all-reduce instruction (its place in the program's collectives).
     pub instr: usize,
     /// The all-reduce over the transposed blocks.
-    pub collective: Collective,
+    pub collective: Box<Collective>,
 }
 
 /// A `dot_general` (or a [`TransposedDot`]) whose f32 result one group
@@ -758,7 +758,7 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
             }
             reduce = Some(ReduceBetween {
                 instr: d,
-                collective: c,
+                collective: Box::new(c),
             });
             d = p;
         }
