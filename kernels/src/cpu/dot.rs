@@ -38,6 +38,8 @@ pub struct DotPlan {
     /// Axis order that makes the rhs `[batch, contracting, free]`.
     pub rhs_perm: Vec<usize>,
     pub batch: usize,
+    /// How many batch dimensions there are.
+    pub batch_rank: usize,
     pub m: usize,
     pub k: usize,
     pub n: usize,
@@ -110,6 +112,7 @@ impl DotPlan {
             .collect();
         Ok(DotPlan {
             batch: prod(lhs, &lb),
+            batch_rank: lb.len(),
             m: prod(lhs, &lf),
             k: prod(lhs, &lc),
             n: prod(rhs, &rf),
@@ -241,6 +244,40 @@ fn batched<'a, T: Clone>(
     Ok((l, r))
 }
 
+/// A permuted operand's matrices, one per batch in row-major batch
+/// order: the view indexed by each of its `batch_rank` leading axes.
+fn batch_items<T>(view: ArrayViewD<'_, T>, batch_rank: usize) -> Vec<ArrayViewD<'_, T>> {
+    let mut items = vec![view];
+    for _ in 0..batch_rank {
+        items = items
+            .into_iter()
+            .flat_map(|v| {
+                (0..v.len_of(Axis(0))).map(move |i| v.clone().index_axis_move(Axis(0), i))
+            })
+            .collect();
+    }
+    items
+}
+
+/// Each batch's matrix as `rows x cols`: a view when its axes group
+/// (whatever the batch axes' strides), a copy otherwise. Grouping the
+/// batch axes too, as [`batched`] does, copied the operands of every
+/// attention product whose heads lie between the tokens and the head
+/// width (`[batch, tokens, heads, width]`, batch dims 0 and 2).
+fn matrices<'a, T: Clone>(
+    items: &'a [ArrayViewD<'_, T>],
+    rows: usize,
+    cols: usize,
+) -> Result<Vec<CowArray<'a, T, Ix2>>> {
+    items
+        .iter()
+        .map(|v| {
+            v.to_shape((rows, cols))
+                .map_err(|e| KernelError::invalid(OP, format!("reshape: {e}")))
+        })
+        .collect()
+}
+
 fn finish<T>(out: Array3<T>, plan: &DotPlan) -> Result<ArrayD<T>> {
     out.into_shape_with_order(IxDyn(&plan.out_shape))
         .map_err(|e| KernelError::invalid(OP, format!("result reshape: {e}")))
@@ -281,7 +318,17 @@ pub fn gemm_dot_then<T: GemmElem>(
     hook: Option<TileHook<'_, T>>,
 ) -> Result<ArrayD<T>> {
     let (lp, rp) = permuted(lhs, rhs, plan);
-    let (l, r) = batched(&lp, &rp, plan)?;
+    let (li, ri) = (
+        batch_items(lp, plan.batch_rank),
+        batch_items(rp, plan.batch_rank),
+    );
+    let (l, r) = (
+        matrices(&li, plan.m, plan.k)?,
+        matrices(&ri, plan.k, plan.n)?,
+    );
+    if l.len() != plan.batch || r.len() != plan.batch {
+        return Err(KernelError::invalid(OP, "batch dimensions do not match"));
+    }
     let out = crate::cpu::alloc::array::<T>(&[plan.batch, plan.m, plan.n]);
     let mut out = out
         .into_dimensionality::<Ix3>()
@@ -295,8 +342,8 @@ pub fn gemm_dot_then<T: GemmElem>(
         };
         gemm_oriented(
             out.index_axis_mut(Axis(0), b),
-            l.index_axis(Axis(0), b),
-            r.index_axis(Axis(0), b),
+            l[b].view(),
+            r[b].view(),
             par,
             &batch_hook,
         )?;
@@ -722,6 +769,18 @@ mod tests {
             (vec![40, 3], vec![50, 40], dd(&[], &[], &[0], &[1])),
             // ... or with the rhs copied row-major, when that copies less.
             (vec![60, 4], vec![30, 4], dd(&[], &[], &[1], &[1])),
+            // Attention scores with heads between tokens and width: batch
+            // axes that do not group, read per batch without a copy.
+            (
+                vec![2, 5, 3, 4],
+                vec![2, 6, 3, 4],
+                dd(&[0, 2], &[0, 2], &[3], &[3]),
+            ),
+            (
+                vec![2, 3, 5, 6],
+                vec![2, 6, 3, 4],
+                dd(&[0, 1], &[0, 2], &[3], &[1]),
+            ),
         ];
         for (seed, (ls, rs, d)) in configs.into_iter().enumerate() {
             let (l, r) = (random(&ls, seed as u64), random(&rs, 100 + seed as u64));
@@ -814,6 +873,24 @@ mod tests {
         // Free dims 0 and 2 around the contracting dim cannot be merged.
         let (_, l, r) = views(&[2, 3, 4], &[3, 5], dd(&[], &[], &[1], &[0]));
         assert!(!l && r, "lhs needs a copy, rhs does not");
+    }
+
+    #[test]
+    fn batch_axes_that_do_not_group_still_give_views_per_batch() {
+        // [batch, tokens, heads, width] with batch dims 0 and 2.
+        let d = dd(&[0, 2], &[0, 2], &[3], &[3]);
+        let (l, r) = (random(&[2, 5, 3, 4], 1), random(&[2, 6, 3, 4], 2));
+        let plan = DotPlan::new(l.shape(), r.shape(), &d).unwrap();
+        let (lp, rp) = permuted(&l, &r, &plan);
+        let (lv, rv) = batched(&lp, &rp, &plan).unwrap();
+        assert!(!lv.is_view() && !rv.is_view(), "grouping the batch copies");
+        let (li, ri) = (batch_items(lp, 2), batch_items(rp, 2));
+        let (lm, rm) = (matrices(&li, 5, 4).unwrap(), matrices(&ri, 4, 6).unwrap());
+        assert_eq!((lm.len(), rm.len()), (6, 6));
+        assert!(lm.iter().chain(&rm).all(|m| m.is_view()));
+        // Batch 4 is (batch 1, head 1), in row-major batch order.
+        assert_eq!(lm[4][(2, 3)], l[[1, 2, 1, 3]]);
+        assert_eq!(rm[4][(3, 5)], r[[1, 5, 1, 3]]);
     }
 
     #[test]
