@@ -63,6 +63,12 @@ pub trait Backend: Sync {
     /// `cpu`, `cuda`, ...
     fn name(&self) -> &'static str;
 
+    /// Whether a run's devices share the results they make from the same
+    /// blocks (see [`Device::share_key`]).
+    fn shares_results(&self) -> bool {
+        false
+    }
+
     /// Get ready to run on `devices` (program order), before anything is
     /// uploaded: a backend that maps devices onto hardware does it here
     /// (the CUDA backend places mesh devices on GPUs and gives each a
@@ -131,6 +137,10 @@ pub trait Backend: Sync {
     ) -> Result<Vec<R>, RuntimeError>;
 }
 
+/// A weak handle on a buffer (see [`Device::share_handle`]), of the
+/// backend's own type.
+pub struct ShareHandle(pub Box<dyn std::any::Any + Send + Sync>);
+
 /// One device while a program runs on it. All methods take buffers by
 /// reference and return new buffers; the executor frees a buffer by
 /// dropping its last handle.
@@ -149,6 +159,24 @@ pub trait Device {
     /// the call returns) does nothing.
     fn sync(&mut self) -> Result<(), DeviceError> {
         Ok(())
+    }
+
+    /// Where devices share memory, a key that is the same for two buffers
+    /// exactly when they are one block (its address) and a handle that
+    /// keeps that key from naming another block without keeping the
+    /// block's memory (a weak reference): then a device may take a result
+    /// a replica made from the same blocks (see `replica_results`).
+    /// `None`: no sharing.
+    fn share_handle(&self, b: &Self::Buffer) -> Option<(usize, ShareHandle)> {
+        let _ = b;
+        None
+    }
+
+    /// The buffer behind a [`Device::share_handle`] handle, if it is still
+    /// alive.
+    fn shared_buffer(&self, h: &ShareHandle) -> Option<Self::Buffer> {
+        let _ = h;
+        None
     }
 
     /// The executor is done with `b` (its last use has run). Dropping it

@@ -12,13 +12,21 @@
 //! arguments and taking the body's yields as the next values moves
 //! handles, never data.
 
-use meshrun_compiler::partition::{BranchInstr, Instr, LocalId, LoopInstr};
+use meshrun_compiler::partition::{BranchInstr, DeviceProgram, Instr, LocalId, LoopInstr};
 
-use crate::backend::{Device, DeviceError};
+use crate::backend::{Device, DeviceError, ShareHandle};
 use crate::error::RuntimeError;
 use crate::exec_plan::BlockPlan;
 use crate::executor::{instr_name, ExecOptions, Executor};
 use crate::fusion::Unit;
+use crate::replica_results::{Begin, ReplicaResults};
+
+/// Only results of at least this many elements are shared: replicas
+/// with the same blocks wait for the device computing them (a wake-up
+/// costs tens of µs; a weight update of 512K elements, half a
+/// millisecond), and every shared unit costs a lock and a handle per
+/// operand.
+const SHARE_MIN_ELEMS: i64 = 1 << 18;
 
 /// One device's state while it runs a program.
 pub(crate) struct BlockRun<'r, D: Device> {
@@ -29,7 +37,54 @@ pub(crate) struct BlockRun<'r, D: Device> {
     pub env: &'r mut Vec<Option<D::Buffer>>,
     /// Collectives run so far.
     pub instances: &'r mut u64,
+    /// Results replicas share at the top level (see `replica_results`).
+    pub shared: Option<&'r ReplicaResults>,
     pub opts: &'r ExecOptions,
+}
+
+/// Whether a unit is a local computation from its operands alone, which
+/// a replica holding the same blocks may take from another device (see
+/// `replica_results`): not a collective, a loop or branch, an instruction
+/// with per-device parameters, an op without operands but a constant or
+/// an iota (`partition_id` has none) or a `custom_call`; and, but for
+/// constants and iotas, one whose result has [`SHARE_MIN_ELEMS`]
+/// elements at least. Constants are shared so that the chains reading
+/// them (a learning rate) can be.
+fn shareable(unit: &Unit, instr: &Instr, p: &DeviceProgram) -> bool {
+    use meshrun_compiler::ir::OpKind as K;
+    let big = unit_results(unit, instr).first().is_some_and(|&v| {
+        p.values
+            .get(v)
+            .is_some_and(|x| x.ty.shape.iter().product::<i64>() >= SHARE_MIN_ELEMS)
+    });
+    match unit {
+        Unit::Group(_) | Unit::DotChain(_) => big,
+        Unit::TransposedDot(t) => big && t.reduce.is_none(),
+        Unit::Instr(_) => match instr {
+            Instr::Op {
+                kind: K::Constant(_) | K::Iota { .. },
+                ..
+            } => true,
+            Instr::Op { kind, operands, .. } => {
+                big && !operands.is_empty()
+                    && !matches!(
+                        kind,
+                        K::AllGather(_)
+                            | K::AllReduce(_)
+                            | K::AllToAll(_)
+                            | K::CollectivePermute(_)
+                            | K::ReduceScatter(_)
+                            | K::PartitionId(_)
+                            | K::CustomCall(_)
+                            | K::Case(_)
+                            | K::While(_)
+                            | K::ManualComputation(_)
+                            | K::NamedComputation(_)
+                    )
+            }
+            _ => false,
+        },
+    }
 }
 
 impl Executor<'_> {
@@ -66,7 +121,30 @@ impl Executor<'_> {
                 return Err(instruction_error(id, instrs, f.instr, e));
             }
             let started = crate::exec_profile::enabled().then(crate::exec_profile::Stamp::now);
+            // A result a replica made from these very blocks.
+            let share = r.shared.filter(|_| top && shareable(unit, instr, p));
+            let keyed = share.and_then(|_| {
+                let handles: Option<Vec<(usize, ShareHandle)>> = unit
+                    .operands(p)
+                    .iter()
+                    .map(|&v| r.dev.share_handle(r.env.get(v)?.as_ref()?))
+                    .collect();
+                Some(handles?.into_iter().unzip::<_, _, Vec<_>, Vec<_>>())
+            });
+            let (taken, claim) = match (share, &keyed) {
+                (Some(sh), Some((keys, _))) => {
+                    let dev = &*r.dev;
+                    match sh.begin(u, keys, |h| dev.shared_buffer(h)) {
+                        Some(Begin::Hit(results)) => (Some(results), None),
+                        Some(Begin::Compute(claim)) => (None, Some(claim)),
+                        None => (None, None),
+                    }
+                }
+                _ => (None, None),
+            };
+            let from_replica = taken.is_some();
             let (ids, results) = match (unit, instr) {
+                _ if from_replica => (unit_results(unit, instr), taken.unwrap_or_default()),
                 (Unit::Group(g), _) => (
                     vec![g.result],
                     vec![self.fused(r.dev, r.pos, g, r.env).map_err(&fail)?],
@@ -105,6 +183,17 @@ impl Executor<'_> {
                     (instr.results(), results)
                 }
             };
+            if let (Some(sh), false) = (share, from_replica) {
+                let made: Option<Vec<ShareHandle>> = results
+                    .iter()
+                    .map(|b| r.dev.share_handle(b).map(|(_, h)| h))
+                    .collect();
+                match (keyed, claim, made) {
+                    (Some((_, operands)), Some(c), Some(made)) => c.done(operands, made),
+                    // The claim, dropped, lets waiting replicas go.
+                    _ => sh.passed(u),
+                }
+            }
             if let Some(t0) = started {
                 let what = match unit {
                     Unit::Group(g) => format!("fused {} ops", g.members.len()),
@@ -124,7 +213,8 @@ impl Executor<'_> {
                     Unit::Instr(_) => instr_name(instr),
                 };
                 let ty = ids.first().map(|&v| p.values[v].ty.to_string());
-                crate::exec_profile::add(format!("{what} -> {}", ty.unwrap_or_default()), t0);
+                let from = if from_replica { " (a replica's)" } else { "" };
+                crate::exec_profile::add(format!("{what}{from} -> {}", ty.unwrap_or_default()), t0);
             }
             if results.len() != ids.len() {
                 return Err(fail(DeviceError::Invalid(format!(
@@ -289,4 +379,14 @@ where
         out.push(b.ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))?);
     }
     Ok(out)
+}
+
+/// The values a unit defines, in the order it makes them.
+fn unit_results(unit: &Unit, instr: &Instr) -> Vec<usize> {
+    match unit {
+        Unit::Group(g) => vec![g.result],
+        Unit::TransposedDot(t) => vec![t.result],
+        Unit::DotChain(c) => vec![c.group.result],
+        Unit::Instr(_) => instr.results(),
+    }
 }

@@ -26,6 +26,7 @@ use crate::error::RuntimeError;
 use crate::exec_blocks::BlockRun;
 use crate::exec_plan::{plan_block, BlockPlan, Part};
 use crate::fusion::{self, DotChain, Group, TransposedDot, Unit};
+use crate::replica_results::ReplicaResults;
 use crate::shard_io;
 
 /// Value `v`'s buffer in `env`, or the error that it is not live (a
@@ -246,12 +247,14 @@ impl<'p> Executor<'p> {
                 p.num_devices()
             )));
         }
+        let shared = (backend.shares_results() && p.num_devices() > 1)
+            .then(|| ReplicaResults::new(self.plan.units.len(), p.num_devices()));
         let body = |dev: &mut B::Device| -> Result<Vec<B::Buffer>, RuntimeError> {
             let id = dev.id();
             let pos = p
                 .position(id)
                 .ok_or_else(|| bad(format!("device {id} is not one of @{}'s devices", p.name)))?;
-            self.run_device(dev, pos, &placed.per_device[pos], opts)
+            self.run_device(dev, pos, &placed.per_device[pos], shared.as_ref(), opts)
         };
         let per_device = backend.run_spmd(&p.devices, &body)?;
         if crate::exec_profile::enabled() {
@@ -329,6 +332,7 @@ impl<'p> Executor<'p> {
         dev: &mut D,
         pos: usize,
         inputs: &[D::Buffer],
+        shared: Option<&ReplicaResults>,
         opts: &ExecOptions,
     ) -> Result<Vec<D::Buffer>, RuntimeError>
     where
@@ -353,6 +357,7 @@ impl<'p> Executor<'p> {
             pos,
             env: &mut env,
             instances: &mut instances,
+            shared,
             opts,
         };
         self.run_block(&mut run, &p.instrs, &self.plan, true)?;

@@ -49,6 +49,7 @@ pub mod random_inputs;
 pub mod reference;
 mod reference_collectives;
 mod reference_manual;
+mod replica_results;
 pub mod shard_io;
 pub mod testgen;
 pub mod wide_reference;

@@ -22,7 +22,7 @@ use super::bands::threads_for;
 use super::collectives as coll;
 use super::local;
 use super::rendezvous::{Poisoned, Rendezvous, SlotKey};
-use crate::backend::{Device, DeviceError, Participation};
+use crate::backend::{Device, DeviceError, Participation, ShareHandle};
 use crate::blocks::zeros_like_elem;
 
 /// A buffer of a simulated device.
@@ -210,6 +210,17 @@ impl Device for CpuDevice {
 
     fn read_scalar(&mut self, b: &CpuBuffer) -> Result<HostTensor, DeviceError> {
         Ok((**b).clone())
+    }
+
+    fn share_handle(&self, b: &CpuBuffer) -> Option<(usize, ShareHandle)> {
+        // A `Weak` keeps the allocation, so the address names this block
+        // until the handle is dropped, but not the block's memory.
+        let key = Arc::as_ptr(b) as usize;
+        Some((key, ShareHandle(Box::new(Arc::downgrade(b)))))
+    }
+
+    fn shared_buffer(&self, h: &ShareHandle) -> Option<CpuBuffer> {
+        h.0.downcast_ref::<std::sync::Weak<HostTensor>>()?.upgrade()
     }
 
     fn release(&mut self, b: CpuBuffer) {

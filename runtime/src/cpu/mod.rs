@@ -56,6 +56,7 @@ pub struct CpuBackend {
     kernel_par: Option<Parallelism>,
     chunked_min: usize,
     dot_epilogues: bool,
+    share_results: bool,
 }
 
 impl Default for CpuBackend {
@@ -70,6 +71,7 @@ impl CpuBackend {
             kernel_par: None,
             chunked_min: SHARED_ALL_REDUCE_MIN_ELEMS,
             dot_epilogues: true,
+            share_results: std::env::var(SHARE_RESULTS_ENV).map_or(true, |v| v != "0"),
         }
     }
 
@@ -79,6 +81,14 @@ impl CpuBackend {
     /// benchmarks time them.
     pub fn with_dot_epilogues(mut self, on: bool) -> CpuBackend {
         self.dot_epilogues = on;
+        self
+    }
+
+    /// Whether a device takes the result a replica made from the same
+    /// blocks instead of computing it again (on by default; tests and
+    /// benchmarks compare without).
+    pub fn with_shared_results(mut self, on: bool) -> CpuBackend {
+        self.share_results = on;
         self
     }
 
@@ -116,6 +126,9 @@ const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 const SPIN_MAX_THREADS_PER_CORE: usize = 4;
 
 /// Overrides the spin time (µs), for measuring what it buys.
+/// `0` turns [`CpuBackend::with_shared_results`] off (to time replicas
+/// computing everything themselves).
+pub const SHARE_RESULTS_ENV: &str = "MESHRUN_CPU_SHARE_RESULTS";
 pub const SPIN_ENV: &str = "MESHRUN_CPU_SPIN_US";
 
 fn spin_time(devices: usize) -> std::time::Duration {
@@ -168,6 +181,10 @@ impl Backend for CpuBackend {
 
     fn name(&self) -> &'static str {
         "cpu"
+    }
+
+    fn shares_results(&self) -> bool {
+        self.share_results
     }
 
     fn max_devices(&self) -> usize {
