@@ -172,8 +172,16 @@ pub trait Device {
         None
     }
 
-    /// The buffer behind a [`Device::share_handle`] handle, if it is still
-    /// alive.
+    /// A handle like [`Device::share_handle`]'s that keeps the block
+    /// alive: for constants, which a device lets go of after their last
+    /// read, when a replica may not have come yet.
+    fn share_kept(&self, b: &Self::Buffer) -> Option<ShareHandle> {
+        let _ = b;
+        None
+    }
+
+    /// The buffer behind a [`Device::share_handle`] (or
+    /// [`Device::share_kept`]) handle, if it is still alive.
     fn shared_buffer(&self, h: &ShareHandle) -> Option<Self::Buffer> {
         let _ = h;
         None

@@ -12,6 +12,7 @@
 //! arguments and taking the body's yields as the next values moves
 //! handles, never data.
 
+use meshrun_compiler::ir::OpKind;
 use meshrun_compiler::partition::{BranchInstr, DeviceProgram, Instr, LocalId, LoopInstr};
 
 use crate::backend::{Device, DeviceError, ShareHandle};
@@ -51,7 +52,7 @@ pub(crate) struct BlockRun<'r, D: Device> {
 /// elements at least. Constants are shared so that the chains reading
 /// them (a learning rate) can be.
 fn shareable(unit: &Unit, instr: &Instr, p: &DeviceProgram) -> bool {
-    use meshrun_compiler::ir::OpKind as K;
+    use OpKind as K;
     let big = unit_results(unit, instr).first().is_some_and(|&v| {
         p.values
             .get(v)
@@ -143,50 +144,52 @@ impl Executor<'_> {
                 _ => (None, None),
             };
             let from_replica = taken.is_some();
-            let (ids, results) = match (unit, instr) {
-                _ if from_replica => (unit_results(unit, instr), taken.unwrap_or_default()),
-                (Unit::Group(g), _) => (
-                    vec![g.result],
-                    vec![self.fused(r.dev, r.pos, g, r.env).map_err(&fail)?],
-                ),
+            let ids = unit_results(unit, instr);
+            let results = match (unit, instr) {
+                _ if from_replica => taken.unwrap_or_default(),
+                (Unit::Group(g), _) => vec![self.fused(r.dev, r.pos, g, r.env).map_err(&fail)?],
                 (Unit::TransposedDot(t), _) => {
                     let reduce = t.reduce.as_ref().map(|red| {
                         let instance = *r.instances;
                         *r.instances += 1;
                         (instance, plan.parts[red.instr].as_slice())
                     });
-                    let made = self
+                    vec![self
                         .transposed_dot(r.dev, r.pos, t, reduce, r.env)
-                        .map_err(&fail)?;
-                    (vec![t.result], vec![made])
+                        .map_err(&fail)?]
                 }
-                (Unit::DotChain(c), _) => (
-                    vec![c.group.result],
-                    vec![self.dot_chain(r.dev, r.pos, c, r.env).map_err(&fail)?],
-                ),
-                (Unit::Instr(_), Instr::Loop(l)) => (
-                    l.results.clone(),
-                    self.run_loop(r, l, &plan.subs[i], &fail)?,
-                ),
-                (Unit::Instr(_), Instr::Branch(b)) => (
-                    b.results.clone(),
-                    self.run_branch(r, b, &plan.subs[i], &fail)?,
-                ),
+                (Unit::DotChain(c), _) => {
+                    vec![self.dot_chain(r.dev, r.pos, c, r.env).map_err(&fail)?]
+                }
+                (Unit::Instr(_), Instr::Loop(l)) => self.run_loop(r, l, &plan.subs[i], &fail)?,
+                (Unit::Instr(_), Instr::Branch(b)) => {
+                    self.run_branch(r, b, &plan.subs[i], &fail)?
+                }
                 (Unit::Instr(_), _) => {
                     let instance = *r.instances;
                     if matches!(instr, Instr::Collective { .. }) {
                         *r.instances += 1;
                     }
-                    let results = self
-                        .step(r.dev, r.pos, &plan.parts[i], instance, instr, r.env)
-                        .map_err(&fail)?;
-                    (instr.results(), results)
+                    self.step(r.dev, r.pos, &plan.parts[i], instance, instr, r.env)
+                        .map_err(&fail)?
                 }
             };
             if let (Some(sh), false) = (share, from_replica) {
+                // A constant is kept: its device lets go of it after its
+                // last read, maybe before a replica comes for it.
+                let keep = matches!(
+                    instr,
+                    Instr::Op {
+                        kind: OpKind::Constant(_),
+                        ..
+                    }
+                ) && matches!(unit, Unit::Instr(_));
                 let made: Option<Vec<ShareHandle>> = results
                     .iter()
-                    .map(|b| r.dev.share_handle(b).map(|(_, h)| h))
+                    .map(|b| match keep {
+                        true => r.dev.share_kept(b),
+                        false => r.dev.share_handle(b).map(|(_, h)| h),
+                    })
                     .collect();
                 match (keyed, claim, made) {
                     (Some((_, operands)), Some(c), Some(made)) => c.done(operands, made),
@@ -381,7 +384,8 @@ where
     Ok(out)
 }
 
-/// The values a unit defines, in the order it makes them.
+/// The values a unit defines, in the order it makes them (a loop's and a
+/// branch's results are their instruction's).
 fn unit_results(unit: &Unit, instr: &Instr) -> Vec<usize> {
     match unit {
         Unit::Group(g) => vec![g.result],

@@ -17,8 +17,9 @@
 //! One slot per top-level unit holds, per set of operand blocks, weak
 //! handles on the operands (so that their addresses cannot name other
 //! blocks while they serve as the key) and on the results: no block lives
-//! longer for it. A replica whose device already let go of the results
-//! computes them again. Every device passes every top-level unit once per
+//! longer for it (but constants, which the executor keeps:
+//! `Device::share_kept`). A replica whose device already let go of the
+//! results computes them again. Every device passes every top-level unit once per
 //! run (control flow is replicated), so the slot is emptied when the last
 //! device has passed. Which units are shared is the executor's choice
 //! (`exec_blocks`): local computations from their operands alone.

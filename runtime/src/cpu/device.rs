@@ -219,8 +219,15 @@ impl Device for CpuDevice {
         Some((key, ShareHandle(Box::new(Arc::downgrade(b)))))
     }
 
+    fn share_kept(&self, b: &CpuBuffer) -> Option<ShareHandle> {
+        Some(ShareHandle(Box::new(b.clone())))
+    }
+
     fn shared_buffer(&self, h: &ShareHandle) -> Option<CpuBuffer> {
-        h.0.downcast_ref::<std::sync::Weak<HostTensor>>()?.upgrade()
+        match h.0.downcast_ref::<std::sync::Weak<HostTensor>>() {
+            Some(weak) => weak.upgrade(),
+            None => h.0.downcast_ref::<CpuBuffer>().cloned(),
+        }
     }
 
     fn release(&mut self, b: CpuBuffer) {
