@@ -86,7 +86,7 @@ class Program:
     def __init__(self, name, description, fn, args, mesh, in_specs,
                  out_specs=None, context=None, notes=None, extra_meshes=None,
                  check=None, place_args=False, rtol=1e-5, atol=1e-5,
-                 xla_sharded_wrong=()):
+                 xla_sharded_wrong=(), text_platforms=None):
         self.name = name
         self.description = description
         self.fn = fn
@@ -104,6 +104,9 @@ class Program:
         # f64 run): the fixture stores the unsharded run's outputs instead and
         # says so in meta.json's notes.
         self.xla_sharded_wrong = tuple(xla_sharded_wrong)
+        # input.mlir lowered for these platforms (e.g. ("cuda",): the GPU
+        # lowering of ragged_dot) while XLA compiles and runs the CPU one.
+        self.text_platforms = text_platforms
 
 
 BUILDERS = []
@@ -1804,6 +1807,11 @@ def export(prog, out_dir):
             lower_args = prog.args
         lowered = jitted.lower(*lower_args)
         text = lowered.as_text()
+        if prog.text_platforms:
+            text = jitted.trace(*lower_args).lower(
+                lowering_platforms=tuple(prog.text_platforms)).as_text()
+            prog.notes.append(f"input.mlir is the {'/'.join(prog.text_platforms)} lowering; "
+                              "XLA's collectives and outputs are the CPU lowering's")
         if prog.check:
             err = prog.check(text)
             if err:

@@ -447,3 +447,128 @@ fn propagated_manual_computations_print_as_shardys() {
         assert_eq!(manual_signatures(&again), want, "{}", dir.display());
     }
 }
+
+/// JAX >= 0.11 (`jax_use_rgv3`) writes a collective's groups as mesh axes
+/// of a second, identical mesh: they round trip in that form, mean the
+/// dense groups JAX 0.10.2 wrote (first axis most significant), take
+/// sub-axes and inlined meshes, and name what is wrong in one line.
+#[test]
+fn mesh_axes_replica_groups() {
+    let mesh_0 = "sdy.mesh @mesh_0 = <[\"a\"=2, \"b\"=2]>\n";
+    let groups =
+        |axes: &str| format!("#stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [{axes}]>");
+    let all_reduce = |groups: &str| {
+        format!(
+            "{mesh_0}{}",
+            in_full_manual(&format!(
+                "    %1 = \"stablehlo.all_reduce\"(%arg1) <{{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = {groups}, use_global_device_ids}}> {ADD_BODY} : (tensor<8x16xf32>) -> tensor<8x16xf32>"
+            ))
+        )
+    };
+    let rows_of = |m: &Module| {
+        let f = m.func("main").unwrap();
+        f.all_ops()
+            .iter()
+            .find_map(|&id| match &f.op(id).kind {
+                OpKind::AllReduce(a) => Some(a.attrs.replica_groups.rows.clone()),
+                _ => None,
+            })
+            .expect("an all_reduce")
+    };
+    // b major, a minor, as JAX lists axes ("b", "a").
+    let m = roundtrip(&all_reduce(&groups(
+        "#stablehlo.axis_ref<name = \"b\">, #stablehlo.axis_ref<name = \"a\">",
+    )));
+    assert_eq!(rows_of(&m), [[0, 2, 1, 3]]);
+    let printed = print_module(&m);
+    assert!(
+        printed.contains("replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0"),
+        "{printed}"
+    );
+    let m = roundtrip(&all_reduce(&groups("#stablehlo.axis_ref<name = \"a\">")));
+    assert_eq!(rows_of(&m), [[0, 2], [1, 3]]);
+    // An inlined mesh with a sub-axis: "a":(1)2 of a=4 on 4 devices.
+    let inline = "#stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = \"a\", size = 4>]>, axes = [#stablehlo.axis_ref<name = \"a\", sub_axis_info = (1)2>]>";
+    let m = roundtrip(&all_reduce(inline));
+    assert_eq!(rows_of(&m), [[0, 2], [1, 3]]);
+
+    for (bad, want) in [
+        (
+            groups("#stablehlo.axis_ref<name = \"q\">"),
+            "axis \"q\" is not in the mesh",
+        ),
+        (
+            groups("#stablehlo.axis_ref<name = \"a\", sub_axis_info = (2)2>"),
+            "does not fit axis \"a\"",
+        ),
+        (
+            "#stablehlo.replica_group_mesh_axes<mesh = @nowhere, axes = []>".to_string(),
+            "mesh @nowhere is not defined",
+        ),
+        (
+            "#stablehlo.replica_group_mesh_axes<mesh = @mesh_0>".to_string(),
+            "has no 'axes'",
+        ),
+    ] {
+        let e = error(&all_reduce(&bad));
+        assert!(
+            e.contains("stablehlo.all_reduce") && e.contains(want),
+            "{bad}: {e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+/// Propagation merges the identical `@mesh_0` into `@mesh` (Shardy's
+/// import does the same), renaming the groups' mesh with it, and a
+/// partial-manual shard_map's `lax.axis_index` (a `partition_id` in a
+/// manual computation nested in another) sees the enclosing manual axes.
+#[test]
+fn propagation_renames_merged_meshes_and_counts_enclosing_manual_axes() {
+    use meshrun_compiler::propagation::{propagate, PropagationOptions};
+    let src = r#"module @m {
+  sdy.mesh @mesh = <["data"=2, "model"=2]>
+  sdy.mesh @mesh_0 = <["data"=2, "model"=2]>
+  func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> tensor<8x4xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{?}, {"model", ?}]>] out_shardings=[<@mesh, [{?}, {?}]>] manual_axes={"model"} (%arg1: tensor<8x4xf32>) {
+      %1 = sdy.manual_computation() in_shardings=[] out_shardings=[<@mesh, []>] manual_axes={"data"} () {
+        %c = stablehlo.constant dense<2> : tensor<ui32>
+        %5 = stablehlo.partition_id : tensor<ui32>
+        %6 = stablehlo.remainder %5, %c : tensor<ui32>
+        %7 = stablehlo.convert %6 : (tensor<ui32>) -> tensor<f32>
+        sdy.return %7 : tensor<f32>
+      } : () -> tensor<f32>
+      %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<8x4xf32>
+      %3 = stablehlo.multiply %arg1, %2 : tensor<8x4xf32>
+      %4 = "stablehlo.all_reduce"(%3) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "model">]>, use_global_device_ids}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+      }) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+      sdy.return %4 : tensor<8x4xf32>
+    } : (tensor<8x8xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}"#;
+    let m = roundtrip(src);
+    let p = propagate(&m, &PropagationOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let text = print_module(&p);
+    assert!(!text.contains("@mesh_0"), "{text}");
+    assert!(
+        text.contains(
+            "replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = \"model\">]>"
+        ),
+        "{text}"
+    );
+    let program = partition(&p).unwrap_or_else(|e| panic!("{e}"));
+    let user: Vec<_> = program
+        .device
+        .collectives()
+        .filter(|(_, cause)| cause.reason == WRITTEN_IN_SHARD_MAP)
+        .map(|(c, _)| (c.kind, c.groups.clone()))
+        .collect();
+    assert_eq!(
+        user,
+        [(CollectiveKind::AllReduce, vec![vec![0, 1], vec![2, 3]])]
+    );
+}

@@ -25,6 +25,7 @@ use crate::ir::types::TensorType;
 use crate::ir::{OpKind, ReduceKind};
 use crate::ops::body::check_signature;
 use crate::ops::decode::I64Rows;
+use crate::ops::replica_groups::ReplicaGroups;
 use crate::ops::{
     Arity, AttrCodec, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RegionTypes, RuleShapes,
     SigForm,
@@ -100,7 +101,7 @@ define_attrs! {
     /// `stablehlo.all_reduce`
     pub struct AllReduceAttrs {
         channel_handle: Option<ChannelHandle> = "channel_handle" default None,
-        replica_groups: I64Rows = "replica_groups",
+        replica_groups: ReplicaGroups = "replica_groups",
         use_global_device_ids: Flag = "use_global_device_ids" default Flag(false),
     }
 }
@@ -110,7 +111,7 @@ define_attrs! {
     pub struct AllGatherAttrs {
         all_gather_dim: i64 = "all_gather_dim",
         channel_handle: Option<ChannelHandle> = "channel_handle" default None,
-        replica_groups: I64Rows = "replica_groups",
+        replica_groups: ReplicaGroups = "replica_groups",
         use_global_device_ids: Flag = "use_global_device_ids" default Flag(false),
     }
 }
@@ -119,7 +120,7 @@ define_attrs! {
     /// `stablehlo.reduce_scatter`
     pub struct ReduceScatterAttrs {
         channel_handle: Option<ChannelHandle> = "channel_handle" default None,
-        replica_groups: I64Rows = "replica_groups",
+        replica_groups: ReplicaGroups = "replica_groups",
         scatter_dimension: i64 = "scatter_dimension",
         use_global_device_ids: Flag = "use_global_device_ids" default Flag(false),
     }
@@ -130,7 +131,7 @@ define_attrs! {
     pub struct AllToAllAttrs {
         channel_handle: Option<ChannelHandle> = "channel_handle" default None,
         concat_dimension: i64 = "concat_dimension",
-        replica_groups: I64Rows = "replica_groups",
+        replica_groups: ReplicaGroups = "replica_groups",
         split_count: i64 = "split_count",
         split_dimension: i64 = "split_dimension",
     }
@@ -173,7 +174,8 @@ pub struct CollectivePermute {
 
 /// The combiner of an all-reduce / reduce-scatter body: one binary op of
 /// the two block arguments, returned — possibly through the
-/// `sdy.sharding_constraint` JAX adds inside partly manual bodies.
+/// `sdy.sharding_constraint` JAX adds inside partly manual bodies (an
+/// `sdy.reshard` once Shardy has propagated them).
 pub fn reduction_of(body: &Computation) -> Option<ReduceKind> {
     let f = body.func();
     let (&[a0, a1], &[ret]) = (f.args.as_slice(), f.returns.as_slice()) else {
@@ -192,7 +194,9 @@ pub fn reduction_of(body: &Computation) -> Option<ReduceKind> {
                 combined = Some(ReduceKind::from_binary_op(*b)?);
                 current = op.results.first().copied();
             }
-            OpKind::ShardingConstraint { .. } if current.is_some() => {
+            // JAX adds a constraint; Shardy's propagation (JAX 0.12) turns it
+            // into an `sdy.reshard` of the replicated scalar.
+            OpKind::ShardingConstraint { .. } | OpKind::Reshard { .. } if current.is_some() => {
                 if op.operands.first().copied() != current {
                     return None;
                 }
@@ -244,11 +248,17 @@ fn dim_index(dim: i64, rank: usize, what: &str) -> Result<usize, String> {
 }
 
 /// Equal-sized groups that together hold every device `0..n` once.
-pub fn check_partition(groups: &I64Rows, n: i64) -> Result<(), String> {
+pub fn check_partition(groups: &ReplicaGroups, meshes: &[MeshDef]) -> Result<(), String> {
+    groups.check_bound(meshes)?;
+    check_rows_partition(&groups.rows, device_count(meshes)?)
+}
+
+/// Equal-sized groups that together hold every device `0..n` once.
+fn check_rows_partition(groups: &[Vec<i64>], n: i64) -> Result<(), String> {
     // Memory is bounded by the groups as written, not by the mesh's device
     // count (a mesh may claim trillions of devices).
     let mut seen = std::collections::HashSet::new();
-    for g in &groups.rows {
+    for g in groups {
         for &d in g {
             if !(0..n).contains(&d) {
                 return Err(format!(
@@ -284,7 +294,7 @@ pub fn device_count(meshes: &[MeshDef]) -> Result<i64, String> {
         .ok_or_else(|| "needs a mesh (sdy.mesh) to name its devices".into())
 }
 
-fn group_size(groups: &I64Rows) -> Result<i64, String> {
+fn group_size(groups: &ReplicaGroups) -> Result<i64, String> {
     match groups.rows.first() {
         Some(g) if !g.is_empty() => Ok(g.len() as i64),
         _ => Err("needs at least one non-empty replica group".into()),
@@ -364,6 +374,18 @@ impl OpDef for AllReduce {
         Ok(vec![t.clone()])
     }
 
+    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
+        self.attrs.replica_groups.bind(meshes)
+    }
+
+    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
+        self.attrs
+            .replica_groups
+            .mesh_symbol_mut()
+            .into_iter()
+            .collect()
+    }
+
     fn check_in_module(
         &self,
         meshes: &[MeshDef],
@@ -371,7 +393,7 @@ impl OpDef for AllReduce {
         _results: &[TensorType],
         _regions: &[RegionTypes],
     ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, device_count(meshes)?)
+        check_partition(&self.attrs.replica_groups, meshes)
     }
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {
@@ -415,6 +437,18 @@ impl OpDef for AllGather {
         Ok(vec![out])
     }
 
+    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
+        self.attrs.replica_groups.bind(meshes)
+    }
+
+    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
+        self.attrs
+            .replica_groups
+            .mesh_symbol_mut()
+            .into_iter()
+            .collect()
+    }
+
     fn check_in_module(
         &self,
         meshes: &[MeshDef],
@@ -422,7 +456,7 @@ impl OpDef for AllGather {
         _results: &[TensorType],
         _regions: &[RegionTypes],
     ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, device_count(meshes)?)
+        check_partition(&self.attrs.replica_groups, meshes)
     }
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {
@@ -480,6 +514,18 @@ impl OpDef for ReduceScatter {
         Ok(vec![out])
     }
 
+    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
+        self.attrs.replica_groups.bind(meshes)
+    }
+
+    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
+        self.attrs
+            .replica_groups
+            .mesh_symbol_mut()
+            .into_iter()
+            .collect()
+    }
+
     fn check_in_module(
         &self,
         meshes: &[MeshDef],
@@ -487,7 +533,7 @@ impl OpDef for ReduceScatter {
         _results: &[TensorType],
         _regions: &[RegionTypes],
     ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, device_count(meshes)?)
+        check_partition(&self.attrs.replica_groups, meshes)
     }
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {
@@ -546,6 +592,18 @@ impl OpDef for AllToAll {
         Ok(vec![out])
     }
 
+    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
+        self.attrs.replica_groups.bind(meshes)
+    }
+
+    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
+        self.attrs
+            .replica_groups
+            .mesh_symbol_mut()
+            .into_iter()
+            .collect()
+    }
+
     fn check_in_module(
         &self,
         meshes: &[MeshDef],
@@ -553,7 +611,7 @@ impl OpDef for AllToAll {
         _results: &[TensorType],
         _regions: &[RegionTypes],
     ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, device_count(meshes)?)
+        check_partition(&self.attrs.replica_groups, meshes)
     }
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {

@@ -1,8 +1,13 @@
 //! `stablehlo.custom_call`: a call of a target the compiler backend
-//! provides. meshrun runs the one target JAX emits around sharding that
-//! computes something on its own, `@Sharding` (XLA's sharding annotation:
-//! the identity, its `mhlo.sharding` kept verbatim as a hint meshrun does
-//! not read). Every other target is an error that names it: the SPMD
+//! provides. meshrun runs the targets JAX emits around sharding and
+//! placement, each the identity on its one operand: `@Sharding` (XLA's
+//! sharding annotation, its `mhlo.sharding` kept verbatim as a hint
+//! meshrun does not read) and the host-memory placements
+//! (`@annotate_device_placement`, which `jax.device_put(x,
+//! memory_kind=...)` inside jit and the offloading remat policies write,
+//! its `_xla_buffer_placement` frontend attribute kept verbatim; XLA's
+//! `@MoveToHost` / `@MoveToDevice`): on the CPU backend host memory is
+//! ordinary memory. Every other target is an error that names it: the SPMD
 //! shape changes (`@SPMDFullToShardShape`, `@SPMDShardToFullShape`) and
 //! `@xla.sdy.*` only occur in programs lowered without Shardy or already
 //! partitioned by XLA (JAX 0.10.2 with Shardy lowers `shard_map` to
@@ -25,8 +30,18 @@ define_attrs! {
     }
 }
 
-/// The targets meshrun runs.
-const SUPPORTED: &[&str] = &["Sharding"];
+/// The targets meshrun runs (all the identity).
+const SUPPORTED: &[&str] = &[
+    "Sharding",
+    "annotate_device_placement",
+    "MoveToHost",
+    "MoveToDevice",
+];
+
+/// The halves of async collectives (`lax.psum_scatter_start(...).done()`):
+/// read, then rewritten into the collective they start when the module is
+/// loaded (`text::async_collectives`).
+pub const ASYNC_TARGETS: &[&str] = &["reduce-scatter-start", "reduce-scatter-done"];
 
 /// Why a target is not run, for the error.
 fn unsupported(target: &str) -> String {
@@ -36,7 +51,7 @@ fn unsupported(target: &str) -> String {
     } else {
         "it is a backend-specific kernel meshrun does not have"
     };
-    format!("custom_call target '@{target}' is not supported: {why} (meshrun runs @Sharding)")
+    format!("custom_call target '@{target}' is not supported: {why} (meshrun runs @Sharding and the host-placement annotations)")
 }
 
 impl DecodeOp for CustomCall {
@@ -59,7 +74,8 @@ impl DecodeOp for CustomCall {
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
         let call = CustomCall::decode_attrs(d)?;
-        if !SUPPORTED.contains(&call.target.as_str()) {
+        let target = call.target.as_str();
+        if !SUPPORTED.contains(&target) && !ASYNC_TARGETS.contains(&target) {
             return Err(DecodeError::attr(
                 "call_target_name",
                 unsupported(&call.target),
@@ -78,7 +94,7 @@ impl OpDef for CustomCall {
         self.encode_attrs()
     }
 
-    /// `@Sharding` is the identity on one operand.
+    /// Every supported target is the identity on one operand.
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         match operands {
             [x] => Ok(vec![x.clone()]),
@@ -91,7 +107,8 @@ impl OpDef for CustomCall {
     }
 
     /// Pass-through on every dimension (XLA imports `@Sharding` as a
-    /// sharding constraint, which propagation passes through).
+    /// sharding constraint, which propagation passes through; a placement
+    /// moves a value between memories, not devices).
     fn rule(
         &self,
         shapes: &RuleShapes,

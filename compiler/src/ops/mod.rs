@@ -38,6 +38,7 @@ pub mod optimization_barrier;
 pub mod reduce;
 pub mod reduce_precision;
 pub mod reduce_window;
+pub mod replica_groups;
 pub mod reverse;
 pub mod rng_bit_generator;
 pub mod scatter;
@@ -201,6 +202,20 @@ pub trait OpDef: fmt::Debug {
             return Err("cannot have regions".into());
         }
         self.check(operands, results)
+    }
+
+    /// Resolve what the op says by reference to the module's meshes (a
+    /// collective's replica groups written as mesh axes); the parser calls
+    /// it once the module is read, builders once their meshes exist.
+    fn bind_meshes(&mut self, _meshes: &[crate::sharding::MeshDef]) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The module meshes the op names outside its shardings (a
+    /// collective's mesh-axes replica groups), for passes that rename or
+    /// merge meshes.
+    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
+        Vec::new()
     }
 
     /// The checks that need the module's meshes (a collective's device

@@ -25,7 +25,7 @@ use std::fmt;
 
 use crate::ir::{ElemType, ReduceKind, TensorType};
 use crate::partition::error::ReshardError;
-use crate::partition::groups::device_groups;
+use crate::sharding::groups::device_groups;
 use crate::sharding::validate::validate_sharding;
 use crate::sharding::{AxisRef, DimSharding, Mesh, TensorSharding};
 

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::partition::groups::GroupError;
+use crate::sharding::groups::GroupError;
 use crate::sharding::validate::ShardingError;
 
 /// Which end of a reshard a problem is on.

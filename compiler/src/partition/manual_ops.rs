@@ -9,6 +9,7 @@
 use crate::diag::Diagnostic;
 use crate::ir::{ElemType, OpKind, TensorType};
 use crate::ops::collectives::{reduction_of, AllGather, AllToAll, ReduceScatter};
+use crate::ops::replica_groups::GroupsForm;
 use crate::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use crate::partition::device_builder::{internal, DeviceBuilder};
 use crate::partition::global::{Cause, GValueId};
@@ -85,18 +86,18 @@ impl DeviceBuilder<'_> {
         let (ckind, groups) = match kind {
             OpKind::AllReduce(a) => {
                 reduction = reduction_of(&a.body);
-                (CollectiveKind::AllReduce, &a.attrs.replica_groups)
+                (CollectiveKind::AllReduce, Some(&a.attrs.replica_groups))
             }
             OpKind::AllGather(a @ AllGather { .. }) => {
                 let d = a.dim(rank).map_err(bad)?;
                 dim_factors[d] = a.attrs.replica_groups.rows.first().map_or(1, |g| g.len()) as i64;
-                (CollectiveKind::AllGather, &a.attrs.replica_groups)
+                (CollectiveKind::AllGather, Some(&a.attrs.replica_groups))
             }
             OpKind::ReduceScatter(a @ ReduceScatter { .. }) => {
                 let d = a.dim(rank).map_err(bad)?;
                 dim_factors[d] = a.attrs.replica_groups.rows.first().map_or(1, |g| g.len()) as i64;
                 reduction = reduction_of(&a.body);
-                (CollectiveKind::ReduceScatter, &a.attrs.replica_groups)
+                (CollectiveKind::ReduceScatter, Some(&a.attrs.replica_groups))
             }
             OpKind::AllToAll(a @ AllToAll { .. }) => {
                 let (src_dim, tgt_dim) = match a2a {
@@ -107,12 +108,9 @@ impl DeviceBuilder<'_> {
                     }
                 };
                 all_to_all = Some(AllToAllDims { src_dim, tgt_dim });
-                (CollectiveKind::AllToAll, &a.attrs.replica_groups)
+                (CollectiveKind::AllToAll, Some(&a.attrs.replica_groups))
             }
-            OpKind::CollectivePermute(p) => (
-                CollectiveKind::CollectivePermute,
-                &p.attrs.source_target_pairs,
-            ),
+            OpKind::CollectivePermute(_) => (CollectiveKind::CollectivePermute, None),
             other => return Err(bad(format!("{} is not a collective", other.name()))),
         };
         if matches!(
@@ -122,12 +120,19 @@ impl DeviceBuilder<'_> {
         {
             return Err(bad("its reduction body is not one binary op".into()));
         }
-        let axes = match ckind {
-            CollectiveKind::CollectivePermute => Vec::new(),
-            _ => groups
-                .rows
-                .first()
-                .map_or_else(Vec::new, |g| spanned_axes(&mesh, g)),
+        // Groups written as mesh axes name their axes (in rank order, sub-axes
+        // included); dense ones are read off the first group.
+        let axes = match groups.map(|g| (&g.form, g.rows.first())) {
+            None => Vec::new(),
+            Some((GroupsForm::MeshAxes { axes, .. }, _)) => axes.clone(),
+            Some((GroupsForm::Dense, first)) => {
+                first.map_or_else(Vec::new, |g| spanned_axes(&mesh, g))
+            }
+        };
+        let rows = match (kind, groups) {
+            (OpKind::CollectivePermute(p), _) => &p.attrs.source_target_pairs.rows,
+            (_, Some(g)) => &g.rows,
+            (_, None) => return Err(bad("has no device groups".into())),
         };
         let dim_axes = (0..rank)
             .map(|d| {
@@ -145,7 +150,7 @@ impl DeviceBuilder<'_> {
             dim_factors,
             all_to_all,
             reduction,
-            groups: groups.rows.iter().map(|g| devices_of(&mesh, g)).collect(),
+            groups: rows.iter().map(|g| devices_of(&mesh, g)).collect(),
             in_sharding: self.prog.values[operand].sharding.clone(),
             out_sharding: self.prog.values[result].sharding.clone(),
             global_shape: self.prog.values[operand].ty.shape.clone(),

@@ -12,9 +12,9 @@
 //! 2. **Reshard lowering** — `lower` turns each reshard / all-reduce step
 //!    into [`Collective`]s: `reshard` (its plan from `planner` over
 //!    `pieces`: slice → permute → all-to-all → gather; `padded` for
-//!    dimensions that do not divide), `groups` (device
-//!    groups of (sub-)axes), `remap_plan` (fetch only the missing elements
-//!    when that is cheaper), `error`.
+//!    dimensions that do not divide), `remap_plan` (fetch only the missing elements
+//!    when that is cheaper), `error`; device groups of (sub-)axes come
+//!    from `sharding::groups`.
 //! 3. **Device program** — `local_ops` walks the global steps and builds
 //!    the [`DeviceProgram`] on a `device_builder` (local types, plain ops,
 //!    padding masks from `padding`), with `remap` for sharded slice, pad
@@ -45,7 +45,6 @@ mod window_factors;
 // 2. Reshard lowering.
 pub mod collective;
 pub mod error;
-pub mod groups;
 pub mod lower;
 mod padded;
 mod pieces;
@@ -70,9 +69,9 @@ pub mod program_regions;
 pub mod report;
 pub mod simulate;
 
+pub use crate::sharding::groups::{device_groups, GroupError};
 pub use collective::{collective_bytes, AllToAllDims, Collective, CollectiveKind};
 pub use error::{ReshardError, Side};
-pub use groups::{device_groups, GroupError};
 pub use program::{
     DeviceProgram, Instr, LocalId, LocalValue, PartitionedProgram, PerDevice, ProgramIo, RemapEntry,
 };

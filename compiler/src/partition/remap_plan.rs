@@ -20,8 +20,8 @@
 
 use std::collections::HashMap;
 
-use crate::partition::groups::{device_groups, group_ranks};
 use crate::partition::limits::MAX_REMAP_ENTRIES;
+use crate::sharding::groups::{device_groups, group_ranks};
 use crate::sharding::layout::TensorLayout;
 use crate::sharding::{AxisRef, Mesh};
 

@@ -27,12 +27,12 @@ use std::collections::BTreeMap;
 use crate::ir::ElemType;
 use crate::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use crate::partition::error::{ReshardError, Side};
-use crate::partition::groups::device_groups;
 use crate::partition::padded::{add_selectors, candidates};
 use crate::partition::pieces::{
     align, block_index, complement, merged, pieces_of, product, DimPieces, Piece,
 };
 use crate::partition::planner::{Move, Planner, Step};
+use crate::sharding::groups::device_groups;
 use crate::sharding::validate::{is_maximal_mesh, validate_mesh_structure, validate_sharding};
 use crate::sharding::{DimSharding, Mesh, MeshRef, TensorSharding};
 

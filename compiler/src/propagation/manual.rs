@@ -46,6 +46,10 @@ pub fn with_bodies(
     if !has_manual_computation(module) {
         return outer(&input, opts);
     }
+    // Bodies are copied from `input` into the propagated module, whose
+    // identical meshes `outer` merged: merge them here too, so the
+    // collectives' mesh-axes groups name meshes that still exist.
+    crate::propagation::import::lift_inline_meshes(&mut input);
     let mut round = 0;
     loop {
         round += 1;
@@ -382,9 +386,21 @@ fn propagate_body(
     // The body as a function of its own.
     let arg_types = region.args.iter().map(|&a| src.ty(a).clone()).collect();
     let mut body = Function::new(format!("{}.body", f.name), arg_types);
+    // Every axis manual where the body stands: those of the computations
+    // around it (a nested body's function carries them) and its own, so a
+    // `partition_id` inside (`lax.axis_index` in a partial-manual
+    // shard_map) sees all of them.
+    let mut manual: Vec<String> = f
+        .attrs
+        .iter()
+        .filter(|a| a.name == BODY_MANUAL_AXES_ATTR)
+        .filter_map(|a| a.value.as_deref())
+        .flat_map(|v| v.split(',').filter(|a| !a.is_empty()).map(str::to_string))
+        .collect();
+    manual.extend(mc.manual_axes.iter().cloned());
     body.attrs.push(NamedAttr::new(
         BODY_MANUAL_AXES_ATTR,
-        Some(mc.manual_axes.join(",")),
+        Some(manual.join(",")),
     ));
     for (k, s) in given_in.iter().enumerate() {
         let s = mc.body_sharding(s);

@@ -2,6 +2,7 @@
 //! tensor shardings; their invariants (`validate`) and what they mean for
 //! data placement (`layout`: local shapes, padding, per-device slices).
 
+pub mod groups;
 pub mod layout;
 pub mod mesh;
 pub mod tensor;

@@ -14,8 +14,10 @@
 //! `parse_generic_module` (generic module/func/mesh), `parse_computation`
 //! (scalar bodies), `parse_defined` / `print_defined` (ops defined in
 //! `crate::ops`, from their directives); `printer` and `print_literal` for
-//! the way back.
+//! the way back. `async_collectives` reads JAX's async collective custom
+//! calls as the collectives they start once the module is read.
 
+mod async_collectives;
 mod cursor;
 mod lexer;
 mod parse_attr_value;

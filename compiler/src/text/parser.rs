@@ -70,7 +70,7 @@ impl ModuleBuilder {
     }
 
     /// Check that every call names a function of the module.
-    fn finish(self) -> PResult<Module> {
+    fn finish(mut self) -> PResult<Module> {
         let funcs: HashSet<&str> = self.module.funcs.iter().map(|f| f.name.as_str()).collect();
         for (callee, pos) in &self.calls {
             if !funcs.contains(callee.as_str()) {
@@ -81,8 +81,32 @@ impl ModuleBuilder {
                 ));
             }
         }
+        crate::text::async_collectives::read_async_collectives(&mut self.module)?;
+        bind_meshes(&mut self.module)?;
         Ok(self.module)
     }
+}
+
+/// Let every op resolve what it names of the module's meshes (replica
+/// groups written as mesh axes), now that all of them are known: MLIR
+/// symbols may be used before they are defined.
+fn bind_meshes(m: &mut Module) -> PResult<()> {
+    let meshes = &m.meshes;
+    for f in &mut m.funcs {
+        for op in &mut f.ops {
+            let pos = op.pos;
+            if let Some(def) = op.kind.def_mut() {
+                def.bind_meshes(meshes).map_err(|e| {
+                    Diagnostic::new(
+                        DiagKind::UndefinedName,
+                        pos,
+                        format!("'{}' {e}", def.spec().name),
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An operand as written: the value and where it was named.

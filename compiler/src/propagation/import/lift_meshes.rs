@@ -48,6 +48,18 @@ pub fn lift_inline_meshes(module: &mut Module) {
     };
     module.for_each_sharding_mut(|s, pos| lift(&mut names, s, pos));
     module.meshes = meshes;
+    // Collectives name meshes too (replica groups written as mesh axes).
+    for f in &mut module.funcs {
+        for op in &mut f.ops {
+            if let Some(def) = op.kind.def_mut() {
+                for name in def.mesh_symbols_mut() {
+                    if let Some(new) = renamed.get(name.as_str()) {
+                        *name = new.clone();
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The module's meshes, growing as inline meshes are lifted.
