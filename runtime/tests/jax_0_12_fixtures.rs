@@ -28,12 +28,6 @@ const FOLDER: &str = "jax_0_12";
 const KNOWN_FAILURES: &[(&str, &str)] = &[
     // `lax.ragged_dot` as the GPU lowering prints it.
     ("ragged_dot_moe_cuda", "unknown op 'chlo.ragged_dot'"),
-    // A scan carry that starts unreduced (`jnp.zeros(out_sharding=P(...,
-    // unreduced={"data"}))`).
-    (
-        "unreduced_grad_accum",
-        "the value is not a partial result along {\"data\"} but its use requires it to be unreduced there",
-    ),
 ];
 
 #[test]
@@ -61,6 +55,23 @@ fn fixtures_are_jax_0_12_with_mesh_axes_groups() {
         with_groups >= 8,
         "{with_groups} fixtures with mesh-axes groups"
     );
+}
+
+/// A gradient accumulated over microbatches in a scan whose carry starts
+/// as `jnp.zeros(..., out_sharding=P(None, "model", unreduced={"data"}))`:
+/// the zero carry becomes unreduced without communication, the carry stays
+/// a partial sum through the loop, and the one all-reduce is after it
+/// (not one per iteration), as XLA does.
+#[test]
+fn unreduced_carry_is_reduced_once_after_the_loop() {
+    let (_, ours, b) = check(FOLDER, "unreduced_grad_accum").unwrap_or_else(|e| panic!("{e}"));
+    let all_reduces: Vec<_> = ours
+        .device
+        .collectives()
+        .filter(|(c, _)| c.kind == CollectiveKind::AllReduce)
+        .collect();
+    assert_eq!(all_reduces.len(), 1, "{all_reduces:?}");
+    assert_eq!(b.ours, b.xla);
 }
 
 /// The user's collectives keep their kinds, counts and "written in

@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::literal::{DenseLiteral, Scalar};
 use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
 use crate::partition::global::{Cause, GStep, GStepKind, GValue, GValueId, GlobalProgram};
 use crate::partition::hoist::hoist_reshards;
@@ -402,6 +403,22 @@ impl<'a> Builder<'a> {
             && a.dims.iter().zip(&b.dims).all(|(x, y)| x.axes == y.axes)
     }
 
+    /// Whether `v`'s copies are already valid partial results of
+    /// `target`'s reduction along the axes `target` makes unreduced: a
+    /// value that is not partial (or partial by the same reduction) and
+    /// either zero everywhere (`jnp.zeros(..., out_sharding=P(...,
+    /// unreduced={...}))`, a gradient accumulator) or reduced by max/min,
+    /// where copies of one value reduce to that value. A replicated value
+    /// becomes unreduced without communication (Shardy's
+    /// `sdy.replicated_to_unreduced`).
+    fn holds_partials_already(&self, v: GValueId, target: &TensorSharding) -> bool {
+        let src = &self.prog.values[v].sharding;
+        if !src.unreduced.is_empty() && src.unreduced_op != target.unreduced_op {
+            return false;
+        }
+        target.unreduced_op != ReductionOp::Sum || is_zero(&self.prog, v)
+    }
+
     /// `v` moved to `target` (reduced first where `target` is not
     /// unreduced along an axis `v` is).
     pub(crate) fn reshard(
@@ -417,6 +434,38 @@ impl<'a> Builder<'a> {
             .filter(|a| !src.unreduced.contains(a))
             .cloned()
             .collect();
+        let mut v = v;
+        if !extra.is_empty() && self.holds_partials_already(v, target) {
+            // Each copy already is a valid partial: relabel, no data moves.
+            let mut sharding = src.clone();
+            sharding.unreduced.extend(extra.iter().cloned());
+            sharding.unreduced_op = target.unreduced_op;
+            if let Some(mesh) = src.mesh_name().and_then(|m| self.mesh(m)) {
+                sharding = placement(&sharding, mesh);
+            }
+            let ty = self.prog.values[v].ty.clone();
+            let r = self.new_value(ty, sharding);
+            let reason = format!(
+                "every copy is already a partial {} over {} ({})",
+                target.unreduced_op.plural(),
+                braced(&extra),
+                if target.unreduced_op == ReductionOp::Sum {
+                    "zero"
+                } else {
+                    "an idempotent reduction"
+                }
+            );
+            self.push(
+                GStepKind::Relabel,
+                vec![v],
+                vec![r],
+                Cause {
+                    reason,
+                    ..cause.clone()
+                },
+            );
+            return self.reshard(r, target, cause);
+        }
         if !extra.is_empty() {
             return Err(Diagnostic::new(
                 DiagKind::Unsupported,
@@ -428,7 +477,6 @@ impl<'a> Builder<'a> {
                 ),
             ));
         }
-        let mut v = v;
         let reduce: Vec<AxisRef> = src
             .unreduced
             .iter()
@@ -559,5 +607,29 @@ impl<'a> Builder<'a> {
             }
             _ => self.rule_op(id, op, label),
         }
+    }
+}
+
+/// Whether global value `g` is zero everywhere: a zero constant, through
+/// broadcasts, reshapes, converts, reshards and relabels (as JAX writes
+/// `jnp.zeros`).
+fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
+    let Some(step) = prog.steps.iter().find(|s| s.results.contains(&g)) else {
+        return false;
+    };
+    let zero = |s: &Scalar| match s {
+        Scalar::Float(x) => *x == 0.0,
+        Scalar::Int(i) => *i == 0,
+        Scalar::Bool(b) => !*b,
+    };
+    match &step.kind {
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s))) => zero(s),
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v))) => v.iter().all(zero),
+        GStepKind::Compute(
+            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Convert | OpKind::Transpose { .. },
+        )
+        | GStepKind::Reshard
+        | GStepKind::Relabel => step.operands.len() == 1 && is_zero(prog, step.operands[0]),
+        _ => false,
     }
 }

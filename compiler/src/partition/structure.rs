@@ -15,8 +15,9 @@
 //! Control flow must be the same on every device: a loop condition and a
 //! branch index are made whole (fully replicated, partial sums reduced)
 //! before they are read, and every data movement feeding them says so in
-//! its reason. Loop-carried values hold full values (never partial sums),
-//! so that every iteration starts from the same kind of value.
+//! its reason. A loop-carried value is partial only where its group
+//! sharding says `unreduced` (JAX's explicit `unreduced={...}` carry):
+//! every iteration then starts and ends with the same kind of value.
 //!
 //! A reshard inside a region of a value from around it (a loop-invariant
 //! weight resharded in a `scan` body) runs once, before the op, instead of
@@ -212,7 +213,9 @@ impl Builder<'_> {
     }
 
     /// One placement per result: the op's `sdy.sharding` (replicated when
-    /// it has none), never unreduced.
+    /// it has none), unreduced where it says so (a gradient accumulated
+    /// over microbatches stays a partial sum through the loop and is
+    /// reduced once, where a use needs it whole).
     fn group_shardings(
         &mut self,
         op: &OpData,
@@ -236,9 +239,7 @@ impl Builder<'_> {
         for (k, ty) in types.iter().enumerate() {
             let annotated = op.shardings.as_ref().and_then(|s| s.get(k));
             let what = format!("{label} (result {k})");
-            let mut s = self.normalize(annotated, ty.rank(), None, op.pos, &what)?;
-            s.unreduced.clear();
-            out.push(s);
+            out.push(self.normalize(annotated, ty.rank(), None, op.pos, &what)?);
         }
         Ok(out)
     }
