@@ -626,7 +626,10 @@ fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s))) => zero(s),
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v))) => v.iter().all(zero),
         GStepKind::Compute(
-            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Convert | OpKind::Transpose { .. },
+            OpKind::BroadcastInDim { .. }
+            | OpKind::Reshape
+            | OpKind::Convert
+            | OpKind::Transpose { .. },
         )
         | GStepKind::Reshard
         | GStepKind::Relabel => step.operands.len() == 1 && is_zero(prog, step.operands[0]),
