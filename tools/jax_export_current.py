@@ -19,9 +19,10 @@ use what JAX 0.11+ writes differently from 0.10.2, as users write them:
   ``fori_loop``;
 - ``lax.axis_index`` in a partial-manual shard_map (a nested
   ``sdy.manual_computation`` around ``partition_id``);
-- the other features of issue 26 (unreduced values, host memory kinds,
-  async collectives, ``ragged_dot``), which ``runtime/tests/jax_0_12_fixtures.rs``
-  lists as known failures until they run.
+- an explicit-mode training step, an ``unreduced={"data"}`` scan carry,
+  ``pinned_host`` memory kinds, an async ``psum_scatter_start``, and
+  ``lax.ragged_dot`` lowered for CPU and for cuda (tokens or experts
+  sharded).
 
 ``runtime/tests/jax_0_12_fixtures.rs`` runs every fixture of the folder.
 """
@@ -313,7 +314,7 @@ def _async_psum_scatter(name, rng):
     return shard_map_program(name, f, [je.randn(rng, 64, 8)], mesh, [P(None, "model")], expected)
 
 
-def _ragged_moe(name, rng, platforms):
+def _ragged_moe(name, rng, platforms, w_spec=P(None, None, "model")):
     mesh = je.M_DM()
     g, t, d, h = 4, 64, 16, 8
 
@@ -323,7 +324,7 @@ def _ragged_moe(name, rng, platforms):
     sizes = np.array([10, 22, 0, 32], np.int32)
     args = [je.randn(rng, t, d), je.randn(rng, g, d, h, scale=0.3), sizes]
     prog = je.Program(name, None, je.named(f, name), args, mesh,
-                      [P("data", None), P(None, None, "model"), P()],
+                      [P("data", None), w_spec, P()],
                       text_platforms=platforms)
 
     def expected(x, w, sizes):
@@ -350,6 +351,14 @@ def _ragged_cpu(name, rng):
          "prints it); XLA's numbers from the CPU lowering")
 def _ragged_cuda(name, rng):
     return _ragged_moe(name, rng, ("cuda",))
+
+
+@program("ragged_dot_expert_parallel",
+         "lax.ragged_dot lowered for cuda with the experts sharded over model (2 of 4 per "
+         "device) and the tokens over data: expert parallelism; XLA's numbers from the CPU "
+         "lowering")
+def _ragged_experts(name, rng):
+    return _ragged_moe(name, rng, ("cuda",), P("model", None, None))
 
 
 def main(argv=None):

@@ -24,15 +24,12 @@ use fixture_run::fixture;
 const FOLDER: &str = "jax_0_12";
 
 /// Fixtures that do not pass yet: (name, a piece of the error they fail
-/// with). Each is a feature of issue 26 still to build.
-const KNOWN_FAILURES: &[(&str, &str)] = &[
-    // `lax.ragged_dot` as the GPU lowering prints it.
-    ("ragged_dot_moe_cuda", "unknown op 'chlo.ragged_dot'"),
-];
+/// with). None at present; the list stays so a regression names itself.
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn every_jax_0_12_program_runs_sharded_matches_jax_and_moves_no_more_than_xla() {
-    check_folder(FOLDER, 15, KNOWN_FAILURES);
+    check_folder(FOLDER, 16, KNOWN_FAILURES);
 }
 
 /// The fixtures are JAX 0.12's, and their shard_map collectives use the
@@ -72,6 +69,43 @@ fn unreduced_carry_is_reduced_once_after_the_loop() {
         .collect();
     assert_eq!(all_reduces.len(), 1, "{all_reduces:?}");
     assert_eq!(b.ours, b.xla);
+}
+
+/// `lax.ragged_dot` lowered for cuda (`chlo.ragged_dot`) and for CPU
+/// (a masked matmul): both give JAX's outputs with the tokens (the ragged
+/// dimension) left sharded over data and no bytes moved, as XLA; the
+/// cuda lowering's local op gets each device's first row.
+#[test]
+fn ragged_dot_keeps_tokens_local_in_both_lowerings() {
+    for name in ["ragged_dot_moe_cuda", "ragged_dot_moe_cpu"] {
+        let (shardy, ours, b) = check(FOLDER, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((b.shardy, b.ours, b.xla), (0.0, 0.0, 0.0), "{name}");
+        assert_eq!(shardy.device.collectives().count(), 0, "{name}");
+        assert_eq!(ours.device.collectives().count(), 0, "{name}");
+    }
+}
+
+/// Expert parallelism: `chlo.ragged_dot` with the experts (rhs's group
+/// dimension) sharded over model. Each device multiplies only the rows of
+/// its two experts, and the partial sums are all-reduced once over model
+/// (512 B per device, as XLA), instead of gathering the weights. The
+/// Shardy-propagated plan is of the CPU lowering (XLA's propagated module):
+/// its cumulative sum of the group sizes is cut from the replicated sizes
+/// and reads its halo from them, with no message.
+#[test]
+fn ragged_dot_with_sharded_experts_reduces_partial_rows() {
+    let name = "ragged_dot_expert_parallel";
+    let (shardy, ours, b) = check(FOLDER, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for plan in [&shardy, &ours] {
+        let moving: Vec<CollectiveKind> = plan
+            .device
+            .collectives()
+            .map(|(c, _)| c.kind)
+            .filter(|k| *k != CollectiveKind::AllSlice)
+            .collect();
+        assert_eq!(moving, [CollectiveKind::AllReduce], "{name}");
+    }
+    assert_eq!((b.shardy, b.ours, b.xla), (512.0, 512.0, 512.0), "{name}");
 }
 
 /// The user's collectives keep their kinds, counts and "written in

@@ -59,20 +59,11 @@ pub fn op_flops(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]
     let result_elems = || results.first().map_or(0.0, |t| elements(t));
     match kind {
         OpKind::DotGeneral { dims, .. } => {
-            let k: f64 = operands.first().map_or(0.0, |lhs| {
-                dims.lhs_contract
-                    .iter()
-                    .map(|&d| {
-                        usize::try_from(d)
-                            .ok()
-                            .and_then(|d| lhs.shape.get(d))
-                            .copied()
-                            .unwrap_or(1) as f64
-                    })
-                    .product()
-            });
-            2.0 * result_elems() * k
+            2.0 * result_elems() * contracted(operands, &dims.lhs_contract)
         }
+        // Each result row is one group's product (rows past the groups are
+        // charged too: an upper bound, as the group sizes are data).
+        OpKind::RaggedDot(r) => 2.0 * result_elems() * contracted(operands, &r.dims.lhs_contract),
         OpKind::Reduce { .. } => {
             // Operands are N inputs then N init values.
             let n = operands.len() / 2;
@@ -83,12 +74,31 @@ pub fn op_flops(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]
     }
 }
 
+/// The product of lhs's contracting dimension sizes.
+fn contracted(operands: &[&TensorType], lhs_contract: &[i64]) -> f64 {
+    operands.first().map_or(0.0, |lhs| {
+        lhs_contract
+            .iter()
+            .map(|&d| {
+                usize::try_from(d)
+                    .ok()
+                    .and_then(|d| lhs.shape.get(d))
+                    .copied()
+                    .unwrap_or(1) as f64
+            })
+            .product()
+    })
+}
+
 /// The element type an op is charged at: what it computes in (a compare's
 /// operands, not its i1 result; a select's values, not its i1 predicate).
 fn op_elem(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> Option<ElemType> {
     let from_operands = matches!(
         kind,
-        OpKind::DotGeneral { .. } | OpKind::Reduce { .. } | OpKind::Compare { .. }
+        OpKind::DotGeneral { .. }
+            | OpKind::RaggedDot(_)
+            | OpKind::Reduce { .. }
+            | OpKind::Compare { .. }
     );
     let (first, second) = if from_operands {
         (operands, results)

@@ -18,7 +18,7 @@
 //! without naming the op; callers prefix the op name.
 
 pub(crate) mod common;
-mod contraction;
+pub(crate) mod contraction;
 mod elementwise;
 mod movement;
 mod sources;

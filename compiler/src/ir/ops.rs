@@ -323,6 +323,7 @@ op_kinds! {
         Scatter(crate::ops::scatter::Scatter),
         SelectAndScatter(crate::ops::select_and_scatter::SelectAndScatter),
         Reduce(crate::ops::reduce::Reduce),
+        RaggedDot(crate::ops::ragged_dot::RaggedDot),
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Reverse(crate::ops::reverse::Reverse),
         Sort(crate::ops::sort::Sort),

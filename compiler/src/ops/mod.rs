@@ -35,6 +35,7 @@ pub mod index_dims;
 pub mod manual_computation;
 pub mod named_computation;
 pub mod optimization_barrier;
+pub mod ragged_dot;
 pub mod reduce;
 pub mod reduce_precision;
 pub mod reduce_window;

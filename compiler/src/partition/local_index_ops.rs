@@ -122,7 +122,7 @@ impl DeviceBuilder<'_> {
     }
 
     /// A rank-0 value of type `elem` holding the device's entry of `table`.
-    fn device_scalar(
+    pub(super) fn device_scalar(
         &mut self,
         step: usize,
         elem: ElemType,
@@ -146,7 +146,7 @@ impl DeviceBuilder<'_> {
     }
 
     /// The start of each device's block along `dim` of `layout`.
-    fn block_starts(
+    pub(super) fn block_starts(
         &self,
         layout: &TensorLayout,
         dim: usize,

@@ -224,6 +224,7 @@ impl DeviceBuilder<'_> {
                 self.op(i, kind.clone(), locals, &results)
             }
             OpKind::Convolution(c) => self.local_convolution(i, c, &operands, locals, &results),
+            OpKind::RaggedDot(r) => self.local_ragged_dot(i, r, &operands, locals, &results),
             OpKind::ReduceWindow(rw) => {
                 self.local_reduce_window(i, rw, &operands, locals, &results)
             }

@@ -5,7 +5,11 @@
 //! XLA's SPMD partitioner does), with the op's padding value where the
 //! windows read the global padding (only the edge devices do, so the
 //! program fills there by a per-device table rather than padding), and
-//! runs the op with the plan's local padding and base dilation.
+//! runs the op with the plan's local padding and base dilation. When the
+//! sharded input was just cut from a value every device holds whole along
+//! that dimension (a reshard that only slices, as `sdy.all_slice` of a
+//! replicated argument), the halos are read from that value instead: no
+//! message at all, as XLA.
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{OpKind, TensorType};
@@ -13,7 +17,7 @@ use crate::ops::decode::I64Rows;
 use crate::ops::reduce_window::ReduceWindow;
 use crate::ops::window::Window;
 use crate::partition::device_builder::DeviceBuilder;
-use crate::partition::global::{Cause, GValueId};
+use crate::partition::global::{Cause, GStepKind, GValueId};
 use crate::partition::halo::{plan_halo, HaloDim, HaloPlan};
 use crate::partition::program::LocalId;
 use crate::partition::remap::emit_remap;
@@ -63,6 +67,35 @@ impl DeviceBuilder<'_> {
         Ok((!plan.is_identity()).then_some(HaloAt { dim, plan }))
     }
 
+    /// The value `g` was resharded from, with its local block, when that
+    /// value is unsharded along `dim`, sharded as `g` along every other
+    /// dimension and not partial: each device then already holds every
+    /// row its windows read.
+    fn whole_along(&self, g: GValueId, dim: usize) -> Option<(GValueId, LocalId)> {
+        let step = self
+            .prog
+            .steps
+            .iter()
+            .find(|s| s.results.first() == Some(&g))?;
+        let src = *step.operands.first()?;
+        if !matches!(step.kind, GStepKind::Reshard) {
+            return None;
+        }
+        let (a, b) = (
+            &self.prog.values[src].sharding,
+            &self.prog.values[g].sharding,
+        );
+        let same_elsewhere = a.mesh == b.mesh
+            && a.dims.len() == b.dims.len()
+            && a.unreduced.is_empty()
+            && a.dims[dim].axes.is_empty()
+            && (0..a.dims.len()).all(|k| k == dim || a.dims[k].axes == b.dims[k].axes);
+        if !same_elsewhere {
+            return None;
+        }
+        Some((src, self.map[src]?))
+    }
+
     /// `local` (the block of `g`) extended along `at.dim` by the halos its
     /// windows read, `fill` (a scalar, `None`: zero) outside the input.
     pub(super) fn exchange_halo(
@@ -87,6 +120,13 @@ impl DeviceBuilder<'_> {
         let mesh = self.mesh_of(g)?;
         let axes = self.dim_axes(g, d);
         let n = layout.dims()[d].shards;
+        // Where the rows come from: `g`'s blocks, or the whole value it
+        // was cut from.
+        let (source_g, source_local, source_axes) = match self.whole_along(g, d) {
+            Some((src, l)) => (src, l, Vec::new()),
+            None => (g, local, axes),
+        };
+        let source = self.layout(source_g)?;
         let len = at.plan.len;
         let mut shape = self.prog.values[g].ty.shape.clone();
         shape[d] = len * n;
@@ -95,8 +135,8 @@ impl DeviceBuilder<'_> {
         let extended = TensorLayout::new(mesh, &self.prog.values[g].sharding, &shape)
             .map_err(|e| err(e.to_string()))?;
         let specs = [RemapSource {
-            layout: &layout,
-            axes: &axes,
+            layout: &source,
+            axes: &source_axes,
         }];
         let plan = &at.plan;
         let map = |o: i64| {
@@ -122,8 +162,8 @@ impl DeviceBuilder<'_> {
             self,
             step,
             &remap,
-            &[local],
-            &[g],
+            &[source_local],
+            &[source_g],
             fill,
             ty,
             name,

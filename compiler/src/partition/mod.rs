@@ -56,6 +56,7 @@ mod device_builder;
 mod local_conv;
 mod local_index_ops;
 mod local_ops;
+mod local_ragged_dot;
 mod local_regions;
 mod local_window;
 mod manual_ops;

@@ -19,6 +19,7 @@ mod int;
 mod map;
 mod permute;
 pub mod pieces;
+pub mod ragged_dot;
 mod real;
 pub mod reduce;
 pub mod reduce_body;
@@ -239,6 +240,18 @@ fn compute(
             one(bitcast::bitcast_convert(x[0], out)?)
         }
         OpKind::Sort(s) => sort::sort(s, x),
+        OpKind::RaggedDot(r) => {
+            let starts = match x.len() {
+                5 => Some((x[3], x[4])),
+                _ => {
+                    n(3)?;
+                    None
+                }
+            };
+            one(ragged_dot::ragged_dot(
+                r, x[0], x[1], x[2], starts, out, par,
+            )?)
+        }
         OpKind::TopK(t) => {
             n(1)?;
             top_k::top_k(x[0], t.k)
