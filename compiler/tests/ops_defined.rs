@@ -992,7 +992,7 @@ fn optimization_barrier_as_jax_prints_it() {
 }
 
 #[test]
-fn custom_call_runs_sharding_and_names_other_targets() {
+fn custom_call_runs_sharding_and_carries_other_targets() {
     let pretty = module(
         "%x: tensor<8x4xf32>",
         "  %r = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = \"{replicated}\"} : (tensor<8x4xf32>) -> tensor<8x4xf32>",
@@ -1015,23 +1015,137 @@ fn custom_call_runs_sharding_and_names_other_targets() {
         last_rule(&a),
         "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=4}>"
     );
+    // Any other target is carried: its result types are the program's, it
+    // has no rule unless the program writes one, and only `run` refuses it.
     for target in [
         "SPMDFullToShardShape",
         "xla.sdy.GlobalToLocalShape",
         "my_kernel",
+        "xla_python_cpu_callback",
     ] {
-        let e = error(&module(
+        for body in [
+            format!(
+                "  %r = stablehlo.custom_call @{target}(%x) {{has_side_effect = true}} : (tensor<8x4xf32>) -> tensor<2xi32>"
+            ),
+            format!(
+                "  %r = \"stablehlo.custom_call\"(%x) <{{call_target_name = \"{target}\", has_side_effect = true}}> : (tensor<8x4xf32>) -> tensor<2xi32>"
+            ),
+        ] {
+            let m = roundtrip(&module("%x: tensor<8x4xf32>", &body, "tensor<2xi32>"));
+            assert_eq!(last_rule(&m), "none", "{body}");
+            let OpKind::CustomCall(c) = last_kind(&m) else {
+                panic!("{body}")
+            };
+            let e = c.run_error().expect("an opaque target cannot run");
+            assert!(
+                e.contains(&format!("'@{target}' cannot run")) && !e.contains('\n'),
+                "{e}"
+            );
+        }
+    }
+    // The identities still check their one operand and type.
+    let e = error(&module(
+        "%x: tensor<8x4xf32>",
+        "  %r = stablehlo.custom_call @Sharding(%x) : (tensor<8x4xf32>) -> tensor<4x8xf32>",
+        "tensor<4x8xf32>",
+    ));
+    assert!(e.starts_with("2:8:") && e.contains("identity"), "{e}");
+}
+
+/// A rule the program attaches to an opaque custom call
+/// (`sdy.sharding_rule`, as Shardy's `custom_call_custom_rule`) is its
+/// rule; one that does not fit the call's shapes is a one-line error.
+#[test]
+fn opaque_custom_call_takes_the_rule_the_program_writes() {
+    let with_rule = |rule: &str| {
+        module(
             "%x: tensor<8x4xf32>",
             &format!(
-                "  %r = stablehlo.custom_call @{target}(%x) : (tensor<8x4xf32>) -> tensor<8x4xf32>"
+                "  %r = stablehlo.custom_call @foo(%x) {{sdy.sharding_rule = {rule}}} : (tensor<8x4xf32>) -> tensor<8x4xf32>"
             ),
             "tensor<8x4xf32>",
-        ));
-        assert!(
-            e.starts_with("2:30:") && e.contains(&format!("'@{target}'")) && !e.contains('\n'),
-            "{e}"
-        );
+        )
+    };
+    let rule = "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=4} need_replication={j} blocked_propagation={i}, custom>";
+    let m = roundtrip(&with_rule(rule));
+    assert_eq!(last_rule(&m), rule);
+    for (bad, why) in [
+        (
+            "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=2}, custom>",
+            "dimension 1 has size 4 but its factors make 2",
+        ),
+        (
+            "#sdy.op_sharding_rule<([i])->([i]) {i=8}, custom>",
+            "has rank 1, the op's 2",
+        ),
+        (
+            "#sdy.op_sharding_rule<([i, j])->([i, q]) {i=8, j=4}, custom>",
+            "sdy.sharding_rule",
+        ),
+    ] {
+        let m = parse_module(&with_rule(bad)).expect("the attribute is kept verbatim");
+        let f = m.func("f").expect("@f");
+        let (id, _) = f.ops_in_order().last().expect("an op");
+        let e = rule_for_op(f, id).expect_err(bad).to_string();
+        assert!(e.contains(why) && !e.contains('\n'), "{bad}: {e}");
     }
+}
+
+/// `!stablehlo.token`: token arguments and results, `after_all` and
+/// `create_token` in both forms, tokens carried by a while loop; no
+/// arithmetic op takes a token.
+#[test]
+fn tokens_round_trip_and_take_no_arithmetic() {
+    let src = "func.func @f(%t: !stablehlo.token, %x: tensor<4xf32>) -> (!stablehlo.token, tensor<4xf32>) {
+  %0 = stablehlo.create_token : !stablehlo.token
+  %1 = stablehlo.after_all %t, %0 : !stablehlo.token
+  %2 = \"stablehlo.after_all\"(%1) : (!stablehlo.token) -> !stablehlo.token
+  %3:2 = stablehlo.while(%iterArg = %2, %iterArg_0 = %x) : !stablehlo.token, tensor<4xf32>
+    cond {
+    %c = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %a = stablehlo.after_all %iterArg : !stablehlo.token
+    stablehlo.return %a, %iterArg_0 : !stablehlo.token, tensor<4xf32>
+  }
+  return %3#0, %3#1 : !stablehlo.token, tensor<4xf32>
+}
+";
+    let m = roundtrip(src);
+    let printed = print_module(&m);
+    assert!(
+        printed.contains("stablehlo.after_all %arg0, %0 : !stablehlo.token")
+            && printed.contains("stablehlo.create_token : !stablehlo.token")
+            && printed.contains("-> (!stablehlo.token, tensor<4xf32>)"),
+        "{printed}"
+    );
+    let f = m.func("f").expect("@f");
+    for (id, op) in f.ops_in_order() {
+        if matches!(op.kind, OpKind::AfterAll(_) | OpKind::CreateToken(_)) {
+            assert_eq!(
+                rule_for_op(f, id).unwrap().map(|r| r.num_factors()),
+                Some(0)
+            );
+        }
+    }
+    // Host transfers ordered by tokens: no rule (propagation stops there).
+    let m = roundtrip("func.func @f(%x: tensor<8x8xf32>) -> tensor<2x2xi32> {
+  %0 = stablehlo.after_all : !stablehlo.token
+  %1 = \"stablehlo.send\"(%x, %0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>, is_host_transfer = true} : (tensor<8x8xf32>, !stablehlo.token) -> !stablehlo.token
+  %2:2 = \"stablehlo.recv\"(%1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<2x2xi32>, !stablehlo.token)
+  return %2#0 : tensor<2x2xi32>
+}
+");
+    assert_eq!(last_rule(&m), "none");
+    let e = error("func.func @f(%t: !stablehlo.token) -> tensor<2xf32> {\n  %r:2 = \"stablehlo.recv\"(%t) : (!stablehlo.token) -> (!stablehlo.token, tensor<2xf32>)\n  return %r#1 : tensor<2xf32>\n}\n");
+    assert!(
+        e.starts_with("2:") && e.contains("values received, then a token"),
+        "{e}"
+    );
+    let e = error("func.func @f(%t: !stablehlo.token) -> !stablehlo.token {\n  %r = stablehlo.add %t, %t : !stablehlo.token\n  return %r : !stablehlo.token\n}\n");
+    assert!(e.starts_with("2:") && e.contains("!stablehlo.token"), "{e}");
+    let e = error("func.func @f(%x: tensor<4xf32>) -> !stablehlo.token {\n  %r = stablehlo.after_all %x : (tensor<4xf32>) -> !stablehlo.token\n  return %r : !stablehlo.token\n}\n");
+    assert!(e.contains("operand 0 must be a !stablehlo.token"), "{e}");
 }
 
 #[test]

@@ -27,6 +27,8 @@ mod manual_calls;
 mod manual_computation;
 #[path = "propagation_shardy/op_priority.rs"]
 mod op_priority;
+#[path = "propagation_shardy/opaque.rs"]
+mod opaque;
 #[path = "propagation_shardy/shardings.rs"]
 mod shardings;
 #[path = "propagation_shardy/unreduced.rs"]

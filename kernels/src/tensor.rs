@@ -319,8 +319,8 @@ pub fn dims_of(ty: &TensorType) -> Result<Vec<usize>> {
 }
 
 /// Match an `ElemType`, naming the matching host element type `$T` in
-/// `$body` (giving `Ok($body)`). Every element type has a host type; `$op`
-/// names the op for callers whose body may fail.
+/// `$body` (giving `Ok($body)`). Every element type but the token has a
+/// host type; `$op` names the op in errors.
 macro_rules! with_elem_type {
     ($elem:expr, $op:expr, $T:ident => $body:expr) => {
         match $elem {
@@ -376,6 +376,11 @@ macro_rules! with_elem_type {
                 type $T = u64;
                 Ok::<_, $crate::error::KernelError>($body)
             }
+            // `run` refuses tokens before any kernel sees one.
+            meshrun_compiler::ir::ElemType::Token => Err($crate::error::KernelError::invalid(
+                &$op.to_string(),
+                "a !stablehlo.token holds no data",
+            )),
         }
     };
 }

@@ -136,8 +136,9 @@ pub fn program_fits_backend<B: Backend>(
 /// `max_devices` devices, on a host with `host_memory` bytes: every mesh
 /// has at most that many devices, the inputs and outputs of the entry
 /// function fit in the host's memory, and with `reference` (the unsharded
-/// run of `--check`) so does every value of every function. Errors point
-/// at the mesh, function or op.
+/// run of `--check`) so does every value of every function; and nothing
+/// in it is what only `run` refuses (`ops::runnable`).
+/// Errors point at the mesh, function or op.
 pub fn module_fits(
     module: &Module,
     name: &str,
@@ -145,6 +146,9 @@ pub fn module_fits(
     host_memory: Option<u64>,
     reference: bool,
 ) -> Result<(), Diagnostic> {
+    if let Some(d) = meshrun_compiler::ops::runnable::first_unrunnable(module) {
+        return Err(d);
+    }
     for def in &module.meshes {
         let devices = def
             .mesh

@@ -62,7 +62,8 @@ pub fn human_time(seconds: f64) -> String {
 /// FLOPs with an SI prefix (`131 kFLOP`, `2.10 GFLOP`).
 pub fn human_flops(flops: f64) -> String {
     let units = ["FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"];
-    let mut v = flops;
+    // `+ 0.0` turns -0 (the sum of no f64s) into 0.
+    let mut v = flops + 0.0;
     let mut u = 0;
     while v.abs() >= 1000.0 && u + 1 < units.len() {
         v /= 1000.0;

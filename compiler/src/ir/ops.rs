@@ -302,10 +302,12 @@ macro_rules! op_kinds {
 
 op_kinds! {
     defined {
+        AfterAll(crate::ops::token::AfterAll),
         AllGather(crate::ops::collectives::AllGather),
         AllReduce(crate::ops::collectives::AllReduce),
         AllToAll(crate::ops::collectives::AllToAll),
         BitcastConvert(crate::ops::bitcast_convert::BitcastConvert),
+        CreateToken(crate::ops::token::CreateToken),
         CustomCall(crate::ops::custom_call::CustomCall),
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
         Case(crate::ops::case::Case),
@@ -322,6 +324,8 @@ op_kinds! {
         RngBitGenerator(crate::ops::rng_bit_generator::RngBitGenerator),
         Scatter(crate::ops::scatter::Scatter),
         SelectAndScatter(crate::ops::select_and_scatter::SelectAndScatter),
+        Send(crate::ops::send_recv::Send),
+        Recv(crate::ops::send_recv::Recv),
         Reduce(crate::ops::reduce::Reduce),
         RaggedDot(crate::ops::ragged_dot::RaggedDot),
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),

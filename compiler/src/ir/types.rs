@@ -18,6 +18,10 @@ pub enum ElemType {
     U16,
     U32,
     U64,
+    /// `!stablehlo.token`: orders side effects and holds no data. A token
+    /// is a rank-0 value of this element type; it is in no element class,
+    /// so no arithmetic op takes it, and it is not in [`ElemType::ALL`].
+    Token,
 }
 
 impl ElemType {
@@ -53,6 +57,7 @@ impl ElemType {
             ElemType::U16 => "ui16",
             ElemType::U32 => "ui32",
             ElemType::U64 => "ui64",
+            ElemType::Token => "token",
         }
     }
 
@@ -67,6 +72,7 @@ impl ElemType {
             ElemType::F32 | ElemType::I32 | ElemType::U32 => 4,
             ElemType::F16 | ElemType::BF16 | ElemType::I16 | ElemType::U16 => 2,
             ElemType::I1 | ElemType::I8 | ElemType::U8 => 1,
+            ElemType::Token => 0,
         }
     }
 
@@ -82,7 +88,11 @@ impl ElemType {
     }
 
     pub fn is_integer(self) -> bool {
-        !self.is_float() && !self.is_bool()
+        !self.is_float() && !self.is_bool() && !self.is_token()
+    }
+
+    pub fn is_token(self) -> bool {
+        self == ElemType::Token
     }
 
     pub fn is_unsigned(self) -> bool {
@@ -163,8 +173,22 @@ impl TensorType {
     }
 }
 
+impl TensorType {
+    /// `!stablehlo.token`.
+    pub fn token() -> TensorType {
+        TensorType::scalar(ElemType::Token)
+    }
+
+    pub fn is_token(&self) -> bool {
+        self.elem.is_token()
+    }
+}
+
 impl fmt::Display for TensorType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_token() {
+            return f.write_str("!stablehlo.token");
+        }
         f.write_str("tensor<")?;
         for d in &self.shape {
             write!(f, "{d}x")?;
@@ -199,7 +223,7 @@ impl ElemClass {
             ElemClass::IntOrFloat => e.is_float() || e.is_integer(),
             ElemClass::BoolOrInt => e.is_bool() || e.is_integer(),
             ElemClass::Int => e.is_integer(),
-            ElemClass::Any => true,
+            ElemClass::Any => !e.is_token(),
         }
     }
 

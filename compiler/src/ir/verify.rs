@@ -427,12 +427,14 @@ impl<'a> FunctionChecker<'a> {
             .map_err(|msg| (DiagKind::Type, msg))
     }
 
-    /// `sdy.sharding`: one sharding per result, of the result's rank.
+    /// `sdy.sharding`: one sharding per result, of the result's rank (an
+    /// op without results may hold one rank-0 sharding: where it runs, as
+    /// Shardy keeps on a side-effecting custom call).
     fn check_op_shardings(&mut self, op: &OpData, results: &[TensorType]) {
         let Some(shardings) = &op.shardings else {
             return;
         };
-        if shardings.len() != results.len() {
+        if shardings.len() != results.len() && !crate::sharding::is_placement_only(op) {
             self.op_error(
                 op,
                 DiagKind::Sharding,

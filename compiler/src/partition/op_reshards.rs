@@ -5,6 +5,7 @@
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{OpData, OpId, OpKind, ReduceKind, Value};
+use crate::ops::custom_call::replicating_rule;
 use crate::ops::scatter::ScatterUpdate;
 use crate::partition::compat::{self, is_remap_kind};
 use crate::partition::conv_factors::fit_conv_factors;
@@ -49,13 +50,25 @@ impl Builder<'_> {
         label: String,
     ) -> Result<(), Diagnostic> {
         let f = self.f;
-        let rule = rule_for_op(f, id)?.ok_or_else(|| {
-            Diagnostic::new(
-                DiagKind::Unsupported,
-                op.pos,
-                format!("{label} has no sharding rule, so it cannot be partitioned"),
-            )
-        })?;
+        let rule = match (rule_for_op(f, id)?, &op.kind) {
+            (Some(rule), _) => rule,
+            // A custom call meshrun cannot interpret, without a written
+            // rule, or a host transfer: whole operands in, whole results
+            // out (XLA's default).
+            (None, OpKind::CustomCall(_) | OpKind::Send(_) | OpKind::Recv(_)) => {
+                let shape = |v: &Value| f.ty(*v).shape.as_slice();
+                let operands: Vec<&[i64]> = op.operands.iter().map(shape).collect();
+                let results: Vec<&[i64]> = op.results.iter().map(shape).collect();
+                replicating_rule(&operands, &results)
+            }
+            (None, _) => {
+                return Err(Diagnostic::new(
+                    DiagKind::Unsupported,
+                    op.pos,
+                    format!("{label} has no sharding rule, so it cannot be partitioned"),
+                ))
+            }
+        };
         let cause_of = |reason: String| Cause {
             op: label.clone(),
             pos: op.pos,

@@ -53,7 +53,10 @@ fn compute_line(prog: &GlobalProgram, names: &[String], i: usize) -> String {
     };
     let results = operand_list(&s.results, names);
     let attrs = op_attrs(kind);
-    let mut line = format!("  {results} = {}", kind.name());
+    let mut line = match s.results.is_empty() {
+        true => format!("  {}", kind.name()),
+        false => format!("  {results} = {}", kind.name()),
+    };
     if !s.operands.is_empty() {
         line.push(' ');
         line.push_str(&operand_list(&s.operands, names));
@@ -75,12 +78,14 @@ fn compute_line(prog: &GlobalProgram, names: &[String], i: usize) -> String {
         .iter()
         .map(|&r| prog.value(r).ty.to_string())
         .collect();
-    let _ = write!(
-        line,
-        " {{sdy.sharding = #sdy.sharding_per_value<[{}]>}} : {}",
-        shardings.join(", "),
-        types.join(", ")
-    );
+    if !s.results.is_empty() {
+        let _ = write!(
+            line,
+            " {{sdy.sharding = #sdy.sharding_per_value<[{}]>}} : {}",
+            shardings.join(", "),
+            types.join(", ")
+        );
+    }
     line
 }
 
@@ -400,7 +405,12 @@ pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, St
                 let ops: Vec<String> = operands.iter().map(|&o| name(o)).collect();
                 let attrs = op_attrs(kind);
                 let types: Vec<String> = results.iter().map(|&r| ty(r)).collect();
-                let mut l = format!("  {} = {}", res.join(", "), kind.name());
+                // An op without results (a side-effecting custom call)
+                // prints no `=` and no types.
+                let mut l = match res.is_empty() {
+                    true => format!("  {}", kind.name()),
+                    false => format!("  {} = {}", res.join(", "), kind.name()),
+                };
                 if !ops.is_empty() {
                     let _ = write!(l, " {}", ops.join(", "));
                     if !attrs.is_empty() {
@@ -410,7 +420,9 @@ pub fn print_device(p: &DeviceProgram, device: Option<i64>) -> Result<String, St
                 if !attrs.is_empty() {
                     let _ = write!(l, " {attrs}");
                 }
-                let _ = write!(l, " : {}", types.join(", "));
+                if !types.is_empty() {
+                    let _ = write!(l, " : {}", types.join(", "));
+                }
                 l
             }
             Instr::Iota {

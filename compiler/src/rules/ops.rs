@@ -96,6 +96,15 @@ impl<'a> RuleMaker<'a> {
                 results: &self.shapes.results,
                 constant_operands: &self.shapes.constant_operands,
             };
+            // A custom call meshrun cannot interpret may carry its rule.
+            if let OpKind::CustomCall(c) = &self.op.kind {
+                if let Some(rule) = c
+                    .written_rule(&self.op.attrs, &shapes)
+                    .map_err(|e| self.error(e))?
+                {
+                    return Ok(Some(rule));
+                }
+            }
             return def.rule(&shapes, self.options).map_err(|e| self.error(e));
         }
         match &self.op.kind {

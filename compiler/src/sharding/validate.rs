@@ -619,7 +619,7 @@ fn validate_function(module: &Module, func: &Function) -> Result<(), Diagnostic>
 fn validate_op(module: &Module, func: &Function, op: &OpData) -> Result<(), Diagnostic> {
     let name = op.kind.name();
     if let Some(shardings) = &op.shardings {
-        if shardings.len() != op.results.len() {
+        if shardings.len() != op.results.len() && !crate::sharding::is_placement_only(op) {
             return Err(Diagnostic::new(
                 DiagKind::Sharding,
                 op.pos,

@@ -18,12 +18,16 @@ pub(crate) enum Signature {
 }
 
 impl<'s> Cursor<'s> {
-    /// A ranked static tensor type. Everything else MLIR allows there
-    /// (dynamic dims, encodings, tokens, tuples, scalars) is reported as
-    /// unsupported at the offending position.
+    /// A ranked static tensor type or `!stablehlo.token`. Everything else
+    /// MLIR allows there (dynamic dims, encodings, tuples, scalars) is
+    /// reported as unsupported at the offending position.
     pub(crate) fn parse_type(&mut self) -> PResult<TensorType> {
         match self.kind() {
             Tok::Ident if self.text() == "tensor" => {}
+            Tok::Bang if self.text() == "!stablehlo.token" => {
+                self.bump();
+                return Ok(TensorType::token());
+            }
             Tok::Ident | Tok::Bang => {
                 return Err(self.err(
                     DiagKind::Unsupported,
@@ -278,7 +282,8 @@ mod tests {
         assert!(e.message.contains("'f99'"), "{}", e.message);
         let e = ty("tensor<?x4xf32>").expect_err("dynamic");
         assert_eq!((e.pos.col, e.kind), (8, DiagKind::Unsupported));
-        let e = ty("!stablehlo.token").expect_err("token");
+        assert_eq!(ty("!stablehlo.token"), Ok(TensorType::token()));
+        let e = ty("!stablehlo.buffer").expect_err("other dialect type");
         assert_eq!(e.kind, DiagKind::Unsupported);
         for t in [
             "tensor<4xui4>",

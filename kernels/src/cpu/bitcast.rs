@@ -42,7 +42,7 @@ pub fn from_le_bytes(ty: &TensorType, bytes: &[u8]) -> Result<HostTensor> {
     let shape = dims_of(ty)?;
     let width = ty.elem.byte_size();
     let count: usize = shape.iter().product();
-    if ty.elem == ElemType::I1 || bytes.len() != count * width {
+    if ty.elem == ElemType::I1 || ty.is_token() || bytes.len() != count * width {
         return Err(KernelError::invalid(
             NAME,
             format!("{} bytes cannot be read as {ty}", bytes.len()),
@@ -76,7 +76,7 @@ pub fn from_le_bytes(ty: &TensorType, bytes: &[u8]) -> Result<HostTensor> {
         ElemType::U16 => read!(2, u16::from_le_bytes),
         ElemType::U32 => read!(4, u32::from_le_bytes),
         ElemType::U64 => read!(8, u64::from_le_bytes),
-        ElemType::I1 => unreachable!("rejected above"),
+        ElemType::I1 | ElemType::Token => unreachable!("rejected above"),
     }
 }
 

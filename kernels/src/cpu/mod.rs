@@ -95,8 +95,14 @@ fn compute(
     par: Parallelism,
 ) -> Result<Vec<HostTensor>> {
     let n = |expected: usize| arity(kind, "operands", expected, x.len());
-    // Identities: a barrier against XLA's reordering, and `@Sharding` (the
-    // only custom_call target the definition accepts).
+    // Identities: a barrier against XLA's reordering, and the custom_call
+    // targets meshrun runs (`@Sharding`, host placements); `run` refuses
+    // the others before any device starts, and so does this.
+    if let OpKind::CustomCall(c) = kind {
+        if let Some(e) = c.run_error() {
+            return Err(KernelError::invalid(&kind.name(), e));
+        }
+    }
     if let OpKind::OptimizationBarrier(_) | OpKind::CustomCall(_) = kind {
         return Ok(x.iter().map(|t| (*t).clone()).collect());
     }

@@ -376,9 +376,11 @@ impl CudaDevice {
             OpKind::Sort(s) => self.gpu_sort(kind, s, x, result_types),
             OpKind::TopK(t) => self.gpu_top_k(kind, t.k, x[0], result_types),
             OpKind::Reverse(r) => self.gpu_reverse(&r.dimensions, x[0], out),
+            OpKind::CustomCall(c) if c.run_error().is_some() => {
+                Err(invalid(kind, c.run_error().unwrap_or_default()))
+            }
             // Identities, as on the CPU: a barrier against XLA's reordering
-            // and `@Sharding`, the one custom_call target the definition
-            // accepts.
+            // and the custom_call targets meshrun runs.
             OpKind::OptimizationBarrier(_) | OpKind::CustomCall(_) => {
                 Ok(x.iter().map(|b| (*b).clone()).collect())
             }

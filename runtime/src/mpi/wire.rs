@@ -19,6 +19,7 @@ pub fn elem_bytes(elem: ElemType) -> Option<usize> {
         ElemType::F32 | ElemType::I32 | ElemType::U32 => 4,
         ElemType::F16 | ElemType::BF16 | ElemType::I16 | ElemType::U16 => 2,
         ElemType::I1 | ElemType::I8 | ElemType::U8 => 1,
+        ElemType::Token => return None,
     })
 }
 
@@ -85,6 +86,7 @@ pub fn from_bytes(elem: ElemType, shape: &[usize], bytes: &[u8]) -> Result<HostT
         ElemType::U32 => decode!(4, u32::from_le_bytes),
         ElemType::U64 => decode!(8, u64::from_le_bytes),
         ElemType::I1 => HostTensor::from_vec(shape, bytes.iter().map(|&b| b != 0).collect()),
+        ElemType::Token => unreachable!("elem_bytes refused it above"),
     };
     t.map_err(|e| e.to_string())
 }
