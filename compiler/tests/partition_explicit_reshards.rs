@@ -185,6 +185,7 @@ fn unreduced_results_are_reduced_at_the_first_use_that_needs_them() {
             GStepKind::Loop { .. } => "loop".into(),
             GStepKind::Branch { .. } => "branch".into(),
             GStepKind::StackPartials { .. } => "stack_partials".into(),
+            GStepKind::ToUnreduced { .. } => "to_unreduced".into(),
         })
         .collect();
     assert_eq!(

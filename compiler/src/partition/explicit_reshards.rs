@@ -403,22 +403,6 @@ impl<'a> Builder<'a> {
             && a.dims.iter().zip(&b.dims).all(|(x, y)| x.axes == y.axes)
     }
 
-    /// Whether `v`'s copies are already valid partial results of
-    /// `target`'s reduction along the axes `target` makes unreduced: a
-    /// value that is not partial (or partial by the same reduction) and
-    /// either zero everywhere (`jnp.zeros(..., out_sharding=P(...,
-    /// unreduced={...}))`, a gradient accumulator) or reduced by max/min,
-    /// where copies of one value reduce to that value. A replicated value
-    /// becomes unreduced without communication (Shardy's
-    /// `sdy.replicated_to_unreduced`).
-    fn holds_partials_already(&self, v: GValueId, target: &TensorSharding) -> bool {
-        let src = &self.prog.values[v].sharding;
-        if !src.unreduced.is_empty() && src.unreduced_op != target.unreduced_op {
-            return false;
-        }
-        target.unreduced_op != ReductionOp::Sum || is_zero(&self.prog, v)
-    }
-
     /// `v` moved to `target` (reduced first where `target` is not
     /// unreduced along an axis `v` is).
     pub(crate) fn reshard(
@@ -434,49 +418,10 @@ impl<'a> Builder<'a> {
             .filter(|a| !src.unreduced.contains(a))
             .cloned()
             .collect();
-        let mut v = v;
-        if !extra.is_empty() && self.holds_partials_already(v, target) {
-            // Each copy already is a valid partial: relabel, no data moves.
-            let mut sharding = src.clone();
-            sharding.unreduced.extend(extra.iter().cloned());
-            sharding.unreduced_op = target.unreduced_op;
-            if let Some(mesh) = src.mesh_name().and_then(|m| self.mesh(m)) {
-                sharding = placement(&sharding, mesh);
-            }
-            let ty = self.prog.values[v].ty.clone();
-            let r = self.new_value(ty, sharding);
-            let reason = format!(
-                "every copy is already a partial {} over {} ({})",
-                target.unreduced_op.plural(),
-                braced(&extra),
-                if target.unreduced_op == ReductionOp::Sum {
-                    "zero"
-                } else {
-                    "an idempotent reduction"
-                }
-            );
-            self.push(
-                GStepKind::Relabel,
-                vec![v],
-                vec![r],
-                Cause {
-                    reason,
-                    ..cause.clone()
-                },
-            );
-            return self.reshard(r, target, cause);
-        }
         if !extra.is_empty() {
-            return Err(Diagnostic::new(
-                DiagKind::Unsupported,
-                cause.pos,
-                format!(
-                    "{}: the value is not a partial result along {} but its use requires it to be unreduced there",
-                    cause.op,
-                    braced(&extra)
-                ),
-            ));
+            return self.make_unreduced(v, target, &extra, cause);
         }
+        let mut v = v;
         let reduce: Vec<AxisRef> = src
             .unreduced
             .iter()
@@ -528,8 +473,16 @@ impl<'a> Builder<'a> {
         if s.unreduced.is_empty() {
             s.unreduced_op = ReductionOp::default();
         }
+        // One all-reduce per value and axes, shared by every use (keyed by
+        // the reduced sharding; like a reshard's, the entry lives as long
+        // as the region that made it).
+        let key = (v, s.clone());
+        if let Some(&r) = self.reshards.get(&key) {
+            return r;
+        }
         let ty = self.prog.values[v].ty.clone();
         let r = self.new_value(ty, s);
+        self.reshards.insert(key, r);
         self.push(
             GStepKind::AllReduce {
                 axes: axes.to_vec(),
@@ -613,7 +566,7 @@ impl<'a> Builder<'a> {
 /// Whether global value `g` is zero everywhere: a zero constant, through
 /// broadcasts, reshapes, converts, reshards and relabels (as JAX writes
 /// `jnp.zeros`).
-fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
+pub(crate) fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
     let Some(step) = prog.steps.iter().find(|s| s.results.contains(&g)) else {
         return false;
     };
@@ -632,7 +585,10 @@ fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
             | OpKind::Transpose { .. },
         )
         | GStepKind::Reshard
-        | GStepKind::Relabel => step.operands.len() == 1 && is_zero(prog, step.operands[0]),
+        | GStepKind::Relabel
+        | GStepKind::ToUnreduced { .. } => {
+            step.operands.len() == 1 && is_zero(prog, step.operands[0])
+        }
         _ => false,
     }
 }

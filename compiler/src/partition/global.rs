@@ -67,6 +67,11 @@ pub enum GStepKind {
     /// data moves: each device reshapes its block (see
     /// `partition::combine_partials`).
     StackPartials { axes: Vec<AxisRef> },
+    /// The operand, not partial along `axes`, becomes a partial sum over
+    /// them with no data moved (Shardy's `sdy.replicated_to_unreduced` /
+    /// `sdy.sharded_to_unreduced`; see `partition::to_unreduced`): the
+    /// result's dims are the operand's without the axes that ended them.
+    ToUnreduced { axes: Vec<AxisRef> },
 }
 
 /// A region of a [`GStepKind::Loop`] / [`GStepKind::Branch`]: its

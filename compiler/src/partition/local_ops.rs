@@ -15,6 +15,7 @@ use crate::partition::padding::identity_of;
 use crate::partition::program::{DeviceProgram, Instr, LocalId, PerDevice, ProgramIo};
 use crate::partition::remap::{emit_remap, lower_remap_op};
 use crate::partition::reshard::lower_reshard;
+use crate::partition::to_unreduced::lower_to_unreduced;
 use crate::sharding::TensorSharding;
 
 /// Build the device program of `prog` with the collectives of `lowering`.
@@ -85,6 +86,7 @@ impl DeviceBuilder<'_> {
                 Ok(())
             }
             GStepKind::Loop { .. } | GStepKind::Branch { .. } => self.structured(i),
+            GStepKind::ToUnreduced { .. } => lower_to_unreduced(self, i),
             GStepKind::StackPartials { .. } => {
                 let input = self.local(step.operands[0])?;
                 self.op(i, OpKind::Reshape, vec![input], &step.results)

@@ -62,6 +62,7 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
             GStepKind::Compute(_)
             | GStepKind::Relabel
             | GStepKind::StackPartials { .. }
+            | GStepKind::ToUnreduced { .. }
             | GStepKind::Loop { .. }
             | GStepKind::Branch { .. } => Vec::new(),
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {

@@ -39,6 +39,7 @@ pub mod limits;
 pub mod manual;
 mod op_reshards;
 mod structure;
+mod to_unreduced;
 pub mod trip_count;
 mod whole_dims;
 mod window_factors;

@@ -226,6 +226,22 @@ pub fn print_global(prog: &GlobalProgram) -> String {
                     s.cause.reason
                 )
             }
+            GStepKind::ToUnreduced { axes } => {
+                let (v, r) = (s.operands[0], s.results[0]);
+                // Shardy's names: the axes were replicated, or ended dims.
+                let sharded = prog.value(v).sharding.dims != prog.value(r).sharding.dims;
+                format!(
+                    "  {} = sdy.{}_to_unreduced {} {} out_sharding={} : {}    // {}: {}",
+                    names[r],
+                    if sharded { "sharded" } else { "replicated" },
+                    braced(axes),
+                    names[v],
+                    prog.value(r).sharding,
+                    prog.value(r).ty,
+                    s.cause.op,
+                    s.cause.reason
+                )
+            }
             GStepKind::StackPartials { axes } => {
                 let (v, r) = (s.operands[0], s.results[0]);
                 format!(
@@ -285,6 +301,19 @@ pub fn print_lowered(prog: &GlobalProgram, lowering: &Lowering) -> String {
                 names[v],
                 prog.value(r).sharding,
                 prog.value(r).ty
+            );
+            return out;
+        }
+        if let GStepKind::ToUnreduced { axes } = &s.kind {
+            let _ = writeln!(
+                out,
+                "  {} = to_unreduced {} {} out_sharding={} : {}    // {}",
+                names[r],
+                braced(axes),
+                names[v],
+                prog.value(r).sharding,
+                prog.value(r).ty,
+                s.cause.reason
             );
             return out;
         }
