@@ -92,28 +92,6 @@ fn argument_on_a_mesh_the_program_does_not_run_on() {
 }
 
 #[test]
-fn partial_maxima_cannot_become_partial_sums() {
-    let text = r#"module @m {
-  sdy.mesh @mesh = <["x"=4, "y"=2]>
-  func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], unreduced=max{"x"}>}) -> tensor<8xf32> {
-    %0 = sdy.reshard %arg0 <@mesh, [{}], unreduced={"x", "y"}> : tensor<8xf32>
-    return %0 : tensor<8xf32>
-  }
-}
-"#;
-    let e = expect_error(
-        text,
-        4,
-        &[
-            "sdy.reshard",
-            "partial maxima over {\"x\"}",
-            "requires partial sums over {\"y\"}",
-        ],
-    );
-    assert_eq!(e.kind, DiagKind::Unsupported);
-}
-
-#[test]
 fn reshape_whose_shardings_fit_no_factor_is_resharded_not_rejected() {
     // 8x4 on [x, y] -> 32 on [y]: the result's sharding cannot be the
     // operand's factors; the partitioner reshards instead of failing.

@@ -8,8 +8,9 @@
 //! Padding of an input is zero.
 //!
 //! An input sharding with `unreduced` axes holds a partial value along
-//! them: the devices at coordinate 0 of every unreduced axis hold the data
-//! and the others zeros, so the sum over those axes is the input. An output
+//! them: for sums, the devices at coordinate 0 of every unreduced axis
+//! hold the data and the others zeros, so the sum over those axes is the
+//! input; for maxima and minima every device holds it. An output
 //! must not be unreduced (the partitioner reduces results).
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use std::collections::BTreeMap;
 use meshrun_compiler::ir::TensorType;
 use meshrun_compiler::partition::ProgramIo;
 use meshrun_compiler::sharding::layout::{DeviceSlice, TensorLayout};
+use meshrun_compiler::sharding::ReductionOp;
 use meshrun_kernels::HostTensor;
 
 use crate::blocks::{copy_box, zeros_like_elem, BoxCopy};
@@ -38,7 +40,9 @@ pub fn local_type(io: &ProgramIo) -> Result<TensorType, String> {
 /// Whether device `device` holds the data of an input with unreduced axes
 /// (coordinate 0 along every one of them).
 pub fn holds_partial(io: &ProgramIo, device: i64) -> Result<bool, String> {
-    if io.sharding.unreduced.is_empty() {
+    // Copies of a value are its partial maxima (minima): every device
+    // holds the data.
+    if io.sharding.unreduced.is_empty() || io.sharding.unreduced_op != ReductionOp::Sum {
         return Ok(true);
     }
     let coords = io

@@ -31,7 +31,9 @@
 //!
 //! Separate tests run the integer programs (`bits_program`), programs
 //! around one convolution (`conv_program`) and around gathers, scatters
-//! and dynamic slices (`index_program`), each with its own case count.
+//! and dynamic slices (`index_program`), shard_maps with mesh-axes
+//! groups and unreduced values (`manual_program`), each with its own
+//! case count.
 //!
 //! `MESHRUN_DIFF_CASES` (default 1000; about 1 s in release) sets the
 //! number of cases, `MESHRUN_DIFF_SEED` the first seed; failures print
@@ -46,7 +48,7 @@ use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
 use meshrun_runtime::testgen::{
-    bits_program, conv_program, index_program, program, program_and_bounds,
+    bits_program, conv_program, index_program, manual_program, program, program_and_bounds,
 };
 use meshrun_runtime::wide_reference::run_in_f64;
 use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
@@ -430,6 +432,99 @@ fn random_index_ops_match_the_reference() {
         cases as usize - failures.len()
     );
     assert!(failures.is_empty(), "{} cases failed", failures.len());
+}
+
+/// Programs around shard_maps and unreduced values
+/// (`testgen::manual_program`: full and partial-manual
+/// `sdy.manual_computation`s on meshes with custom device orders, their
+/// psum, all_gather, psum_scatter and all_to_all written with mesh-axes
+/// replica groups as JAX >= 0.11 prints them; constraints that make
+/// values unreduced by sum or max, linear ops on them, reductions):
+/// sharded runs must equal the reference. `MESHRUN_DIFF_MANUAL_CASES`
+/// (default 600) sets the number of cases, `MESHRUN_DIFF_DUMP=DIR` writes
+/// every failing program to `DIR`.
+#[test]
+fn random_shard_maps_and_unreduced_values_match_the_reference() {
+    let cases = env_u64("MESHRUN_DIFF_MANUAL_CASES", 600);
+    let first = env_u64("MESHRUN_DIFF_SEED", 1);
+    let dump = std::env::var("MESHRUN_DIFF_DUMP").ok();
+    let mut failures = Vec::new();
+    for seed in first..first + cases {
+        let (text, sums) = manual_program(seed);
+        if let Err(why) = run_program_with_sums(&text, seed, &sums) {
+            if let Some(dir) = &dump {
+                let path = std::path::Path::new(dir).join(format!("manual{seed}.mlir"));
+                let _ = std::fs::write(path, format!("// {why}\n{text}"));
+            }
+            failures.push((seed, why, text));
+        }
+    }
+    for (seed, why, _) in failures.iter().take(20) {
+        eprintln!("manual seed {seed}: {why}");
+    }
+    if let Some((seed, _, text)) = failures.first() {
+        eprintln!("program of manual seed {seed}:\n{text}");
+    }
+    eprintln!(
+        "differential (shard_map, unreduced): {} of {cases} cases passed",
+        cases as usize - failures.len()
+    );
+    assert!(failures.is_empty(), "{} cases failed", failures.len());
+}
+
+#[test]
+fn the_manual_generator_makes_what_it_promises() {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut partial_manual = 0;
+    for seed in 0..400 {
+        let (text, _) = manual_program(seed);
+        parse_module(&text).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+        for key in [
+            "sdy.manual_computation",
+            "replica_group_mesh_axes",
+            "\"stablehlo.all_reduce\"",
+            "\"stablehlo.all_gather\"",
+            "\"stablehlo.reduce_scatter\"",
+            "\"stablehlo.all_to_all\"",
+            "axis_ref<name = \"a\">, #stablehlo.axis_ref",
+            "unreduced={",
+            "unreduced=max{",
+            "device_ids=",
+        ] {
+            if text.contains(key) {
+                seen.insert(key);
+            }
+        }
+        // Partial-manual: fewer manual axes than the mesh has.
+        let mesh_axes = text.split("sdy.mesh @mesh = <[").nth(1).map_or(0, |r| {
+            r.split(']').next().unwrap_or("").matches('=').count()
+        });
+        for l in text.lines().filter(|l| l.contains("manual_axes={")) {
+            let m = l.split("manual_axes={").nth(1).unwrap_or("");
+            let n = m.split('}').next().unwrap_or("").matches('"').count() / 2;
+            if n < mesh_axes {
+                partial_manual += 1;
+            }
+        }
+    }
+    assert_eq!(seen.len(), 10, "{seen:?}");
+    assert!(
+        partial_manual >= 20,
+        "only {partial_manual} partial-manual computations"
+    );
+}
+
+/// Print the shard_map program of `MESHRUN_DIFF_SEED` and run it.
+#[test]
+#[ignore]
+fn print_manual_case() {
+    let seed = env_u64("MESHRUN_DIFF_SEED", 1);
+    let (text, sums) = manual_program(seed);
+    println!("{text}");
+    match run_program_with_sums(&text, seed, &sums) {
+        Ok(()) => println!("pass"),
+        Err(why) => println!("FAIL: {why}"),
+    }
 }
 
 /// Run the program in the file `MESHRUN_DIFF_FILE` (a dumped case, cut

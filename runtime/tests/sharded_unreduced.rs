@@ -154,3 +154,17 @@ fn max_partials_are_copies() {
     // Copies of a value are its max-partials: no zeros, no mask.
     assert!(to_unreduced_steps(&p).is_empty());
 }
+
+#[test]
+fn partial_maxima_become_partial_sums_through_their_maximum() {
+    let text = r#"
+  func.func @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], unreduced=max{"data"}>}) -> tensor<8x4xf32> {
+    %u = sdy.reshard %arg0 <@mesh, [{}, {}], unreduced={"data", "model"}> : tensor<8x4xf32>
+    %n = stablehlo.negate %u {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}], unreduced={"data", "model"}>]>} : tensor<8x4xf32>
+    %r = sdy.reshard %n <@mesh, [{"model"}, {}]> : tensor<8x4xf32>
+    return %r : tensor<8x4xf32>
+  }"#;
+    let p = run_both(text, &[wavy(&[8, 4])]);
+    // The maxima are reduced (copies: no bytes), then summed partials made.
+    assert_eq!(to_unreduced_steps(&p).len(), 1);
+}

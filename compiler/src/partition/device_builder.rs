@@ -5,7 +5,7 @@
 //!
 //! [`DeviceProgram`]: crate::partition::program::DeviceProgram
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{DenseLiteral, OpKind, Scalar, TensorType};
@@ -35,6 +35,9 @@ pub(crate) struct DeviceBuilder<'a> {
     pub(super) names: Vec<String>,
     /// Masks already made: (value, dim, fill bits) -> masked value.
     pub(super) masks: HashMap<(LocalId, usize, u64), LocalId>,
+    /// Values whose step was fused into a later collective: their local
+    /// block is still their operand's (a partial sum, another sharding).
+    pub(super) deferred: HashSet<GValueId>,
 }
 
 pub(super) fn internal(pos: SrcPos, msg: String) -> Diagnostic {
@@ -55,6 +58,7 @@ impl<'a> DeviceBuilder<'a> {
             map: vec![None; prog.values.len()],
             names: value_names(prog),
             masks: HashMap::new(),
+            deferred: HashSet::new(),
         }
     }
 

@@ -390,17 +390,49 @@ impl<'a> Builder<'a> {
         if is_fully_replicated(a) && is_fully_replicated(b) {
             return true;
         }
-        let same_mesh = a.mesh == b.mesh
+        self.same_mesh(a, b)
+            && a.unreduced == b.unreduced
+            && (a.unreduced.is_empty() || a.unreduced_op == b.unreduced_op)
+            && a.dims.len() == b.dims.len()
+            && a.dims.iter().zip(&b.dims).all(|(x, y)| x.axes == y.axes)
+    }
+
+    /// The value `v` relabels when `v` is its copies taken as partial
+    /// maxima (minima) and reducing them by `reduction` gives `reduced`.
+    fn copies_of(
+        &self,
+        v: GValueId,
+        reduced: &TensorSharding,
+        reduction: ReduceKind,
+    ) -> Option<GValueId> {
+        if !matches!(reduction, ReduceKind::Maximum | ReduceKind::Minimum) {
+            return None;
+        }
+        let step = self
+            .prog
+            .steps
+            .iter()
+            .rev()
+            .find(|s| s.results.first() == Some(&v))?;
+        let &[u] = step.operands.as_slice() else {
+            return None;
+        };
+        let copies = matches!(step.kind, GStepKind::Relabel)
+            && self.prog.values[u].sharding.unreduced.is_empty()
+            && self.same_placement(&self.prog.values[u].sharding, reduced);
+        copies.then_some(u)
+    }
+
+    /// Whether two shardings are on the same mesh (the same axes and
+    /// device order, by whatever name).
+    pub(crate) fn same_mesh(&self, a: &TensorSharding, b: &TensorSharding) -> bool {
+        a.mesh == b.mesh
             || match (&a.mesh, &b.mesh) {
                 (MeshRef::Symbol(x), MeshRef::Symbol(y)) => {
                     self.mesh(x).is_some() && self.mesh(x) == self.mesh(y)
                 }
                 _ => false,
-            };
-        same_mesh
-            && a.unreduced == b.unreduced
-            && a.dims.len() == b.dims.len()
-            && a.dims.iter().zip(&b.dims).all(|(x, y)| x.axes == y.axes)
+            }
     }
 
     /// `v` moved to `target` (reduced first where `target` is not
@@ -412,20 +444,20 @@ impl<'a> Builder<'a> {
         cause: Cause,
     ) -> Result<GValueId, Diagnostic> {
         let src = self.prog.values[v].sharding.clone();
-        let extra: Vec<AxisRef> = target
-            .unreduced
-            .iter()
-            .filter(|a| !src.unreduced.contains(a))
-            .cloned()
-            .collect();
-        if !extra.is_empty() {
-            return self.make_unreduced(v, target, &extra, cause);
-        }
         let mut v = v;
+        // Partial results the target does not keep are reduced first: the
+        // axes it is not unreduced along, and every axis where it
+        // combines partials another way (sums of what were maxima) or
+        // lives on another mesh.
+        // Partial results do not move between meshes: a device's partial
+        // belongs to its coordinates, which another device order gives to
+        // another device.
+        let other_op = !target.unreduced.is_empty() && src.unreduced_op != target.unreduced_op;
+        let other_mesh = !self.same_mesh(&src, target);
         let reduce: Vec<AxisRef> = src
             .unreduced
             .iter()
-            .filter(|a| !target.unreduced.contains(a))
+            .filter(|a| other_op || other_mesh || !target.unreduced.contains(a))
             .cloned()
             .collect();
         if !reduce.is_empty() {
@@ -444,6 +476,15 @@ impl<'a> Builder<'a> {
                     ..cause.clone()
                 },
             );
+        }
+        let extra: Vec<AxisRef> = target
+            .unreduced
+            .iter()
+            .filter(|a| !self.prog.values[v].sharding.unreduced.contains(a))
+            .cloned()
+            .collect();
+        if !extra.is_empty() {
+            return self.make_unreduced(v, target, &extra, cause);
         }
         if self.same_placement(&self.prog.values[v].sharding, target) {
             return Ok(v);
@@ -472,6 +513,10 @@ impl<'a> Builder<'a> {
         s.unreduced.retain(|a| !axes.contains(a));
         if s.unreduced.is_empty() {
             s.unreduced_op = ReductionOp::default();
+        }
+        // Copies relabelled as partial extrema reduce to themselves.
+        if let Some(u) = self.copies_of(v, &s, reduction) {
+            return u;
         }
         // One all-reduce per value and axes, shared by every use (keyed by
         // the reduced sharding; like a reshard's, the entry lives as long

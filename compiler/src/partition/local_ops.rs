@@ -99,6 +99,19 @@ impl DeviceBuilder<'_> {
                 }
                 let collectives = &self.lowering.per_step[i];
                 if collectives.is_empty() {
+                    // Fused into the next collective (or already in
+                    // place): until then the block is the operand's, which
+                    // only an unchanged placement makes this value's.
+                    let (a, b) = (
+                        &self.prog.values[step.operands[0]].sharding,
+                        &self.prog.values[out_g].sharding,
+                    );
+                    let moved = a.unreduced != b.unreduced
+                        || a.mesh != b.mesh
+                        || a.dims.iter().zip(&b.dims).any(|(x, y)| x.axes != y.axes);
+                    if moved {
+                        self.deferred.insert(out_g);
+                    }
                     self.map[out_g] = Some(input);
                     return Ok(());
                 }

@@ -78,7 +78,7 @@ impl DeviceBuilder<'_> {
             .iter()
             .find(|s| s.results.first() == Some(&g))?;
         let src = *step.operands.first()?;
-        if !matches!(step.kind, GStepKind::Reshard) {
+        if !matches!(step.kind, GStepKind::Reshard) || self.deferred.contains(&src) {
             return None;
         }
         let (a, b) = (

@@ -267,6 +267,12 @@ fn cheaper_remap(
     collectives: &[Collective],
 ) -> Option<(usize, Vec<Collective>)> {
     let dim = single_changed_dim(prog, step)?;
+    // A remap fetches each element from any device that holds it; the
+    // copies of a partial value differ.
+    let operand = prog.value(prog.steps[step].operands[0]);
+    if !operand.sharding.unreduced.is_empty() {
+        return None;
+    }
     if collectives
         .iter()
         .all(|c| c.kind == CollectiveKind::AllSlice)

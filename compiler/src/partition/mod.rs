@@ -38,6 +38,7 @@ pub mod inline;
 pub mod limits;
 pub mod manual;
 mod op_reshards;
+mod partial_ops;
 mod structure;
 mod to_unreduced;
 pub mod trip_count;

@@ -13,6 +13,7 @@ use crate::partition::explicit_reshards::{
     braced, is_fully_replicated, placement, reduce_kind, reduction_op, Builder,
 };
 use crate::partition::global::{Cause, GStepKind, GValueId};
+use crate::partition::partial_ops::{partial_pass, PartialPass};
 use crate::partition::whole_dims::{make_whole, whole_factors};
 use crate::partition::window_factors::{fit_window_factors, is_window_op};
 use crate::rules::axis_algebra::{push_or_merge, sorted_and_merged};
@@ -20,6 +21,7 @@ use crate::rules::{
     factor_symbol, rule_for_op, FactorKind, FactorSharding, OpShardingRule, ShardingProjection,
     TensorFactorShardings, TensorMapping,
 };
+use crate::sharding::validate::sort_in_mesh_order;
 use crate::sharding::{AxisRef, Mesh, MeshRef, ReductionOp, TensorSharding};
 
 impl Builder<'_> {
@@ -103,16 +105,34 @@ impl Builder<'_> {
         // How the partial results kept through the op combine: one way
         // for all of them.
         let mut kept_op: Option<ReductionOp> = None;
+        let result_op = annotated
+            .first()
+            .and_then(|a| a.as_ref())
+            .map_or(ReductionOp::default(), |s| s.unreduced_op);
+        let float_result = op.results.first().is_some_and(|&r| f.ty(r).elem.is_float());
+        let pass = partial_pass(&op.kind, result_op, float_result);
+        let mut one_kept = false;
         let mut operands = Vec::with_capacity(op.operands.len());
         for (k, &v) in op.operands.iter().enumerate() {
             let mut g = self.lookup(v, op.pos)?;
             let s = self.prog.values[g].sharding.clone();
+            // Partial values stay partial only where the op computes a
+            // partial result of the same reduction from them.
+            let may_keep = s.unreduced_op == result_op
+                && match pass {
+                    PartialPass::Joint => true,
+                    PartialPass::One => !one_kept,
+                    PartialPass::Reduce => false,
+                };
             let reduce: Vec<AxisRef> = s
                 .unreduced
                 .iter()
-                .filter(|a| !result_unreduced.contains(a))
+                .filter(|a| !may_keep || !result_unreduced.contains(a))
                 .cloned()
                 .collect();
+            if may_keep && reduce.len() < s.unreduced.len() {
+                one_kept = true;
+            }
             if !reduce.is_empty() {
                 let reason = format!(
                     "operand {k} is partial {} over {} and {} needs its full value",
@@ -281,8 +301,20 @@ impl Builder<'_> {
                         format!("{label}: operand {k}: {e}"),
                     )
                 })?;
-            required.unreduced = cur_sharding.unreduced.clone();
-            if mapping.is_scalar() || self.same_placement(&cur_sharding, &required) {
+            // An op that computes on partial operands together needs all
+            // of them partial along the same axes.
+            if pass == PartialPass::Joint && !kept_partial.is_empty() {
+                required.unreduced = kept_partial.clone();
+                sort_in_mesh_order(&mesh, &mut required.unreduced);
+                required.unreduced_op = kept_op.unwrap_or_default();
+            } else {
+                required.unreduced = cur_sharding.unreduced.clone();
+                required.unreduced_op = cur_sharding.unreduced_op;
+            }
+            let same_partials = required.unreduced == cur_sharding.unreduced;
+            if (mapping.is_scalar() && same_partials)
+                || self.same_placement(&cur_sharding, &required)
+            {
                 new_operands.push(g);
                 continue;
             }
@@ -396,19 +428,10 @@ impl Builder<'_> {
             cause_of(String::new()),
         );
         if let (None, OpKind::Reduce(r)) = (&reductions, &op.kind) {
-            // Nothing of it may stay partial: no unreduced sharding names
-            // how its partial results combine.
-            for (k, a) in annotated.iter().enumerate() {
-                self.check_kept_reduction(
-                    &label,
-                    op.pos,
-                    k,
-                    a.as_ref(),
-                    &partial_axes,
-                    partial_ops[k],
-                    true,
-                )?;
-            }
+            // Nothing of it stays partial (no unreduced sharding names how
+            // its partial results combine): they are combined, and a
+            // result annotated unreduced becomes so again from the whole
+            // value (`reshard_result`).
             if !reduction_axes.is_empty() {
                 let inits = &new_operands[op.results.len()..];
                 let cause = cause_of(String::new());
@@ -422,8 +445,14 @@ impl Builder<'_> {
                 self.reshard_result(k, g, res, &annotated, &partial_axes, &cause_of)?;
                 continue;
             };
+            // Partial results stay partial where the annotation says so
+            // and combines them the way they are computed; otherwise they
+            // are reduced, and `reshard_result` makes the whole value
+            // unreduced as annotated (a dot annotated `unreduced=max`:
+            // summed, then copies).
             let keep: Vec<AxisRef> = annotated[k]
                 .as_ref()
+                .filter(|a| reduction_op(reduction) == Some(a.unreduced_op))
                 .map(|a| a.unreduced.clone())
                 .unwrap_or_default();
             let reduce: Vec<AxisRef> = reduction_axes
@@ -431,15 +460,6 @@ impl Builder<'_> {
                 .filter(|a| !keep.contains(a))
                 .cloned()
                 .collect();
-            self.check_kept_reduction(
-                &label,
-                op.pos,
-                k,
-                annotated[k].as_ref(),
-                &partial_axes,
-                partial_ops[k],
-                reduction_op(reduction).is_none() && reduce.len() < reduction_axes.len(),
-            )?;
             if !reduce.is_empty() {
                 let factors: Vec<String> = rule
                     .factors_of_kind(FactorKind::Reduction)
@@ -464,50 +484,6 @@ impl Builder<'_> {
             self.reshard_result(k, g, res, &annotated, &partial_axes, &cause_of)?;
         }
         Ok(())
-    }
-
-    /// A result annotated `unreduced=op{...}` along axes it is computed
-    /// partial along must name how those partial results really combine.
-    #[allow(clippy::too_many_arguments)]
-    fn check_kept_reduction(
-        &self,
-        label: &str,
-        pos: crate::diag::SrcPos,
-        k: usize,
-        annotated: Option<&TensorSharding>,
-        partial_axes: &[AxisRef],
-        partial_op: ReductionOp,
-        unwritable: bool,
-    ) -> Result<(), Diagnostic> {
-        let Some(a) = annotated else { return Ok(()) };
-        let kept: Vec<AxisRef> = a
-            .unreduced
-            .iter()
-            .filter(|x| partial_axes.contains(x))
-            .cloned()
-            .collect();
-        if kept.is_empty() {
-            return Ok(());
-        }
-        let why = if unwritable {
-            "its partial results are combined by a reduction the sharding syntax cannot name (only sum, max and min)".to_string()
-        } else if a.unreduced_op != partial_op {
-            format!(
-                "annotated partial {} but computed as partial {}",
-                a.unreduced_op.plural(),
-                partial_op.plural()
-            )
-        } else {
-            return Ok(());
-        };
-        Err(Diagnostic::new(
-            DiagKind::Sharding,
-            pos,
-            format!(
-                "{label}: result {k} is unreduced along {}: {why}",
-                braced(&kept)
-            ),
-        ))
     }
 
     /// 5. Reshard result `k` (computed as `g`) to its annotation.

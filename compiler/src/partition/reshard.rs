@@ -22,7 +22,7 @@
 //! but the local tensor grows before it shrinks
 //! ([`ReshardStrategy::GrowThenShrink`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::ir::ElemType;
 use crate::partition::collective::{AllToAllDims, Collective, CollectiveKind};
@@ -32,9 +32,9 @@ use crate::partition::pieces::{
     align, block_index, complement, merged, pieces_of, product, DimPieces, Piece,
 };
 use crate::partition::planner::{Move, Planner, Step};
-use crate::sharding::groups::device_groups;
+use crate::sharding::groups::{device_groups, group_ranks};
 use crate::sharding::validate::{is_maximal_mesh, validate_mesh_structure, validate_sharding};
-use crate::sharding::{DimSharding, Mesh, MeshRef, TensorSharding};
+use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, TensorSharding};
 
 /// How a reshard was lowered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -566,6 +566,7 @@ impl Lowering<'_> {
                         &cur,
                         self.mesh(step.on_target).0,
                         &step.after,
+                        &self.from.unreduced,
                     )?;
                 }
             }
@@ -580,20 +581,36 @@ impl Lowering<'_> {
 /// One `[source, target]` pair per device: the target's block under
 /// `out` is the source's block under `inp`. Devices that already hold
 /// their new block keep it (self-pairs); the others are matched in
-/// ascending device order.
+/// ascending device order. A partial value's copies differ along its
+/// `unreduced` axes: a block comes from the device at the same
+/// coordinates along them.
 fn permute_pairs(
     in_mesh: &Mesh,
     inp: &DimPieces,
     out_mesh: &Mesh,
     out: &DimPieces,
+    unreduced: &[AxisRef],
 ) -> Result<Vec<Vec<i64>>, ReshardError> {
     let mut devices = in_mesh.device_list();
     devices.sort_unstable();
+    let partial_rank = |mesh: &Mesh| -> Result<HashMap<i64, (usize, usize)>, ReshardError> {
+        if unreduced.is_empty() {
+            return Ok(HashMap::new());
+        }
+        device_groups(mesh, unreduced)
+            .map(|g| group_ranks(&g))
+            .map_err(|e| ReshardError::Internal(format!("unreduced axes: {e}")))
+    };
+    let (in_rank, out_rank) = (partial_rank(in_mesh)?, partial_rank(out_mesh)?);
+    let rank_of =
+        |ranks: &HashMap<i64, (usize, usize)>, d: i64| ranks.get(&d).map_or(0, |r| r.1 as i64);
     let mut by_block: BTreeMap<Vec<i64>, (Vec<i64>, Vec<i64>)> = BTreeMap::new();
     for &d in &devices {
         let missing = || ReshardError::Internal(format!("device {d} is not in both meshes"));
-        let a = block_index(in_mesh, inp, d).ok_or_else(missing)?;
-        let b = block_index(out_mesh, out, d).ok_or_else(missing)?;
+        let mut a = block_index(in_mesh, inp, d).ok_or_else(missing)?;
+        let mut b = block_index(out_mesh, out, d).ok_or_else(missing)?;
+        a.push(rank_of(&in_rank, d));
+        b.push(rank_of(&out_rank, d));
         by_block.entry(a).or_default().0.push(d);
         by_block.entry(b).or_default().1.push(d);
     }

@@ -29,8 +29,9 @@ use crate::partition::padding::identity_of;
 use crate::partition::program::{Instr, PerDevice, RemapEntry};
 use crate::rules::axis_algebra::overlaps;
 use crate::sharding::groups::{device_groups, group_ranks};
+use crate::sharding::layout::TensorLayout;
 use crate::sharding::validate::sort_in_mesh_order;
-use crate::sharding::{AxisRef, ReductionOp, TensorSharding};
+use crate::sharding::{AxisRef, Mesh, ReductionOp, TensorSharding};
 
 /// `s` with the axes of `extra` that end a dimension's list taken off
 /// (the sharded-to-unreduced part); `None` when an axis of `extra` still
@@ -47,6 +48,28 @@ fn strip_trailing(s: &TensorSharding, extra: &[AxisRef]) -> Option<TensorShardin
         .iter()
         .any(|d| d.axes.iter().any(|a| extra.iter().any(|e| overlaps(a, e))));
     (!still).then_some(out)
+}
+
+/// Whether every device's block of `inner` lies inside its block of
+/// `outer` (its valid elements, dimension by dimension): always where
+/// sizes divide, not always where blocks are padded.
+fn blocks_nest(mesh: &Mesh, inner: &TensorSharding, outer: &TensorSharding, shape: &[i64]) -> bool {
+    let (Ok(i), Ok(o)) = (
+        TensorLayout::new(mesh, inner, shape),
+        TensorLayout::new(mesh, outer, shape),
+    ) else {
+        return false;
+    };
+    mesh.device_list()
+        .into_iter()
+        .all(|d| match (i.slice(d), o.slice(d)) {
+            (Some(a), Some(b)) => (0..shape.len()).all(|k| {
+                a.extent[k] == 0
+                    || (a.offset[k] >= b.offset[k]
+                        && a.offset[k] + a.extent[k] <= b.offset[k] + b.extent[k])
+            }),
+            _ => false,
+        })
 }
 
 impl Builder<'_> {
@@ -76,6 +99,22 @@ impl Builder<'_> {
                 ),
             ));
         }
+        let mut v = v;
+        let mut src = src;
+        if !self.same_mesh(&src, target) {
+            // Become unreduced on the target's mesh: which device keeps a
+            // value depends on the device order. (A replicated value is
+            // the same on every mesh: the reshard may leave it as it is.)
+            let moved = TensorSharding {
+                mesh: target.mesh.clone(),
+                dims: target.dims.clone(),
+                replicated: Vec::new(),
+                unreduced: Vec::new(),
+                unreduced_op: ReductionOp::default(),
+            };
+            v = self.reshard(v, &moved, cause.clone())?;
+            src = moved;
+        }
         let mesh = src
             .mesh_name()
             .and_then(|m| self.mesh(m))
@@ -87,20 +126,23 @@ impl Builder<'_> {
                     format!("{}: sharding {src} refers to an unknown mesh", cause.op),
                 )
             })?;
-        let mut v = v;
-        let stripped =
-            match strip_trailing(&src, extra).filter(|s| op == ReductionOp::Sum || *s == src) {
-                Some(s) => s,
-                None => {
-                    // Gather the axes that cannot become unreduced in place.
-                    let mut gathered = src.clone();
-                    for d in &mut gathered.dims {
-                        truncate_without_overlap(&mut d.axes, extra, &mesh);
-                    }
-                    v = self.reshard(v, &gathered, cause.clone())?;
-                    gathered
+        let shape = self.prog.values[v].ty.shape.clone();
+        let stripped = match strip_trailing(&src, extra)
+            .filter(|s| op == ReductionOp::Sum || *s == src)
+            .filter(|s| blocks_nest(&mesh, &src, s, &shape))
+        {
+            Some(s) => s,
+            None => {
+                // Gather the axes that cannot become unreduced in place.
+                let mut gathered = src.clone();
+                for d in &mut gathered.dims {
+                    truncate_without_overlap(&mut d.axes, extra, &mesh);
                 }
-            };
+                v = self.reshard(v, &gathered, cause.clone())?;
+                src = gathered.clone();
+                gathered
+            }
+        };
         let mut sharding = stripped.clone();
         sharding.unreduced.extend(extra.iter().cloned());
         sort_in_mesh_order(&mesh, &mut sharding.unreduced);
@@ -108,7 +150,9 @@ impl Builder<'_> {
         let sharding = placement(&sharding, &mesh);
         let ty = self.prog.values[v].ty.clone();
         let r = self.new_value(ty, sharding);
-        let in_place = stripped == self.prog.values[v].sharding;
+        // No dimension loses axes (the value is replicated along them; on
+        // another mesh too, where it may not have moved).
+        let in_place = stripped.dims == src.dims;
         if in_place && (op != ReductionOp::Sum || is_zero(&self.prog, v)) {
             let reason = format!(
                 "every copy is already a partial {} over {} ({})",

@@ -19,7 +19,9 @@
 //! with two inputs, argmax/argmin and sum*max; `sort_reverse`: sort,
 //! argsort, top_k, reverse; `structure`: counted loops and two-way conds
 //! around random chains of these ops; `index`: programs around gathers,
-//! scatters and dynamic slices, [`index_program`]).
+//! scatters and dynamic slices, [`index_program`]; `manual`: programs
+//! around shard_map collectives with mesh-axes replica groups and
+//! unreduced values, [`manual_program`]).
 //! A new family adds its file with `impl Gen` methods and its line in
 //! `Gen::op`.
 
@@ -28,6 +30,7 @@ mod bits;
 mod conv;
 mod gen;
 mod index;
+mod manual;
 mod reduce_multi;
 mod rng;
 mod sort_reverse;
@@ -54,6 +57,14 @@ pub fn conv_program(seed: u64) -> String {
 /// result's magnitude (see [`program_and_bounds`]).
 pub fn index_program(seed: u64) -> (String, Vec<f64>) {
     Gen::index_program(seed)
+}
+
+/// A random program around `sdy.manual_computation`s whose collectives
+/// name their groups by mesh axes, and values made unreduced by sharding
+/// constraints (`manual.rs`), and the bounds of its results (see
+/// [`program_and_bounds`]).
+pub fn manual_program(seed: u64) -> (String, Vec<f64>) {
+    Gen::manual_program(seed)
 }
 
 /// The random program of `seed`. With `size_one_axes`, shardings may name
