@@ -173,6 +173,7 @@ impl Spmd<'_> {
             global,
             sharding,
             mesh: self.mesh.clone(),
+            memory_kind: None,
         }
     }
 

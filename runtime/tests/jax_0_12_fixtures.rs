@@ -143,3 +143,26 @@ fn shard_map_collectives_from_mesh_axes_groups() {
         assert!(b.ours <= b.xla, "{name}: {} > XLA's {}", b.ours, b.xla);
     }
 }
+
+/// `jax.device_put(..., memory_kind="pinned_host")`: the memory kinds of
+/// the arguments and results reach the device program (the CPU backend
+/// holds host values in ordinary memory; a cost or a GPU backend reads
+/// them from here).
+#[test]
+fn host_memory_kinds_reach_the_device_program() {
+    let (_, ours, _) = check(FOLDER, "host_offload").unwrap_or_else(|e| panic!("{e}"));
+    let kinds = |ios: &[meshrun_compiler::partition::ProgramIo]| -> Vec<(Option<String>, bool)> {
+        ios.iter()
+            .map(|io| (io.memory_kind.clone(), io.on_host()))
+            .collect()
+    };
+    let host = |k: &str| (Some(k.to_string()), k.contains("host"));
+    assert_eq!(
+        kinds(&ours.device.inputs),
+        vec![host("pinned_host"), host("device"), host("device")]
+    );
+    assert_eq!(
+        kinds(&ours.device.outputs),
+        vec![host("pinned_host"), host("device")]
+    );
+}

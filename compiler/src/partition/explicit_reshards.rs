@@ -28,6 +28,7 @@ use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::literal::{DenseLiteral, Scalar};
+use crate::ir::module::find_attr;
 use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
 use crate::partition::global::{Cause, GStep, GStepKind, GValue, GValueId, GlobalProgram};
 use crate::partition::hoist::hoist_reshards;
@@ -149,6 +150,8 @@ impl<'a> Builder<'a> {
             values: Vec::new(),
             args: Vec::new(),
             results: Vec::new(),
+            arg_memory: Vec::new(),
+            result_memory: Vec::new(),
             steps: Vec::new(),
         };
         Ok(Builder {
@@ -350,6 +353,7 @@ impl<'a> Builder<'a> {
             }
             let g = self.new_value(ty, s);
             self.prog.args.push(g);
+            self.prog.arg_memory.push(memory_kind(f.arg_attrs.get(i)));
             self.map.insert(a, g);
         }
         Ok(())
@@ -381,6 +385,9 @@ impl<'a> Builder<'a> {
                 }
             };
             self.prog.results.push(out);
+            self.prog
+                .result_memory
+                .push(memory_kind(f.result_attrs.get(i)));
         }
         Ok(())
     }
@@ -606,6 +613,12 @@ impl<'a> Builder<'a> {
             _ => self.rule_op(id, op, label),
         }
     }
+}
+
+/// A parameter's `mhlo.memory_kind`, unquoted.
+fn memory_kind(p: Option<&crate::ir::module::ParamAttrs>) -> Option<String> {
+    let a = find_attr(&p?.attrs, "mhlo.memory_kind")?;
+    Some(a.value.as_deref()?.trim_matches('"').to_string())
 }
 
 /// Whether global value `g` is zero everywhere: a zero constant, through

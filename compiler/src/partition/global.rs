@@ -118,6 +118,10 @@ pub struct GlobalProgram {
     pub values: Vec<GValue>,
     pub args: Vec<GValueId>,
     pub results: Vec<GValueId>,
+    /// Each argument's and result's `mhlo.memory_kind` (`"pinned_host"`,
+    /// `"device"`), when the function names one.
+    pub arg_memory: Vec<Option<String>>,
+    pub result_memory: Vec<Option<String>>,
     pub steps: Vec<GStep>,
 }
 

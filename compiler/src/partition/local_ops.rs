@@ -42,23 +42,25 @@ pub fn build_device_program(
 /// The walk over the global steps.
 impl DeviceBuilder<'_> {
     fn inputs(&mut self) -> Result<(), Diagnostic> {
-        for &a in &self.prog.args {
+        for (i, &a) in self.prog.args.iter().enumerate() {
             let value = self.local(a)?;
-            let io = self.io(a, value)?;
+            let mut io = self.io(a, value)?;
+            io.memory_kind = self.prog.arg_memory.get(i).cloned().flatten();
             self.inputs.push(io);
         }
         Ok(())
     }
 
     fn outputs(&mut self) -> Result<(), Diagnostic> {
-        for &r in &self.prog.results {
+        for (i, &r) in self.prog.results.iter().enumerate() {
             let value = self.map[r].ok_or_else(|| {
                 internal(
                     SrcPos::UNKNOWN,
                     format!("result {} is never computed", self.names[r]),
                 )
             })?;
-            let io = self.io(r, value)?;
+            let mut io = self.io(r, value)?;
+            io.memory_kind = self.prog.result_memory.get(i).cloned().flatten();
             self.outputs.push(io);
         }
         Ok(())
@@ -71,6 +73,7 @@ impl DeviceBuilder<'_> {
             global: v.ty.clone(),
             sharding: v.sharding.clone(),
             mesh: self.mesh_of(g)?.clone(),
+            memory_kind: None,
         })
     }
 

@@ -63,6 +63,19 @@ pub struct ProgramIo {
     pub global: TensorType,
     pub sharding: TensorSharding,
     pub mesh: Mesh,
+    /// `mhlo.memory_kind` (`"pinned_host"`, `"device"`), if given.
+    pub memory_kind: Option<String>,
+}
+
+impl ProgramIo {
+    /// Whether the value lives in host memory (`pinned_host`,
+    /// `unpinned_host`): the CPU backend holds it as any other; a device
+    /// copies it over the host link.
+    pub fn on_host(&self) -> bool {
+        self.memory_kind
+            .as_deref()
+            .is_some_and(|k| k.contains("host"))
+    }
 }
 
 /// Where one element of a [`Instr::Remap`] result comes from.
