@@ -763,6 +763,27 @@ def _unreduced(name, rng):
                    notes=["both mesh axes AxisType.Explicit; traced under jax.set_mesh(mesh)."])
 
 
+@program("unreduced_add_replicated", "Explicit mesh: a replicated value resharded to unreduced={x} (replicated_to_unreduced: kept by one device, zeros elsewhere) added to an unreduced dot, reduced once")
+def _unreduced_add_replicated(name, rng):
+    mesh = make_mesh([("x", 4), ("y", 2)], types=(AxisType.Explicit, AxisType.Explicit))
+
+    def f(a, b, bias):
+        c = jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())),
+                                out_sharding=P(None, "y", unreduced={"x"}))
+        u = jax.sharding.reshard(bias, P(None, "y", unreduced={"x"}))
+        s = c + u
+        return jnp.tanh(jax.sharding.reshard(s, P(None, "y")))
+
+    args = [randn(rng, 16, 8), randn(rng, 8, 16), randn(rng, 16, 16)]
+
+    def check(text):
+        return None if text.count("unreduced=") >= 2 else "expected unreduced={...} constraints in input.mlir"
+
+    return Program(name, None, named(f, name), args, mesh, [P(None, "x"), P("x", "y"), P(None, None)],
+                   context=lambda: jax.set_mesh(mesh), check=check, place_args=True,
+                   notes=["both mesh axes AxisType.Explicit; traced under jax.set_mesh(mesh)."])
+
+
 @program("shard_alike", "jax.experimental.shard_alike: two values forced to share a sharding (sdy.sharding_group)")
 def _shard_alike(name, rng):
     from jax.experimental.shard_alike import shard_alike

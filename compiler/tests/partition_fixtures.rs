@@ -118,6 +118,7 @@ const TABLE: &[(&str, f64, f64)] = &[
     ("top_k_logits", 0.0, 3072.0),
     ("transpose", 0.0, 0.0),
     ("two_meshes", 544.0, 544.0),
+    ("unreduced_add_replicated", 768.0, 768.0),
     ("unreduced_matmul", 768.0, 1536.0),
     ("vocab_parallel_embedding", 768.0, 768.0),
 ];
