@@ -26,7 +26,7 @@ use crate::partition::device_builder::{internal, DeviceBuilder};
 use crate::partition::explicit_reshards::{braced, is_zero, placement, Builder};
 use crate::partition::global::{Cause, GStepKind, GValueId};
 use crate::partition::padding::identity_of;
-use crate::partition::program::{Instr, PerDevice, RemapEntry};
+use crate::partition::program::{Instr, LocalId, PerDevice, RemapEntry};
 use crate::rules::axis_algebra::overlaps;
 use crate::sharding::groups::{device_groups, group_ranks};
 use crate::sharding::layout::TensorLayout;
@@ -84,21 +84,8 @@ impl Builder<'_> {
     ) -> Result<GValueId, Diagnostic> {
         let src = self.prog.values[v].sharding.clone();
         let op = target.unreduced_op;
-        if !src.unreduced.is_empty() && src.unreduced_op != op {
-            return Err(Diagnostic::new(
-                DiagKind::Unsupported,
-                cause.pos,
-                format!(
-                    "{}: the value is partial {} over {} but its use requires partial {} over {}: \
-                     reduce it first",
-                    cause.op,
-                    src.unreduced_op.plural(),
-                    braced(&src.unreduced),
-                    op.plural(),
-                    braced(extra)
-                ),
-            ));
-        }
+        // `reshard` reduced partials of another reduction first.
+        debug_assert!(src.unreduced.is_empty() || src.unreduced_op == op);
         let mut v = v;
         let mut src = src;
         if !self.same_mesh(&src, target) {
@@ -281,17 +268,8 @@ pub(crate) fn lower_to_unreduced(b: &mut DeviceBuilder<'_>, i: usize) -> Result<
         // A scalar is masked as one element.
         let scalar = shape.is_empty();
         if scalar {
-            let one = b.new_value(
-                TensorType::new(vec![1], elem),
-                format!("{}.one", b.names[rg]),
-            );
-            b.instrs.push(Instr::Op {
-                kind: OpKind::Reshape,
-                operands: vec![cur],
-                results: vec![one],
-                step: i,
-            });
-            cur = one;
+            let name = format!("{}.one", b.names[rg]);
+            cur = reshape_to(b, i, cur, vec![1], name);
         }
         let full = b.local_ty(cur).shape[0];
         let valid = b
@@ -316,18 +294,31 @@ pub(crate) fn lower_to_unreduced(b: &mut DeviceBuilder<'_>, i: usize) -> Result<
         });
         cur = masked;
         if scalar {
-            let back = b.new_value(TensorType::new(Vec::new(), elem), b.names[rg].clone());
-            b.zero_padded[back] = zero_padded;
-            b.instrs.push(Instr::Op {
-                kind: OpKind::Reshape,
-                operands: vec![cur],
-                results: vec![back],
-                step: i,
-            });
-            cur = back;
+            let name = b.names[rg].clone();
+            cur = reshape_to(b, i, cur, Vec::new(), name);
         }
     }
     b.check_type(cur, rg, pos)?;
     b.map[rg] = Some(cur);
     Ok(())
+}
+
+/// `v` reshaped to `shape` (a local op of step `i`), its padding as `v`'s.
+fn reshape_to(
+    b: &mut DeviceBuilder<'_>,
+    i: usize,
+    v: LocalId,
+    shape: Vec<i64>,
+    name: String,
+) -> LocalId {
+    let elem = b.local_ty(v).elem;
+    let out = b.new_value(TensorType::new(shape, elem), name);
+    b.zero_padded[out] = b.zero_padded[v];
+    b.instrs.push(Instr::Op {
+        kind: OpKind::Reshape,
+        operands: vec![v],
+        results: vec![out],
+        step: i,
+    });
+    out
 }

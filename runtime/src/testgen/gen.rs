@@ -197,15 +197,22 @@ impl Gen {
         }
     }
 
-    pub(super) fn program(seed: u64, size_one_axes: bool) -> (String, Vec<f64>) {
+    /// A generator with one or two random arguments of rank 1-3, the
+    /// start of every program family.
+    pub(super) fn with_args(seed: u64, size_one_axes: bool) -> Gen {
         let mut g = Gen::new(seed, size_one_axes);
-        g.with_structure = true;
         for _ in 0..1 + g.rng.below(2) {
             let rank = 1 + g.rng.below(3);
             let shape = g.random_shape(rank);
             let v = g.new_arg(shape);
             g.values.push(v);
         }
+        g
+    }
+
+    pub(super) fn program(seed: u64, size_one_axes: bool) -> (String, Vec<f64>) {
+        let mut g = Gen::with_args(seed, size_one_axes);
+        g.with_structure = true;
         let n_ops = 2 + g.rng.below(7);
         for _ in 0..n_ops {
             g.op();

@@ -451,13 +451,7 @@ impl Gen {
     /// reduce their results; with the bound of each result (see
     /// [`program_and_bounds`](super::program_and_bounds)).
     pub(super) fn index_program(seed: u64) -> (String, Vec<f64>) {
-        let mut g = Gen::new(seed, false);
-        for _ in 0..1 + g.rng.below(2) {
-            let rank = 1 + g.rng.below(3);
-            let shape = g.random_shape(rank);
-            let v = g.new_arg(shape);
-            g.values.push(v);
-        }
+        let mut g = Gen::with_args(seed, false);
         for _ in 0..g.rng.below(2) {
             g.op();
         }

@@ -383,13 +383,7 @@ impl Gen {
 
     /// A random program around shard_maps and unreduced values.
     pub(super) fn manual_program(seed: u64) -> (String, Vec<f64>) {
-        let mut g = Gen::new(seed, false);
-        for _ in 0..1 + g.rng.below(2) {
-            let rank = 1 + g.rng.below(3);
-            let shape = g.random_shape(rank);
-            let v = g.new_arg(shape);
-            g.values.push(v);
-        }
+        let mut g = Gen::with_args(seed, false);
         for _ in 0..g.rng.below(2) {
             g.op();
         }
