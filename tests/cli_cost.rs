@@ -439,3 +439,75 @@ fn cost_multiplies_counted_loops_by_their_trips_and_flags_the_others() {
     );
     assert!(table.contains("×?"), "{table}");
 }
+
+/// Values in host memory (JAX 0.12's `pinned_host` arguments and results,
+/// `jax.device_put(..., memory_kind=...)` inside jit): `cost` charges
+/// their copies on the topology's host link, per device's block, and
+/// keeps host bytes out of device memory. The fixture's `w1` (16x32 f32,
+/// columns over "model"=2: 1 KiB per device) is in pinned_host and read
+/// by a dot; its first result (32x8 f32, rows over "data"=4: 256 B) is
+/// placed on the host by `@annotate_device_placement`.
+#[test]
+fn host_memory_values_are_copied_over_the_host_link_and_kept_out_of_device_memory() {
+    let file = root().join("fixtures/jax_0_12/host_offload/input.mlir");
+    let f = s(&file);
+    let c = run_json(&["cost", f, "--json"]);
+    let h = &c["host_copies"];
+    assert_eq!(h["host_to_device_bytes_per_device"], json!(1024.0), "{h}");
+    assert_eq!(h["device_to_host_bytes_per_device"], json!(256.0), "{h}");
+    let copies = h["copies"].as_array().expect("copies");
+    assert_eq!(copies.len(), 2, "{h}");
+    assert_eq!(copies[0]["direction"], json!("host_to_device"));
+    assert!(
+        copies[0]["for"].as_str().unwrap().contains("dot_general"),
+        "{h}"
+    );
+    assert_eq!(copies[1]["direction"], json!("device_to_host"));
+    assert!(
+        copies[1]["for"].as_str().unwrap().contains("custom_call"),
+        "{h}"
+    );
+    // 53 GB/s and 5 µs per copy on h100-nvlink-8's PCIe 5.0 link.
+    let want_us = (1024.0 / 53e9 + 5e-6 + 256.0 / 53e9 + 5e-6) * 1e6;
+    let got_us = h["time_us"].as_f64().unwrap();
+    assert!((got_us - want_us).abs() < 1e-9, "{got_us} vs {want_us}");
+    let step = c["step_us"].as_f64().unwrap();
+    let parts = c["compute"]["time_us"].as_f64().unwrap()
+        + c["communication_us"].as_f64().unwrap()
+        + got_us;
+    assert!((step - parts).abs() < 1e-9, "{step} vs {parts}");
+    // Device arguments: w2 32x8 replicated (1 KiB) + x 32x16 over "data"
+    // (512 B); host: w1's 1 KiB block + the 256 B result block.
+    let m = &c["memory"];
+    assert_eq!(m["arguments_bytes"], json!(1536.0), "{m}");
+    assert_eq!(m["host_bytes"], json!(1280.0), "{m}");
+
+    let text = run_ok(&["cost", f]);
+    for want in [
+        "to host memory: PCIe 5.0 x16",
+        "host→device",
+        "device→host",
+        "host copies    1.00 KiB host→device + 256 B device→host per device in 2 copies",
+        "= compute + communication + host copies",
+        "host memory    1.25 KiB per device",
+    ] {
+        assert!(text.contains(want), "{want}\n{text}");
+    }
+
+    // A topology that does not say how fast the host is reached.
+    let dir = tempfile::tempdir().expect("tmp");
+    let no_host = dir.path().join("no-host.json");
+    let h100 = std::fs::read_to_string(root().join("topologies/h100-nvlink-8.json")).expect("read");
+    let mut t: Value = serde_json::from_str(&h100).expect("json");
+    t.as_object_mut().unwrap().remove("host_link");
+    std::fs::write(&no_host, t.to_string()).expect("write");
+    assert_error(
+        &["cost", f, "--topology", s(&no_host)],
+        &["has no `host_link`", "1280 bytes per device"],
+    );
+    // ... which programs without host values do not need.
+    let mlp = root().join("fixtures/jax/mlp_forward/input.mlir");
+    let plain = run_json(&["cost", s(&mlp), "--json", "--topology", s(&no_host)]);
+    assert_eq!(plain["host_copies"]["copies"], json!([]));
+    assert_eq!(plain["memory"]["host_bytes"], json!(0.0));
+}

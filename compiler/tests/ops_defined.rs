@@ -1052,6 +1052,47 @@ fn custom_call_runs_sharding_and_carries_other_targets() {
     assert!(e.starts_with("2:8:") && e.contains("identity"), "{e}");
 }
 
+/// The host-memory placements are identities that say where their value
+/// goes: `@annotate_device_placement` by its `_xla_buffer_placement`
+/// (kept whole, with its other entries, and printed back), `@MoveToHost`
+/// and `@MoveToDevice` by name.
+#[test]
+fn placement_calls_say_where_their_value_goes() {
+    use meshrun_compiler::ops::custom_call::Placement;
+    let cases = [
+        ("annotate_device_placement", "{has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = \"pinned_host\", other = \"x\"}}", Some(Placement::Host)),
+        ("annotate_device_placement", "{mhlo.frontend_attributes = {_xla_buffer_placement = \"device\"}}", Some(Placement::Device)),
+        ("annotate_device_placement", "{has_side_effect = true}", None),
+        ("MoveToHost", "", Some(Placement::Host)),
+        ("MoveToDevice", "", Some(Placement::Device)),
+        ("Sharding", "{mhlo.sharding = \"{replicated}\"}", None),
+    ];
+    for (target, attrs, want) in cases {
+        let body = format!(
+            "  %r = stablehlo.custom_call @{target}(%x) {attrs} : (tensor<8x4xf32>) -> tensor<8x4xf32>"
+        );
+        let m = roundtrip(&module("%x: tensor<8x4xf32>", &body, "tensor<8x4xf32>"));
+        let OpKind::CustomCall(c) = last_kind(&m) else {
+            panic!("{body}")
+        };
+        assert_eq!(c.placement(), want, "{body}");
+        assert_eq!(c.run_error(), None, "{body}");
+        if attrs.contains("frontend") {
+            let printed = print_module(&m);
+            assert!(printed.contains("_xla_buffer_placement = "), "{printed}");
+        }
+    }
+    let e = error(&module(
+        "%x: tensor<8x4xf32>",
+        "  %r = stablehlo.custom_call @annotate_device_placement(%x) {mhlo.frontend_attributes = \"host\"} : (tensor<8x4xf32>) -> tensor<8x4xf32>",
+        "tensor<8x4xf32>",
+    ));
+    assert!(
+        e.starts_with("2:") && e.contains("mhlo.frontend_attributes"),
+        "{e}"
+    );
+}
+
 /// A rule the program attaches to an opaque custom call
 /// (`sdy.sharding_rule`, as Shardy's `custom_call_custom_rule`) is its
 /// rule; one that does not fit the call's shapes is a one-line error.

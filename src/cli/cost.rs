@@ -4,8 +4,10 @@
 //! Partitions FILE exactly as `meshrun partition` does and prints, per
 //! communicating collective, the op that caused it, its kind, axes, group
 //! size, bytes per device and estimated time on the topology; then the
-//! communication total, the compute FLOPs per device at the stated peak,
-//! and a step estimate (compute + communication, no overlap). `--json`
+//! communication total, the host↔device copies of values in host memory
+//! (on the topology's host link), the compute FLOPs per device at the
+//! stated peak, a step estimate (compute + communication + copies, no
+//! overlap) and the memory of one device (host memory apart). `--json`
 //! prints `meshrun partition --json`'s document with the cost fields added.
 //!
 //! `--calibrate BENCH.json` first fits α and β of the topology's intra-node

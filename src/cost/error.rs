@@ -48,6 +48,13 @@ pub enum CostError {
         num_devices: i64,
     },
 
+    /// A program with values in host memory on a topology that does not
+    /// say how fast its devices reach host memory.
+    #[error(
+        "topology '{topology}' has no `host_link`, but the program copies {bytes} bytes per device between host and device memory (pinned_host values); add a host_link (e.g. PCIe 5.0 x16: bandwidth_gbytes_per_s 53, latency_us 5) to the topology file"
+    )]
+    NoHostLink { topology: String, bytes: f64 },
+
     /// A bench-comm file that cannot be read as rows.
     #[error("{}: malformed benchmark file: {message}", path.display())]
     MalformedBench { path: PathBuf, message: String },

@@ -10,24 +10,34 @@
 //! program on blocks of the same shapes, so the count holds for each one.
 //! Buffers a backend keeps for reuse, scratch space inside kernels and
 //! collectives, and the program text are not counted.
+//!
+//! Values in host memory (`crate::cost::host`: `pinned_host` arguments,
+//! values placed on the host) are counted apart, in `host_bytes`: they
+//! take no device memory. A host value an op reads is copied to the
+//! device for it; that copy is not counted.
 
 use meshrun_compiler::ir::TensorType;
 use meshrun_compiler::partition::{Block, DeviceProgram, Instr};
 
+use crate::cost::host::host_values;
+
 /// Bytes of one device, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MemoryEstimate {
-    /// The device's blocks of the program's inputs.
+    /// The device's blocks of the program's inputs in device memory.
     pub arguments_bytes: f64,
     /// The most bytes of created values live at once.
     pub peak_live_bytes: f64,
     /// The instruction at which that peak is reached (`None` for a program
     /// without instructions).
     pub peak_at: Option<usize>,
+    /// Host memory of one device: its blocks of host arguments plus the
+    /// peak of the host values the program creates.
+    pub host_bytes: f64,
 }
 
 impl MemoryEstimate {
-    /// Arguments plus the peak of live values.
+    /// Device memory: arguments plus the peak of live values.
     pub fn total_bytes(&self) -> f64 {
         self.arguments_bytes + self.peak_live_bytes
     }
@@ -42,22 +52,34 @@ pub fn block_bytes(ty: &TensorType) -> f64 {
 pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
     let n = program.values.len();
     let size = |v: usize| program.values.get(v).map_or(0.0, |lv| block_bytes(&lv.ty));
+    let on_host = host_values(program);
+    let host = |v: usize| on_host.get(v).copied().unwrap_or(false);
     let mut is_input = vec![false; n];
     let mut arguments_bytes = 0.0;
+    let mut host_arguments = 0.0;
     for io in &program.inputs {
         if let Some(flag) = is_input.get_mut(io.value) {
             if !*flag {
                 *flag = true;
-                arguments_bytes += size(io.value);
+                if host(io.value) {
+                    host_arguments += size(io.value);
+                } else {
+                    arguments_bytes += size(io.value);
+                }
             }
         }
     }
     let outputs: Vec<usize> = program.outputs.iter().map(|io| io.value).collect();
-    let (peak, peak_at) = sweep(program, &program.instrs, &outputs, &is_input);
+    // Device values: neither inputs nor on the host; host values apart.
+    let skip_device: Vec<bool> = (0..n).map(|v| is_input[v] || host(v)).collect();
+    let skip_host: Vec<bool> = (0..n).map(|v| is_input[v] || !host(v)).collect();
+    let (peak, peak_at) = sweep(program, &program.instrs, &outputs, &skip_device);
+    let (host_peak, _) = sweep(program, &program.instrs, &outputs, &skip_host);
     MemoryEstimate {
         arguments_bytes,
         peak_live_bytes: peak,
         peak_at,
+        host_bytes: host_arguments + host_peak,
     }
 }
 

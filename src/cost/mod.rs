@@ -6,6 +6,7 @@
 //! - [`model`]: the α-β formula of each collective kind;
 //! - [`flops`]: FLOPs of a device program's local ops;
 //! - [`memory`]: bytes per device, from the device program's liveness;
+//! - [`host`]: values in host memory and the host↔device copies they need;
 //! - [`report`]: a program's collectives, compute and step time;
 //! - [`render`]: the table for people and the JSON for tools;
 //! - [`calibrate`]: fitting α and β to `bench-comm --json` timings;
@@ -16,6 +17,7 @@ pub mod calibrate;
 pub mod cpu_sim;
 pub mod error;
 pub mod flops;
+pub mod host;
 pub mod memory;
 pub mod model;
 pub mod render;

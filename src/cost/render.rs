@@ -189,6 +189,57 @@ pub fn collectives_table(r: &CostReport) -> String {
     )
 }
 
+/// One row per host↔device copy: direction, what needs it, bytes per
+/// device and time on the host link.
+pub fn host_copies_table(r: &CostReport) -> String {
+    let rows: Vec<Vec<String>> = r
+        .host_copies
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let t = &c.transfer;
+            let dir = if t.trip_count_unknown {
+                format!("{} ×?", t.direction.name())
+            } else if t.runs != 1.0 {
+                format!("{} ×{}", t.direction.name(), t.runs)
+            } else {
+                t.direction.name().to_string()
+            };
+            vec![
+                (i + 1).to_string(),
+                dir,
+                t.what.clone(),
+                human_bytes(t.bytes()),
+                human_time(c.seconds),
+            ]
+        })
+        .collect();
+    table(
+        &["#", "copy", "for", "bytes/device", "time"],
+        &rows,
+        &[true, false, false, true, true],
+    )
+}
+
+/// The memory lines: device memory (arguments + peak of live values) and
+/// host memory apart when the program has any.
+pub fn memory_lines(r: &CostReport) -> String {
+    let m = &r.memory;
+    let mut out = format!(
+        "memory         {} per device = arguments {} + peak of live values {}\n",
+        human_bytes(m.total_bytes()),
+        human_bytes(m.arguments_bytes),
+        human_bytes(m.peak_live_bytes)
+    );
+    if m.host_bytes > 0.0 {
+        out.push_str(&format!(
+            "host memory    {} per device (pinned_host values, not in device memory)\n",
+            human_bytes(m.host_bytes)
+        ));
+    }
+    out
+}
+
 /// The report for people; `what` names the program (its file).
 pub fn render_table(r: &CostReport, what: &str) -> String {
     let t = &r.topology;
@@ -212,8 +263,15 @@ pub fn render_table(r: &CostReport, what: &str) -> String {
             t.devices_per_node
         ));
     }
+    if let (Some(host), false) = (&t.host_link, r.host_copies.is_empty()) {
+        out.push_str(&format!("  to host memory: {}\n", describe_link(host)));
+    }
     out.push('\n');
     out.push_str(&collectives_table(r));
+    if !r.host_copies.is_empty() {
+        out.push('\n');
+        out.push_str(&host_copies_table(r));
+    }
     out.push('\n');
     out.push_str(&format!(
         "communication  {} per device in {} collective(s): {}\n",
@@ -249,10 +307,25 @@ pub fn render_table(r: &CostReport, what: &str) -> String {
         human_flops(c.flops),
         human_time(c.seconds)
     ));
-    out.push_str(&format!(
-        "step estimate  {} = compute + communication (no overlap assumed)\n",
-        human_time(r.step_seconds)
-    ));
+    if !r.host_copies.is_empty() {
+        out.push_str(&format!(
+            "host copies    {} host→device + {} device→host per device in {} copies: {}\n",
+            human_bytes(r.host_to_device_bytes),
+            human_bytes(r.device_to_host_bytes),
+            r.host_copies.len(),
+            human_time(r.host_copy_seconds)
+        ));
+        out.push_str(&format!(
+            "step estimate  {} = compute + communication + host copies (no overlap assumed)\n",
+            human_time(r.step_seconds)
+        ));
+    } else {
+        out.push_str(&format!(
+            "step estimate  {} = compute + communication (no overlap assumed)\n",
+            human_time(r.step_seconds)
+        ));
+    }
+    out.push_str(&memory_lines(r));
     if r.trip_count_unknown {
         out.push_str(
             "loops          per iteration, trip count unknown: a loop's trip count depends on data; \
@@ -314,6 +387,45 @@ pub fn annotate_json(doc: &mut Value, r: &CostReport) {
             "time_us": compute.seconds * 1e6,
             "peak_overridden": compute.peak_overridden,
             "by_dtype": by_dtype,
+        }),
+    );
+    let copies: Vec<Value> = r
+        .host_copies
+        .iter()
+        .map(|c| {
+            let t = &c.transfer;
+            json!({
+                "direction": match t.direction {
+                    crate::cost::host::Direction::ToDevice => "host_to_device",
+                    crate::cost::host::Direction::ToHost => "device_to_host",
+                },
+                "for": t.what,
+                "bytes_per_run": t.bytes_per_run,
+                "runs": t.runs,
+                "trip_count_unknown": t.trip_count_unknown,
+                "bytes_per_device": t.bytes(),
+                "time_us": c.seconds * 1e6,
+            })
+        })
+        .collect();
+    extra.insert(
+        "host_copies".into(),
+        json!({
+            "link": r.topology.host_link.as_ref().map(|l| l.name.clone()),
+            "host_to_device_bytes_per_device": r.host_to_device_bytes,
+            "device_to_host_bytes_per_device": r.device_to_host_bytes,
+            "time_us": r.host_copy_seconds * 1e6,
+            "copies": copies,
+        }),
+    );
+    let m = &r.memory;
+    extra.insert(
+        "memory".into(),
+        json!({
+            "arguments_bytes": m.arguments_bytes,
+            "peak_live_bytes": m.peak_live_bytes,
+            "total_bytes": m.total_bytes(),
+            "host_bytes": m.host_bytes,
         }),
     );
     extra.insert("step_us".into(), json!(r.step_seconds * 1e6));

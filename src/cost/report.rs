@@ -3,9 +3,13 @@
 //! ones `meshrun partition --json` prints) with its estimated time, the
 //! compute FLOPs per device at a stated peak, and a step time.
 //!
-//! The step time is compute plus communication, with no overlap: a
-//! conservative bound, since XLA-style schedulers hide some collectives
-//! behind compute.
+//! Values in host memory add their host↔device copies (`cost::host`),
+//! each `bytes / B + α` on the topology's `host_link`, and the report
+//! carries the memory one device needs (`cost::memory`).
+//!
+//! The step time is compute plus communication plus host copies, with no
+//! overlap: a conservative bound, since XLA-style schedulers hide some
+//! collectives and copies behind compute.
 
 use meshrun_compiler::ir::ElemType;
 use meshrun_compiler::partition::report::{collective_report, ReportEntry};
@@ -13,8 +17,10 @@ use meshrun_compiler::partition::PartitionedProgram;
 
 use crate::cost::error::CostError;
 use crate::cost::flops::{count_flops, FlopCount};
+use crate::cost::host::{host_traffic, Direction, HostTransfer};
+use crate::cost::memory::{memory_per_device, MemoryEstimate};
 use crate::cost::model::{estimate_collective, CollectiveEstimate};
-use crate::cost::topology::Topology;
+use crate::cost::topology::{Link, Topology};
 
 /// One collective: what the partitioner reports, and what it costs (its
 /// `estimate.seconds` over all its runs: per run × `entry.runs`).
@@ -22,6 +28,19 @@ use crate::cost::topology::Topology;
 pub struct CollectiveCost {
     pub entry: ReportEntry,
     pub estimate: CollectiveEstimate,
+}
+
+/// One copy between host and device memory, and its time over all its
+/// runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostCopyCost {
+    pub transfer: HostTransfer,
+    pub seconds: f64,
+}
+
+/// The time of one copy of `bytes` over `link`: `bytes / B + α`.
+pub fn host_copy_seconds(bytes: f64, link: &Link) -> f64 {
+    bytes / link.bytes_per_second() + link.latency_s()
 }
 
 /// Compute time of one element type.
@@ -85,7 +104,16 @@ pub struct CostReport {
     /// Sum of the collectives' times (they run one after another).
     pub communication_seconds: f64,
     pub compute: ComputeEstimate,
-    /// `compute + communication`, no overlap.
+    /// Copies between host and device memory, in program order.
+    pub host_copies: Vec<HostCopyCost>,
+    /// Their bytes per device, each way, over all runs.
+    pub host_to_device_bytes: f64,
+    pub device_to_host_bytes: f64,
+    /// Sum of their times (one after another, none hidden).
+    pub host_copy_seconds: f64,
+    /// Memory of one device: device memory, and host memory apart.
+    pub memory: MemoryEstimate,
+    /// `compute + communication + host copies`, no overlap.
     pub step_seconds: f64,
 }
 
@@ -124,14 +152,40 @@ pub fn cost_report(
     }
     let communication_seconds = collectives.iter().map(|c| c.estimate.seconds).sum();
     let compute = estimate_compute(&count_flops(&program.device), topo, peak_override);
+    let traffic = host_traffic(program);
+    let host_to_device_bytes = traffic.bytes(Direction::ToDevice);
+    let device_to_host_bytes = traffic.bytes(Direction::ToHost);
+    let host_copies = match (&topo.host_link, traffic.transfers.is_empty()) {
+        (_, true) => Vec::new(),
+        (None, false) => {
+            return Err(CostError::NoHostLink {
+                topology: topo.name.clone(),
+                bytes: host_to_device_bytes + device_to_host_bytes,
+            })
+        }
+        (Some(link), false) => traffic
+            .transfers
+            .into_iter()
+            .map(|t| HostCopyCost {
+                seconds: host_copy_seconds(t.bytes_per_run, link) * t.runs,
+                transfer: t,
+            })
+            .collect(),
+    };
+    let host_copy_seconds: f64 = host_copies.iter().map(|c| c.seconds).sum();
     Ok(CostReport {
         topology: topo.clone(),
         num_devices: report.num_devices,
         total_bytes_per_device: report.total_bytes_per_device,
         trip_count_unknown: program.device.has_unknown_trip_count(),
-        step_seconds: compute.seconds + communication_seconds,
+        step_seconds: compute.seconds + communication_seconds + host_copy_seconds,
         communication_seconds,
         compute,
         collectives,
+        host_copies,
+        host_to_device_bytes,
+        device_to_host_bytes,
+        host_copy_seconds,
+        memory: memory_per_device(&program.device),
     })
 }

@@ -79,6 +79,11 @@ pub struct Topology {
     /// Between nodes; required when `nodes > 1`.
     #[serde(default)]
     pub inter_node: Option<Link>,
+    /// Between a device and its host's memory (PCIe, NVLink-C2C): what
+    /// copies of values in host memory (`pinned_host`) cross, each device
+    /// over its own link. Required to cost a program that has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_link: Option<Link>,
     /// Dense peak TFLOP/s per element type name (`bf16`, `f32`, ...). `f32`
     /// is required and also serves element types without an entry.
     pub peak_tflops: BTreeMap<String, f64>,
@@ -224,6 +229,9 @@ impl Topology {
             ));
         }
         check_link("intra_node", &self.intra_node)?;
+        if let Some(l) = &self.host_link {
+            check_link("host_link", l)?;
+        }
         match &self.inter_node {
             Some(l) => check_link("inter_node", l)?,
             None if self.nodes > 1 => {

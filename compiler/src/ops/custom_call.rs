@@ -28,7 +28,9 @@ use crate::define_attrs;
 use crate::ir::attr::Attr;
 use crate::ir::module::{find_attr, NamedAttr};
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{
+    Arity, AttrCodec, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm,
+};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::notation::parse_rule;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions, TensorId};
@@ -37,7 +39,53 @@ define_attrs! {
     pub struct CustomCall {
         /// The target's name, without the `@`.
         target: String = "call_target_name",
+        /// `mhlo.frontend_attributes`: where `@annotate_device_placement`
+        /// puts its value (`_xla_buffer_placement`), kept whole.
+        frontend: Option<FrontendAttributes> = "mhlo.frontend_attributes",
     }
+}
+
+/// `mhlo.frontend_attributes = {key = "value", ...}`, every entry kept in
+/// order so the op prints back as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontendAttributes(pub Vec<(String, Attr)>);
+
+impl FrontendAttributes {
+    /// The string value of `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| match v {
+                Attr::Str(s) => Some(s.as_str()),
+                _ => None,
+            })
+    }
+}
+
+impl AttrCodec for FrontendAttributes {
+    fn decode(a: &Attr) -> Result<Self, String> {
+        match a {
+            Attr::Dict(entries) => Ok(FrontendAttributes(entries.clone())),
+            other => Err(format!(
+                "expected a dictionary, found {}",
+                other.kind_name()
+            )),
+        }
+    }
+
+    fn encode(&self) -> Option<Attr> {
+        Some(Attr::Dict(self.0.clone()))
+    }
+}
+
+/// The memory a placement call moves its value to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Host memory (`pinned_host`, `unpinned_host`; `@MoveToHost`).
+    Host,
+    /// The device's own memory (`device`; `@MoveToDevice`).
+    Device,
 }
 
 /// The targets meshrun runs (all the identity).
@@ -86,6 +134,27 @@ impl CustomCall {
             TargetKind::Async
         } else {
             TargetKind::Opaque
+        }
+    }
+
+    /// Where the call puts its value, for the host-memory placements:
+    /// `@annotate_device_placement` by its `_xla_buffer_placement`
+    /// (any memory kind naming the host is the host), `@MoveToHost` and
+    /// `@MoveToDevice` by their names. `None` for every other target, and
+    /// for an annotation without a placement.
+    pub fn placement(&self) -> Option<Placement> {
+        match self.target.as_str() {
+            "MoveToHost" => Some(Placement::Host),
+            "MoveToDevice" => Some(Placement::Device),
+            "annotate_device_placement" => {
+                let kind = self.frontend.as_ref()?.get("_xla_buffer_placement")?;
+                Some(if kind.contains("host") {
+                    Placement::Host
+                } else {
+                    Placement::Device
+                })
+            }
+            _ => None,
         }
     }
 

@@ -359,6 +359,11 @@ impl FuncPrinter<'_> {
         let _ = write!(self.out, "\"{name}\"(");
         self.values(&op.operands);
         self.out.push(')');
+        // A dialect-prefixed name (`mhlo.frontend_attributes`) is a
+        // discardable attribute, never a property: it goes to the
+        // dictionary with the attributes kept verbatim.
+        let (discardable, attrs): (Vec<_>, Vec<_>) =
+            attrs.iter().partition(|(k, _)| k.contains('.'));
         if !attrs.is_empty() {
             self.out.push_str(" <{");
             for (i, (k, v)) in attrs.iter().enumerate() {
@@ -394,7 +399,17 @@ impl FuncPrinter<'_> {
             }
             self.out.push(')');
         }
-        write_attr_dict(self.out, sharding, &op.attrs);
+        if discardable.is_empty() {
+            write_attr_dict(self.out, sharding, &op.attrs);
+        } else {
+            let mut all = op.attrs.clone();
+            all.extend(discardable.iter().map(|(k, v)| NamedAttr {
+                name: k.to_string(),
+                value: Some(v.to_string()),
+            }));
+            all.sort_by(|a, b| a.name.cmp(&b.name));
+            write_attr_dict(self.out, sharding, &all);
+        }
         self.out.push_str(" : ");
         self.functional(op);
     }
