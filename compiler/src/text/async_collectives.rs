@@ -49,9 +49,13 @@ pub fn read_async_collectives(m: &mut Module) -> Result<(), Diagnostic> {
                     format!("custom_call @\"reduce-scatter-start\": {msg}"),
                 )
             };
-            let config = attr_text(&op.attrs, "mhlo.frontend_attributes")
-                .and_then(config_text)
-                .ok_or_else(|| err("no async_collective_config frontend attribute".into()))?;
+            let config = match &op.kind {
+                OpKind::CustomCall(c) => c.frontend.as_ref(),
+                _ => None,
+            }
+            .and_then(|f| f.get("async_collective_config"))
+            .map(str::to_string)
+            .ok_or_else(|| err("no async_collective_config frontend attribute".into()))?;
             let config = Config::parse(&config).map_err(&err)?;
             if !config.tiled {
                 return Err(err(
@@ -160,37 +164,6 @@ fn first_symbol(text: &str) -> Option<String> {
         .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$' | '-'))
         .collect();
     (!name.is_empty()).then_some(name)
-}
-
-/// The JSON of `async_collective_config = "..."` in a frontend attribute
-/// dictionary, unescaped (MLIR writes `"` as `\22`).
-fn config_text(dict: &str) -> Option<String> {
-    let key = "async_collective_config";
-    let rest = &dict[dict.find(key)? + key.len()..];
-    let rest = rest
-        .trim_start()
-        .strip_prefix('=')?
-        .trim_start()
-        .strip_prefix('"')?;
-    let mut out = String::new();
-    let mut chars = rest.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(out),
-            '\\' => {
-                let hex: String = chars.by_ref().take(2).collect();
-                match u8::from_str_radix(&hex, 16) {
-                    Ok(b) => out.push(b as char),
-                    Err(_) => {
-                        out.push('\\');
-                        out.push_str(&hex);
-                    }
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    None
 }
 
 /// What `async_collective_config` says.
@@ -307,8 +280,8 @@ mod tests {
 
     #[test]
     fn config_reads_what_jax_writes() {
-        let dict = r#"{async_collective_config = "{\22scatter_dimension\22: 0, \22replica_groups\22: [[0, 2, 4, 6], [1, 3, 5, 7]], \22tiled\22: true, \22use_global_device_ids\22: true, \22channel_id\22: 1}"}"#;
-        let c = Config::parse(&config_text(dict).unwrap()).unwrap();
+        let json = r#"{"scatter_dimension": 0, "replica_groups": [[0, 2, 4, 6], [1, 3, 5, 7]], "tiled": true, "use_global_device_ids": true, "channel_id": 1}"#;
+        let c = Config::parse(json).unwrap();
         assert_eq!(
             c,
             Config {
