@@ -5,9 +5,12 @@ pub use meshrun_compiler as compiler;
 pub use meshrun_runtime as runtime;
 
 pub mod bench_comm;
+pub mod check;
 pub mod cost;
 pub mod fuzz;
 pub mod load;
+pub mod plan;
 pub mod render;
+pub mod show;
 pub mod suggest;
 pub mod synth;

@@ -115,7 +115,8 @@ fn parse_shape(s: &str) -> Result<Vec<usize>, String> {
         .collect()
 }
 
-fn decode(bytes: &[u8]) -> Result<HostTensor, String> {
+/// The tensor in the bytes of a `.npy` file (what `np.save` writes).
+pub fn decode(bytes: &[u8]) -> Result<HostTensor, String> {
     let h = parse_header(bytes)?;
     let via_crate = |e: ndarray_npy::ReadNpyError| format!("cannot decode {}: {e}", h.descr);
     Ok(match h.descr.as_str() {
@@ -164,7 +165,8 @@ fn read_u16s<T>(bytes: &[u8], h: &Header, from_bits: fn(u16) -> T) -> Result<Arr
     array.map_err(|e| e.to_string())
 }
 
-fn encode(t: &HostTensor) -> Result<Vec<u8>, String> {
+/// The bytes of a `.npy` file holding `t` (what `np.load` reads).
+pub fn encode(t: &HostTensor) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     let via_crate = |e: ndarray_npy::WriteNpyError| format!("cannot encode: {e}");
     match t {

@@ -25,19 +25,18 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
+use meshrun::check::{check_outputs, mismatch_message};
 use meshrun::compiler::ir::TensorType;
-use meshrun::compiler::partition::padding::non_identity_init;
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::compiler::Module;
 use meshrun::compiler::{DiagKind, Diagnostic, SrcPos};
 use meshrun::load::{load_file, LoadError};
 use meshrun::runtime::capacity::{module_fits_backend, program_fits_backend};
-use meshrun::runtime::compare::{compare_outputs, rtol_for, Judged, F64_ERROR_FACTOR};
+use meshrun::runtime::compare::{rtol_for, Judged, F64_ERROR_FACTOR};
 use meshrun::runtime::npy::{read_npy_as, write_npy};
-use meshrun::runtime::pipeline::{compile_with, run_reference, run_reference_in_f64, with_source};
+use meshrun::runtime::pipeline::{compile_with, with_source};
 use meshrun::runtime::random_inputs::random_inputs;
 use meshrun::runtime::{Backend, CpuBackend, ExecOptions, Executor};
-use meshrun_kernels::cpu::body_laws::order_dependent_reduce;
 use meshrun_kernels::HostTensor;
 
 /// Options of `meshrun run`.
@@ -185,7 +184,7 @@ fn finish(
     args: &RunArgs,
 ) -> anyhow::Result<()> {
     let checked = if args.check {
-        Some(check(module, inputs, outputs, args.rtol)?)
+        Some(check_outputs(module, inputs, outputs, args.rtol)?)
     } else {
         None
     };
@@ -205,46 +204,11 @@ fn finish(
     } else {
         print!("{}", report.text());
     }
-    if let Some(checked) = &checked {
-        if let Some((k, c)) = checked.diffs.iter().enumerate().find(|(_, c)| !c.within()) {
-            let f64_note = match (&c.against_f64, &checked.f64_unavailable) {
-                (Some(e), _) => format!(
-                    "; against the f64 result: sharded error {:e} > {F64_ERROR_FACTOR} x unsharded error {:e} + rtol",
-                    e.sharded, e.unsharded
-                ),
-                (None, Some(why)) => format!("; no f64 reference: {why}"),
-                (None, None) => String::new(),
-            };
-            let init_note = module
-                .funcs
-                .iter()
-                .find_map(non_identity_init)
-                .map(|pos| format!("; note: the reduce at {pos} starts from a value that is not its reduction's identity, which StableHLO applies an implementation-defined number of times (XLA and meshrun once per device holding part of a sharded reduced dimension, the unsharded run once)"))
-                .unwrap_or_default();
-            let order_note = |f| {
-                let always = order_dependent_reduce(f, false).map(|pos| {
-                    format!(
-                        "; note: the reduction body at {pos} is not commutative and associative"
-                    )
-                });
-                always.or_else(|| {
-                    order_dependent_reduce(f, true)
-                        .map(|pos| format!("; note: the reduction body at {pos} is not commutative and associative when its inputs hold NaN (argmax keeps whichever NaN it meets first)"))
-                })
-            };
-            let body_note = module
-                .funcs
-                .iter()
-                .find_map(order_note)
-                .map(|n| format!("{n}, so StableHLO leaves its result implementation-defined (a sharded run combines the elements in another order than the unsharded one)"))
-                .unwrap_or_default();
-            bail!(
-                "output {k} differs from the unsharded reference beyond tolerance (max abs diff {:e}, max rel diff {:e}, rtol {:e}){f64_note}{init_note}{body_note}",
-                c.max_abs,
-                c.max_rel,
-                report.rtol
-            );
-        }
+    if let Some(message) = checked
+        .as_ref()
+        .and_then(|c| mismatch_message(module, c, report.rtol))
+    {
+        bail!("{message}");
     }
     Ok(())
 }
@@ -389,20 +353,6 @@ fn read_inputs(file: &Path, module: &Module, args: &RunArgs) -> anyhow::Result<V
 /// more than the plain tolerance, run the program in f64 too and judge it
 /// by its error against that, relative to the unsharded run's own error
 /// (see `meshrun_runtime::compare`).
-fn check(
-    module: &Module,
-    inputs: &[HostTensor],
-    outputs: &[HostTensor],
-    rtol: Option<f64>,
-) -> anyhow::Result<Judged> {
-    let reference = run_reference(module, inputs).context("the unsharded reference run failed")?;
-    let rtol = rtol.unwrap_or_else(|| rtol_for(module));
-    compare_outputs(outputs, &reference, rtol, || {
-        run_reference_in_f64(module, inputs)
-    })
-    .map_err(|e| anyhow!(e))
-}
-
 /// Write `DIR/output_K.npy`; the paths written (none without a DIR).
 fn write_outputs(dir: Option<&Path>, outputs: &[HostTensor]) -> anyhow::Result<Vec<PathBuf>> {
     let Some(dir) = dir else {

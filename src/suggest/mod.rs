@@ -17,9 +17,12 @@
 
 pub mod candidates;
 pub mod explain;
+pub mod mesh_arg;
 pub mod output;
 pub mod scoring;
 pub mod search;
+
+pub use mesh_arg::parse_mesh;
 
 use std::time::Instant;
 
