@@ -7,6 +7,7 @@ pub use meshrun_runtime as runtime;
 pub mod bench_comm;
 pub mod check;
 pub mod cost;
+pub mod execute;
 pub mod fuzz;
 pub mod load;
 pub mod plan;

@@ -20,23 +20,27 @@
 //! process on its own GPU (both need the `mpi` feature); see `run_mpi`.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
 use meshrun::check::{check_outputs, mismatch_message};
-use meshrun::compiler::ir::TensorType;
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::compiler::Module;
-use meshrun::compiler::{DiagKind, Diagnostic, SrcPos};
-use meshrun::load::{load_file, LoadError};
-use meshrun::runtime::capacity::{module_fits_backend, program_fits_backend};
+use meshrun::execute::{main_input_types, run_sharded};
+use meshrun::load::load_file;
+#[cfg(feature = "mpi")]
+use meshrun::load::LoadError;
+#[cfg(feature = "mpi")]
+use meshrun::runtime::capacity::module_fits_backend;
 use meshrun::runtime::compare::{rtol_for, Judged, F64_ERROR_FACTOR};
 use meshrun::runtime::npy::{read_npy_as, write_npy};
-use meshrun::runtime::pipeline::{compile_with, with_source};
+#[cfg(feature = "mpi")]
+use meshrun::runtime::pipeline::compile_with;
 use meshrun::runtime::random_inputs::random_inputs;
-use meshrun::runtime::{Backend, CpuBackend, ExecOptions, Executor};
+#[cfg(feature = "mpi")]
+use meshrun::runtime::ExecOptions;
+use meshrun::runtime::{Backend, CpuBackend};
 use meshrun_kernels::HostTensor;
 
 /// Options of `meshrun run`.
@@ -122,52 +126,22 @@ fn run_cuda(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
 }
 
 fn run_on<B: Backend>(backend: &B, file: &Path, args: &RunArgs) -> anyhow::Result<()> {
-    if args.repeat == 0 {
-        bail!("--repeat must be at least 1");
-    }
     let module = load_file(file)?;
-    let invalid = |diag| LoadError::Invalid {
-        path: file.to_path_buf(),
-        diag,
-    };
-    // Sizes first: nothing is allocated for a program that cannot fit.
-    module_fits_backend(&module, backend, args.check).map_err(invalid)?;
-    let program = compile_with(&module, &propagation_options(args)).map_err(invalid)?;
-    program_fits_backend(&program.device, backend).map_err(|e| {
-        let pos = e
-            .step
-            .and_then(|s| program.global.steps.get(s))
-            .map_or(SrcPos::UNKNOWN, |s| s.cause.pos);
-        invalid(Diagnostic::new(DiagKind::Unsupported, pos, e.message))
-    })?;
-    let inputs = read_inputs(file, &module, args)?;
-    let exec = Executor::new(&program.device)?;
-    let placed = exec.place(backend, &inputs)?;
-    let opts = ExecOptions::default();
-    let mut times_ms = Vec::with_capacity(args.repeat);
-    let mut last = None;
-    for _ in 0..args.repeat {
-        let start = Instant::now();
-        let outs = exec
-            .run(backend, &placed, &opts)
-            .map_err(|e| with_source(&program, e))?;
-        times_ms.push(start.elapsed().as_secs_f64() * 1e3);
-        if let Some(earlier) = last.replace(outs) {
-            exec.discard(backend, earlier);
-        }
-    }
-    drop(placed);
-    let outs = last.ok_or_else(|| anyhow!("the program did not run"))?;
-    // A check also makes sure every device holding a copy of a block holds
-    // the same values.
-    let outputs = exec.gather(backend, outs, args.check)?;
-    let devices = program.device.num_devices();
+    let (ran, inputs) = run_sharded(
+        backend,
+        file,
+        &module,
+        &propagation_options(args),
+        args.repeat,
+        args.check,
+        |module| read_inputs(file, module, args),
+    )?;
     finish(
         &module,
         &inputs,
-        &outputs,
-        times_ms,
-        devices,
+        &ran.outputs,
+        ran.times_ms,
+        ran.devices,
         backend.name(),
         args,
     )
@@ -319,10 +293,7 @@ fn run_ranks<B: meshrun::runtime::mpi::session::RankBackend>(
 /// The inputs of `@main`: read from `.npy` files (checked against the
 /// argument types) or drawn from the seed.
 fn read_inputs(file: &Path, module: &Module, args: &RunArgs) -> anyhow::Result<Vec<HostTensor>> {
-    let main = module
-        .func("main")
-        .ok_or_else(|| anyhow!("{}: the module has no function @main", file.display()))?;
-    let types: Vec<TensorType> = main.args.iter().map(|&a| main.ty(a).clone()).collect();
+    let types = main_input_types(file, module)?;
     if !args.inputs.is_empty() {
         if args.inputs.len() != types.len() {
             bail!(
@@ -349,10 +320,6 @@ fn read_inputs(file: &Path, module: &Module, args: &RunArgs) -> anyhow::Result<V
     }
 }
 
-/// Run unsharded and compare every output; when a float output differs by
-/// more than the plain tolerance, run the program in f64 too and judge it
-/// by its error against that, relative to the unsharded run's own error
-/// (see `meshrun_runtime::compare`).
 /// Write `DIR/output_K.npy`; the paths written (none without a DIR).
 fn write_outputs(dir: Option<&Path>, outputs: &[HostTensor]) -> anyhow::Result<Vec<PathBuf>> {
     let Some(dir) = dir else {
