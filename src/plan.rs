@@ -9,8 +9,11 @@ use serde_json::{json, Value};
 use meshrun_compiler::partition::report::collective_report;
 use meshrun_compiler::partition::{partition as partition_module, PartitionedProgram};
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
+use meshrun_compiler::sharding::{Mesh, TensorSharding};
 use meshrun_compiler::Module;
 
+use crate::cost::memory::memory_per_device;
+use crate::cost::render::{human_bytes, table};
 use crate::load::LoadError;
 
 /// Propagate with `propagation` (none: the module is already propagated),
@@ -67,4 +70,184 @@ pub fn partition_json(program: &PartitionedProgram) -> Value {
         "total_bytes_per_device": r.total_bytes_per_device,
         "trip_count_unknown": r.trip_count_unknown,
     })
+}
+
+/// A sharding for tools: its Shardy text, its mesh, and `spec` — per
+/// dimension the mesh axes that shard it, major first, as a
+/// `PartitionSpec` lists them — or `null` when some dimension uses a
+/// sub-axis (`"x":(1)2`), which a `PartitionSpec` cannot name.
+pub fn sharding_json(s: &TensorSharding) -> Value {
+    let whole = s
+        .dims
+        .iter()
+        .all(|d| d.axes.iter().all(|a| a.sub.is_none()));
+    let spec = whole.then(|| {
+        s.dims
+            .iter()
+            .map(|d| d.axes.iter().map(|a| a.name.clone()).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    });
+    let names = |axes: &[meshrun_compiler::sharding::AxisRef]| {
+        axes.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+    };
+    json!({
+        "text": s.to_string(),
+        "mesh": s.mesh_name(),
+        "spec": spec,
+        "replicated": names(&s.replicated),
+        "unreduced": names(&s.unreduced),
+        "unreduced_op": if s.unreduced.is_empty() { None } else { Some(s.unreduced_op.keyword().unwrap_or("sum")) },
+    })
+}
+
+/// A mesh for tools: its axes (name and size, major to minor) and the
+/// device at each position (`null`: devices in order).
+pub fn mesh_json(name: &str, mesh: &Mesh) -> Value {
+    json!({
+        "name": name,
+        "axes": mesh.axes.iter().map(|a| json!({"name": a.name, "size": a.size})).collect::<Vec<_>>(),
+        "device_ids": mesh.device_ids,
+    })
+}
+
+/// The plan of a partitioned program, for tools and the Python package:
+/// `partition --json`'s document, plus the meshes, every argument's and
+/// result's sharding (as propagated) with its global and local types and
+/// memory kind, and the memory per device (`cost::memory`).
+pub fn plan_json(program: &PartitionedProgram) -> Value {
+    let mut doc = partition_json(program);
+    let io = |items: &[meshrun_compiler::partition::ProgramIo]| {
+        items
+            .iter()
+            .map(|io| {
+                let local = program
+                    .device
+                    .values
+                    .get(io.value)
+                    .map(|v| v.ty.shape.clone());
+                json!({
+                    "shape": io.global.shape,
+                    "dtype": io.global.elem.name(),
+                    "local_shape": local,
+                    "sharding": sharding_json(&io.sharding),
+                    "memory_kind": io.memory_kind,
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let m = memory_per_device(&program.device);
+    if let Value::Object(o) = &mut doc {
+        o.insert(
+            "meshes".into(),
+            Value::Array(
+                program
+                    .global
+                    .meshes
+                    .iter()
+                    .map(|d| mesh_json(&d.name, &d.mesh))
+                    .collect(),
+            ),
+        );
+        o.insert("arguments".into(), Value::Array(io(&program.device.inputs)));
+        o.insert("results".into(), Value::Array(io(&program.device.outputs)));
+        o.insert(
+            "memory".into(),
+            json!({
+                "arguments_bytes": m.arguments_bytes,
+                "peak_live_bytes": m.peak_live_bytes,
+                "total_bytes": m.total_bytes(),
+                "host_bytes": m.host_bytes,
+            }),
+        );
+    }
+    doc
+}
+
+/// The plan for people: the mesh, each argument's sharding, one row per
+/// communicating collective (kind, the op that needs it, axes, bytes per
+/// device, why) and the memory per device.
+pub fn plan_text(program: &PartitionedProgram) -> String {
+    let mut out = String::new();
+    for d in &program.global.meshes {
+        let axes: Vec<String> = d
+            .mesh
+            .axes
+            .iter()
+            .map(|a| format!("\"{}\"={}", a.name, a.size))
+            .collect();
+        out.push_str(&format!(
+            "mesh @{}: {} ({} devices)\n",
+            d.name,
+            axes.join(", "),
+            d.mesh.num_devices()
+        ));
+    }
+    for (k, io) in program.device.inputs.iter().enumerate() {
+        let memory = io
+            .memory_kind
+            .as_deref()
+            .filter(|_| io.on_host())
+            .map(|m| format!("  ({m})"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "argument {k}: {}  {}{memory}\n",
+            io.global, io.sharding
+        ));
+    }
+    out.push('\n');
+    let r = collective_report(program);
+    if r.collectives.is_empty() {
+        out.push_str("no communicating collectives\n");
+    } else {
+        let rows: Vec<Vec<String>> = r
+            .collectives
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let kind = if e.trip_count_unknown {
+                    format!("{} ×?", e.kind)
+                } else if e.runs != 1.0 {
+                    format!("{} ×{}", e.kind, e.runs)
+                } else {
+                    e.kind.clone()
+                };
+                vec![
+                    (i + 1).to_string(),
+                    kind,
+                    e.op.clone(),
+                    if e.axes.is_empty() {
+                        "-".into()
+                    } else {
+                        e.axes.join(",")
+                    },
+                    human_bytes(e.bytes_per_device),
+                    e.reason.clone(),
+                ]
+            })
+            .collect();
+        out.push_str(&table(
+            &["#", "kind", "op", "axes", "bytes/device", "why"],
+            &rows,
+            &[true, false, false, false, true, false],
+        ));
+    }
+    let m = memory_per_device(&program.device);
+    out.push_str(&format!(
+        "\ncommunication  {} per device in {} collective(s)\n",
+        human_bytes(r.total_bytes_per_device),
+        r.collectives.len()
+    ));
+    out.push_str(&format!(
+        "memory         {} per device = arguments {} + peak of live values {}\n",
+        human_bytes(m.total_bytes()),
+        human_bytes(m.arguments_bytes),
+        human_bytes(m.peak_live_bytes)
+    ));
+    if m.host_bytes > 0.0 {
+        out.push_str(&format!(
+            "host memory    {} per device\n",
+            human_bytes(m.host_bytes)
+        ));
+    }
+    out
 }

@@ -21,7 +21,7 @@ use meshrun::cost::calibrate::{calibrate, calibrated_topology, read_bench, Calib
 use meshrun::cost::render::{annotate_json, render_table, significant};
 use meshrun::cost::{cost_report, CostError, Topology, DEFAULT_TOPOLOGY};
 use meshrun::load::load_file;
-use meshrun::plan::{partition_file, partition_json};
+use meshrun::plan::{partition_file, plan_json};
 use serde_json::{json, Value};
 
 /// Options of `meshrun cost`.
@@ -81,7 +81,7 @@ pub fn cost(file: Option<&Path>, args: &CostArgs) -> anyhow::Result<()> {
     let program = partition_file(file, &module, propagation.as_ref())?;
     let report = cost_report(&program, &topo, peak_tflops)?;
     let text = if args.json {
-        let mut doc = partition_json(&program);
+        let mut doc = plan_json(&program);
         annotate_json(&mut doc, &report);
         if let (Some(cal), Value::Object(top)) = (&calibration, &mut doc) {
             let f = &cal.overall;

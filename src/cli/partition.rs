@@ -8,14 +8,16 @@
 //!   data movement with the op and the reason that caused it;
 //! - `--device D`: the local program of device D (local shapes, masks,
 //!   collectives with D's group);
-//! - `--json`: the communicating collectives and their cost.
+//! - `--json`: the communicating collectives and their bytes, the meshes,
+//!   every argument's and result's sharding, and the memory per device
+//!   (`meshrun::plan::plan_json`).
 
 use std::path::Path;
 
 use meshrun::compiler::partition::print_program::{print_device, print_global, print_lowered};
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::load::load_file;
-use meshrun::plan::{partition_file, partition_json};
+use meshrun::plan::{partition_file, plan_json};
 
 /// Options of `meshrun partition`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -35,7 +37,7 @@ pub fn partition(file: &Path, args: PartitionArgs) -> anyhow::Result<()> {
     });
     let program = partition_file(file, &module, propagation.as_ref())?;
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&partition_json(&program))?;
+        let mut s = serde_json::to_string_pretty(&plan_json(&program))?;
         s.push('\n');
         s
     } else if let Some(d) = args.device {

@@ -239,6 +239,7 @@ fn arguments_json(s: &Suggestion, a: &Assignment) -> Value {
                     "shape": arg.shape,
                     "sharding": sh.to_string(),
                     "partition_spec": partition_spec(sh),
+                    "spec": crate::plan::sharding_json(sh)["spec"],
                 })
             })
             .collect(),
@@ -288,10 +289,7 @@ pub fn render_json(s: &Suggestion) -> Value {
     if let Value::Object(o) = &mut doc {
         o.insert(
             "mesh".into(),
-            json!({
-                "name": s.mesh.name,
-                "axes": s.mesh.mesh.axes.iter().map(|a| json!({"name": a.name, "size": a.size})).collect::<Vec<_>>(),
-            }),
+            crate::plan::mesh_json(&s.mesh.name, &s.mesh.mesh),
         );
         o.insert("topology".into(), json!(s.chosen.cost.topology.name));
         o.insert("memory_cap_bytes".into(), json!(s.memory_cap));
