@@ -398,7 +398,8 @@ def _to_npy(x: Any, k: int) -> bytes:
     if a.dtype == object:
         raise Error(f"input {k}: not an array of numbers")
     buf = io.BytesIO()
-    np.save(buf, np.ascontiguousarray(a), allow_pickle=False)
+    # (np.ascontiguousarray would make a 0-d array 1-d.)
+    np.save(buf, np.require(a, requirements="C"), allow_pickle=False)
     return buf.getvalue()
 
 
@@ -441,7 +442,7 @@ def run(
                 f"the arguments do not have the structure the function was lowered with: "
                 f"{tree} vs {in_tree}"
             )
-        n_params = len(json.loads(_meshrun.compile(text, name, False, False))["arguments"])
+        n_params = len(json.loads(_meshrun.signature(text, name))["arguments"])
         kept = _kept_leaves(lowered, len(leaves), n_params)
         if kept is not None:
             leaves = [leaves[i] for i in kept]

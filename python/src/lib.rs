@@ -264,6 +264,23 @@ fn show(py: Python<'_>, text: &str, name: &str, all: bool, propagated: bool) -> 
     .map_err(py_err)
 }
 
+/// The types of `@main`'s arguments and results:
+/// `{"arguments": [{"shape", "dtype"}], "results": [...]}`.
+#[pyfunction]
+fn signature(py: Python<'_>, text: &str, name: &str) -> PyResult<String> {
+    py.detach(|| {
+        let module = load(text, name)?;
+        let main = module
+            .func("main")
+            .ok_or_else(|| anyhow::anyhow!("{name}: the module has no function @main"))?;
+        let ty = |t: &meshrun::compiler::ir::TensorType| json!({"shape": t.shape, "dtype": t.elem.name()});
+        let args: Vec<Value> = main.args.iter().map(|&a| ty(main.ty(a))).collect();
+        let results: Vec<Value> = main.result_types.iter().map(ty).collect();
+        Ok(to_json(&json!({"arguments": args, "results": results})))
+    })
+    .map_err(py_err)
+}
+
 /// The names of the built-in topologies.
 #[pyfunction]
 fn topologies() -> Vec<&'static str> {
@@ -280,5 +297,6 @@ fn _meshrun(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(suggest, m)?)?;
     m.add_function(wrap_pyfunction!(show, m)?)?;
     m.add_function(wrap_pyfunction!(topologies, m)?)?;
+    m.add_function(wrap_pyfunction!(signature, m)?)?;
     Ok(())
 }
