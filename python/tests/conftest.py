@@ -16,8 +16,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def fixture_dirs():
     """Every exported JAX program with its inputs and JAX's outputs."""
     dirs = []
-    for folder in ("jax", "jax_0_12"):
-        for d in sorted((ROOT / "fixtures" / folder).iterdir()):
+    for folder in sorted((ROOT / "fixtures").iterdir()):
+        if not folder.is_dir():
+            continue
+        for d in sorted(folder.iterdir()):
             if (d / "input.mlir").is_file() and (d / "in_0.npy").is_file():
                 dirs.append(d)
     return dirs

@@ -12,6 +12,13 @@ from conftest import fixture_dirs
 
 FIXTURES = fixture_dirs()
 
+# What meshrun cannot run, as runtime/tests/model_fixtures.rs lists it:
+# `run` raises meshrun.Error saying so.
+KNOWN_FAILURES = {
+    "fft_spectrum": "complex element type 'complex<f32>' is not supported",
+    "linalg_solve": "custom_call target '@lapack_sgetrf_ffi' cannot run",
+}
+
 
 def rtol_for(dtype):
     """The tolerance meshrun's --check uses for an element type."""
@@ -60,6 +67,10 @@ def test_run_gives_jax_outputs(d):
     program = d / "input.mlir"
     text = program.read_text()
     tag = "bf16" if "bf16" in text else ""
+    if d.name in KNOWN_FAILURES:
+        with pytest.raises(meshrun.Error, match=KNOWN_FAILURES[d.name]):
+            meshrun.run(program, *numbered(d, "in"), check=True)
+        return
     outs = meshrun.run(program, *numbered(d, "in"), check=True)
     want = numbered(d, "out")
     assert len(outs) == len(want)
@@ -70,6 +81,8 @@ def test_run_gives_jax_outputs(d):
 @pytest.mark.parametrize("d", FIXTURES, ids=lambda d: f"{d.parent.name}/{d.name}")
 def test_compile_is_the_clis_partition_json(d, cli):
     program = d / "input.mlir"
+    if d.name == "fft_spectrum":
+        pytest.skip("complex element types do not load (checked in test_run_gives_jax_outputs)")
     doc = json.loads(
         subprocess.run(
             [str(cli), "partition", str(program), "--json"], capture_output=True, check=True, text=True
