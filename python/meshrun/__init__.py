@@ -23,6 +23,9 @@ import io
 import json
 import os
 import pathlib
+import sys
+import threading
+import time
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -104,6 +107,84 @@ def _kept_leaves(lowered: Any, n_leaves: int, n_params: int) -> Optional[list[in
             f"{n_params} parameters: lower with jax.jit(f, keep_unused=True)"
         )
     return sorted(kept)
+
+
+# --------------------------------------------------------------------------
+# Progress for long calls.
+
+
+def _show_progress(progress: Optional[bool]) -> bool:
+    """Whether to draw progress: as asked, else when stderr is a terminal
+    or the caller is a notebook."""
+    if progress is not None:
+        return bool(progress)
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return tty or "ipykernel" in sys.modules
+
+
+class _Bar:
+    """One line on stderr, rewritten in place: `what [#####-----] detail`."""
+
+    WIDTH = 24
+
+    def __init__(self, what: str, enabled: bool):
+        self.what = what
+        self.enabled = enabled
+        self.start = time.perf_counter()
+        self.drawn = False
+        self.lock = threading.Lock()
+
+    def draw(self, fraction: Optional[float], detail: str) -> None:
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        if fraction is None:
+            bar = ""
+        else:
+            n = int(round(max(0.0, min(1.0, fraction)) * self.WIDTH))
+            bar = "[" + "#" * n + "-" * (self.WIDTH - n) + "] "
+        with self.lock:
+            sys.stderr.write(f"\r{self.what} {bar}{detail} · {elapsed:.1f} s\x1b[K")
+            sys.stderr.flush()
+            self.drawn = True
+
+    def close(self) -> None:
+        with self.lock:
+            if self.enabled and self.drawn:
+                sys.stderr.write("\n")
+                sys.stderr.flush()
+
+
+class _Ticker:
+    """Redraw a bar without a known fraction every half second while a
+    call runs (shown only once it has taken a second)."""
+
+    def __init__(self, bar: _Bar, detail: str):
+        self.bar, self.detail = bar, detail
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        if self.done.wait(1.0):
+            return
+        while not self.done.is_set():
+            self.bar.draw(None, self.detail)
+            self.done.wait(0.5)
+
+    def __enter__(self):
+        if self.bar.enabled:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        if self.bar.enabled:
+            self.thread.join()
+        self.bar.close()
+        return False
 
 
 # --------------------------------------------------------------------------
@@ -423,6 +504,7 @@ def run(
     rtol: Optional[float] = None,
     repeat: int = 1,
     conservative: bool = False,
+    progress: Optional[bool] = None,
     **kwargs: Any,
 ):
     """Run on simulated CPU devices, one per mesh device.
@@ -430,7 +512,9 @@ def run(
     Arguments are given as jit took them (numpy or jax arrays, pytrees);
     outputs come back as numpy arrays in jit's output structure (a list for
     text programs). `check=True` also runs the program unsharded and raises
-    `meshrun.Error` when an output differs beyond tolerance.
+    `meshrun.Error` when an output differs beyond tolerance. `progress`:
+    show the time spent on stderr (default: when it is a terminal, or in a
+    notebook).
     """
     text, name, lowered = _source(program)
     jax = _jax()
@@ -451,7 +535,9 @@ def run(
             raise TypeError("keyword arguments need a jax Lowered program")
         leaves = list(args)
     inputs = [_to_npy(x, k) for k, x in enumerate(leaves)]
-    outs, report = _meshrun.run(text, name, inputs, check, rtol, repeat, conservative)
+    bar = _Bar("meshrun.run", _show_progress(progress))
+    with _Ticker(bar, "running" + (" and checking" if check else "")):
+        outs, report = _meshrun.run(text, name, inputs, check, rtol, repeat, conservative)
     arrays = [_from_npy(b) for b in outs]
     out_tree = getattr(lowered, "out_tree", None) if lowered is not None else None
     if out_tree is not None and jax is not None:
@@ -477,20 +563,39 @@ def suggest(
     *,
     keep_given: bool = False,
     top: int = 3,
+    progress: Optional[bool] = None,
 ) -> Suggestion:
     """The argument shardings the cost model predicts fastest on `topology`
     within `memory_per_device` (bytes, or '80G'), over `mesh` (axes major to
-    minor, e.g. {"data": 4, "model": 2}; default the program's mesh)."""
+    minor, e.g. {"data": 4, "model": 2}; default the program's mesh).
+    `progress`: draw the search's rounds on stderr (default: when it is a
+    terminal, or in a notebook)."""
     text, name, lowered = _source(program)
     topo, topo_json = _topology_args(topology)
     mesh_arg = None
     if mesh is not None:
         mesh_arg = ",".join(f"{k}={int(v)}" for k, v in mesh.items())
-    doc = json.loads(
-        _meshrun.suggest(
-            text, name, topo, mesh_arg, _memory_arg(memory_per_device), keep_given, top, topo_json
+    bar = _Bar("meshrun.suggest", _show_progress(progress))
+
+    def tell(step: int, steps: int, evaluated: int) -> None:
+        bar.draw(step / steps if steps else 1.0, f"round {step}/{steps}, {evaluated} shardings priced")
+
+    try:
+        doc = json.loads(
+            _meshrun.suggest(
+                text,
+                name,
+                topo,
+                mesh_arg,
+                _memory_arg(memory_per_device),
+                keep_given,
+                top,
+                topo_json,
+                tell if bar.enabled else None,
+            )
         )
-    )
+    finally:
+        bar.close()
     table = doc.pop("table")
     module_text = doc.pop("module")
     jax = _jax()

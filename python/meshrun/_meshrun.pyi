@@ -1,7 +1,7 @@
 """The Rust extension under the `meshrun` package (JSON strings in and out;
 use the functions of `meshrun` itself)."""
 
-from typing import Optional
+from typing import Callable, Optional
 
 __version__: str
 
@@ -34,6 +34,7 @@ def suggest(
     keep_given: bool = False,
     top: int = 3,
     topology_json: Optional[str] = None,
+    progress: Optional[Callable[[int, int, int], None]] = None,
 ) -> str: ...
 def show(text: str, name: str, all: bool = False, propagated: bool = True) -> str: ...
 def signature(text: str, name: str) -> str: ...

@@ -32,7 +32,7 @@ use meshrun::runtime::compare::rtol_for;
 use meshrun::runtime::npy;
 use meshrun::runtime::CpuBackend;
 use meshrun::suggest::output::{render_json, render_text};
-use meshrun::suggest::search::SearchOptions;
+use meshrun::suggest::search::{Progress, ProgressSink, SearchOptions};
 use meshrun::suggest::{parse_mesh, suggest as run_suggest, SuggestOptions};
 
 create_exception!(
@@ -202,7 +202,7 @@ fn run<'py>(
 /// `suggest --json`'s document plus `table` (what `suggest` prints) and
 /// `module` (the program with the suggested shardings).
 #[pyfunction]
-#[pyo3(signature = (text, name, topology, mesh = None, memory_per_device = None, keep_given = false, top = 3, topology_json = None))]
+#[pyo3(signature = (text, name, topology, mesh = None, memory_per_device = None, keep_given = false, top = 3, topology_json = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn suggest(
     py: Python<'_>,
@@ -214,7 +214,22 @@ fn suggest(
     keep_given: bool,
     top: usize,
     topology_json: Option<&str>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
+    // `progress(step, steps, evaluated)` is called after every round of the
+    // search, taking the GIL for the call only.
+    let sink = match progress {
+        Some(f) => ProgressSink::new(move |p: Progress| {
+            Python::attach(|py| {
+                // A failing callback must not stop the search: its error
+                // is printed, as Python prints errors of callbacks.
+                if let Err(e) = f.call1(py, (p.step, p.steps, p.evaluated)) {
+                    e.print(py);
+                }
+            })
+        }),
+        None => ProgressSink::default(),
+    };
     py.detach(|| {
         let mesh = mesh.map(parse_mesh).transpose()?;
         let memory_per_device = memory_per_device
@@ -232,7 +247,10 @@ fn suggest(
             memory_per_device,
             keep_given,
             top,
-            search: SearchOptions::default(),
+            search: SearchOptions {
+                progress: sink,
+                ..SearchOptions::default()
+            },
         };
         let s = run_suggest(&module, &opts).map_err(|e| anyhow::anyhow!("{name}: suggest: {e}"))?;
         let mut doc = render_json(&s);

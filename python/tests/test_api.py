@@ -192,3 +192,15 @@ def test_host_memory_is_reported_apart():
     assert plan.memory_per_device.host == 1280.0
     c = meshrun.cost(ROOT / "fixtures" / "jax_0_12" / "host_offload" / "input.mlir")
     assert c.host_copy_s > 0
+
+
+def test_progress_is_drawn_when_asked(capsys):
+    s = meshrun.suggest(MLP, progress=True)
+    err = capsys.readouterr().err
+    assert "meshrun.suggest [" in err and "shardings priced" in err, err
+    # The last line is the finished bar.
+    last = err.rstrip("\n").split("\r")[-1]
+    assert "[" + "#" * 24 + "]" in last, last
+    assert s.step_s <= s.baseline_step_s
+    meshrun.suggest(MLP, progress=False)
+    assert capsys.readouterr().err == ""

@@ -232,7 +232,7 @@ pub fn suggest(module: &Module, opts: &SuggestOptions) -> Result<Suggestion, Sug
     let baseline_eval = ev
         .evaluate(&baseline)
         .map_err(|e| SuggestError::Baseline(e.to_string()))?;
-    let outcome = search(&mut ev, &space, &[baseline, replicated], opts.search);
+    let outcome = search(&mut ev, &space, &[baseline, replicated], &opts.search);
 
     // The best few with distinct scores, scored again with every argument
     // annotated (the search scored some through partial propagation).

@@ -34,6 +34,7 @@
 //! nodes are scored in parallel.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use meshrun_compiler::ir::TensorType;
 use meshrun_compiler::sharding::{Mesh, TensorSharding};
@@ -168,12 +169,14 @@ fn periodic_subsets(group: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SearchOptions {
     /// How many nodes the beam keeps (and expands).
     pub beam: usize,
     /// At most this many rounds of decisions, and of polish.
     pub max_rounds: usize,
+    /// Told after every round (a progress bar).
+    pub progress: ProgressSink,
 }
 
 impl Default for SearchOptions {
@@ -181,7 +184,44 @@ impl Default for SearchOptions {
         SearchOptions {
             beam: 1,
             max_rounds: 8,
+            progress: ProgressSink::default(),
         }
+    }
+}
+
+/// Where the search is: `step` of at most `steps` rounds (the decision
+/// rounds, then the polish rounds; it may finish early, and then reports
+/// `step == steps`), and how many assignments it has priced so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub step: usize,
+    pub steps: usize,
+    pub evaluated: usize,
+}
+
+/// Who hears of the search's [`Progress`] (nobody by default).
+#[derive(Clone, Default)]
+pub struct ProgressSink(Option<Arc<dyn Fn(Progress) + Send + Sync>>);
+
+impl ProgressSink {
+    pub fn new(f: impl Fn(Progress) + Send + Sync + 'static) -> ProgressSink {
+        ProgressSink(Some(Arc::new(f)))
+    }
+
+    fn report(&self, p: Progress) {
+        if let Some(f) = &self.0 {
+            f(p);
+        }
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "ProgressSink(..)"
+        } else {
+            "ProgressSink(none)"
+        })
     }
 }
 
@@ -267,8 +307,16 @@ pub fn search(
     ev: &mut Evaluator,
     space: &SearchSpace,
     starts: &[Assignment],
-    opts: SearchOptions,
+    opts: &SearchOptions,
 ) -> SearchOutcome {
+    let steps = 2 * opts.max_rounds;
+    let tell = |step: usize, ev: &Evaluator| {
+        opts.progress.report(Progress {
+            step,
+            steps,
+            evaluated: ev.evaluated,
+        })
+    };
     let mut pool = Pool::default();
     for (a, s) in starts.iter().zip(ev.score_all(starts)) {
         if let Some(s) = s {
@@ -316,6 +364,7 @@ pub fn search(
                 pool.add(a, s, Some(p));
             }
         }
+        tell(rounds, ev);
     }
 
     let mut polish_rounds = 0;
@@ -343,11 +392,13 @@ pub fn search(
                 pool.add(a.clone(), s, None);
             }
         }
+        tell(opts.max_rounds + polish_rounds, ev);
         if pool.best().map(|r| r.assignment) == Some(best.assignment) {
             break;
         }
     }
     pool.sort();
+    tell(steps, ev);
     SearchOutcome {
         ranked: pool.scored.into_iter().map(|(r, _)| r).collect(),
         rounds,
