@@ -88,7 +88,8 @@ enum Command {
         /// topology).
         file: Option<PathBuf>,
         /// A built-in topology (h100-nvlink-8, a100-nvlink-8, pcie4-8,
-        /// 2x8-h100-ib400) or a topology JSON file. Default h100-nvlink-8.
+        /// 2x8-h100-ib400, 8x8-h100-ib400, 32x8-h100-ib400) or a topology
+        /// JSON file. Default h100-nvlink-8.
         #[arg(long, value_name = "NAME|PATH")]
         topology: Option<String>,
         /// Fit the intra-node link's latency and bandwidth to a
@@ -107,6 +108,10 @@ enum Command {
         /// The file is already propagated: partition it as written.
         #[arg(long)]
         no_propagate: bool,
+        /// Say whether the step fits in this many bytes per device, and by
+        /// how much (K, M, G suffixes: powers of 1024).
+        #[arg(long, value_name = "BYTES")]
+        memory_per_device: Option<String>,
     },
     /// What this machine can run: CPU cores, CUDA driver and GPUs, NVRTC,
     /// cuBLAS, NCCL, MPI (each present or absent with the reason).
@@ -215,6 +220,7 @@ fn main() -> ExitCode {
             json,
             peak_tflops,
             no_propagate,
+            memory_per_device,
         } => cli::cost(
             file.as_deref(),
             &cli::CostArgs {
@@ -224,6 +230,7 @@ fn main() -> ExitCode {
                 json,
                 peak_tflops,
                 no_propagate,
+                memory_per_device,
             },
         ),
         Command::Run {

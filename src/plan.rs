@@ -12,7 +12,7 @@ use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::sharding::{Mesh, TensorSharding};
 use meshrun_compiler::Module;
 
-use crate::cost::memory::memory_per_device;
+use crate::cost::memory::{memory_json, memory_per_device, peak_detail, MemoryEstimate};
 use crate::cost::render::{human_bytes, table};
 use crate::load::LoadError;
 
@@ -150,15 +150,7 @@ pub fn plan_json(program: &PartitionedProgram) -> Value {
         );
         o.insert("arguments".into(), Value::Array(io(&program.device.inputs)));
         o.insert("results".into(), Value::Array(io(&program.device.outputs)));
-        o.insert(
-            "memory".into(),
-            json!({
-                "arguments_bytes": m.arguments_bytes,
-                "peak_live_bytes": m.peak_live_bytes,
-                "total_bytes": m.total_bytes(),
-                "host_bytes": m.host_bytes,
-            }),
-        );
+        o.insert("memory".into(), memory_json(program, &m));
     }
     doc
 }
@@ -237,15 +229,45 @@ pub fn plan_text(program: &PartitionedProgram) -> String {
         human_bytes(r.total_bytes_per_device),
         r.collectives.len()
     ));
-    out.push_str(&format!(
+    out.push_str(&memory_lines(program, &m));
+    out
+}
+
+/// The memory of one device for people: the total, arguments and peak of
+/// live values (results and aliasing within it), where the peak is and
+/// its largest values, and host memory apart.
+pub fn memory_lines(program: &PartitionedProgram, m: &MemoryEstimate) -> String {
+    let mut out = format!(
         "memory         {} per device = arguments {} + peak of live values {}\n",
         human_bytes(m.total_bytes()),
         human_bytes(m.arguments_bytes),
         human_bytes(m.peak_live_bytes)
-    ));
+    );
+    if m.outputs_bytes > 0.0 || m.aliased_bytes > 0.0 {
+        let aliased = if m.aliased_bytes > 0.0 {
+            format!(
+                " ({} more written into donated arguments)",
+                human_bytes(m.aliased_bytes)
+            )
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "  results      {} of the peak{aliased}\n",
+            human_bytes(m.outputs_bytes)
+        ));
+    }
+    if let Some(p) = peak_detail(program, m) {
+        let values: Vec<String> = p
+            .values
+            .iter()
+            .map(|(name, ty, bytes)| format!("{name} {ty} {}", human_bytes(*bytes)))
+            .collect();
+        out.push_str(&format!("  peak at      {}: {}\n", p.op, values.join(", ")));
+    }
     if m.host_bytes > 0.0 {
         out.push_str(&format!(
-            "host memory    {} per device\n",
+            "host memory    {} per device (pinned_host values, not in device memory)\n",
             human_bytes(m.host_bytes)
         ));
     }

@@ -511,3 +511,74 @@ fn host_memory_values_are_copied_over_the_host_link_and_kept_out_of_device_memor
     assert_eq!(plain["host_copies"]["copies"], json!([]));
     assert_eq!(plain["memory"]["host_bytes"], json!(0.0));
 }
+
+/// `--memory-per-device` says whether the step fits and by how much; a
+/// result written into a donated argument (`donate_argnums`, printed
+/// `jax.buffer_donor = true`) takes no memory of its own; the peak names
+/// its op and largest values. `tests/cost_data/donated_step.mlir`
+/// (JAX 0.10.2: `w - 0.1 * x.T @ tanh(x @ w)` with `w` donated) — XLA's
+/// `memory_analysis()` of it on 8 CPU devices: arguments 10240 B, outputs
+/// 8212 B, aliased 8192 B, temporaries 16384 B (26644 B in all); meshrun
+/// counts 34816 B: the same arguments and results, and 24 KiB of live
+/// values where XLA's fusion of the element-wise chain needs 16 KiB.
+#[test]
+fn memory_per_device_says_whether_it_fits_with_donated_buffers() {
+    let file = root().join("tests/cost_data/donated_step.mlir");
+    let f = s(&file);
+    let c = run_json(&["cost", f, "--json", "--memory-per-device", "40K"]);
+    let m = &c["memory"];
+    assert_eq!(m["arguments_bytes"], json!(10240.0), "{m}");
+    assert_eq!(m["aliased_bytes"], json!(8192.0), "{m}");
+    assert_eq!(m["outputs_bytes"], json!(4.0), "{m}");
+    assert_eq!(m["total_bytes"], json!(34816.0), "{m}");
+    assert!(
+        m["peak_at"].as_str().unwrap().starts_with("stablehlo."),
+        "{m}"
+    );
+    assert!(!m["peak_values"].as_array().unwrap().is_empty(), "{m}");
+    let cap = &c["memory_cap"];
+    assert_eq!(cap["fits"], json!(true), "{cap}");
+    assert_eq!(cap["headroom_bytes"], json!(40960.0 - 34816.0), "{cap}");
+    let text = run_ok(&["cost", f, "--memory-per-device", "32K"]);
+    assert!(
+        text.contains("DOES NOT FIT   in 32.0 KiB per device: 2.00 KiB over"),
+        "{text}"
+    );
+    assert!(
+        text.contains("8.00 KiB more written into donated arguments"),
+        "{text}"
+    );
+    assert!(text.contains("  peak at      stablehlo."), "{text}");
+    // Without donation the result needs its own 8 KiB, though not at the
+    // peak (the product before it), so the total stays.
+    let plain = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("jax.buffer_donor = true, ", "");
+    let dir = tempfile::tempdir().expect("tmp");
+    let undonated = dir.path().join("undonated.mlir");
+    std::fs::write(&undonated, plain).expect("write");
+    let u = run_json(&["cost", s(&undonated), "--json"]);
+    assert_eq!(u["memory"]["aliased_bytes"], json!(0.0));
+    assert_eq!(u["memory"]["outputs_bytes"], json!(8192.0 + 4.0));
+    assert_eq!(u["memory"]["total_bytes"], json!(34816.0));
+    assert_error(
+        &["cost", f, "--memory-per-device", "lots"],
+        &["--memory-per-device"],
+    );
+}
+
+/// A program with more devices than the topology is refused before it is
+/// partitioned; the multi-node built-ins take it.
+#[test]
+fn a_program_bigger_than_the_topology_is_refused_first() {
+    let file = root().join("tests/cost_data/mlp_2x8.mlir");
+    let f = s(&file);
+    assert_error(
+        &["cost", f, "--topology", "h100-nvlink-8"],
+        &["has 8 devices but the program uses device 8"],
+    );
+    for topo in ["2x8-h100-ib400", "8x8-h100-ib400", "32x8-h100-ib400"] {
+        let c = run_json(&["cost", f, "--json", "--topology", topo]);
+        assert_eq!(c["topology"], json!(topo));
+    }
+}

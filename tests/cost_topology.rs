@@ -20,7 +20,9 @@ fn every_builtin_loads_and_the_files_in_topologies_are_the_builtins() {
             "h100-nvlink-8",
             "a100-nvlink-8",
             "pcie4-8",
-            "2x8-h100-ib400"
+            "2x8-h100-ib400",
+            "8x8-h100-ib400",
+            "32x8-h100-ib400"
         ]
     );
     assert!(names.contains(&DEFAULT_TOPOLOGY));

@@ -253,6 +253,9 @@ class Memory:
     peak_live: float
     total: float
     host: float = 0.0
+    outputs: float = 0.0
+    aliased: float = 0.0
+    peak_at: str = ""
 
     @classmethod
     def _from(cls, d: dict) -> "Memory":
@@ -261,6 +264,9 @@ class Memory:
             peak_live=float(d["peak_live_bytes"]),
             total=float(d["total_bytes"]),
             host=float(d.get("host_bytes", 0.0)),
+            outputs=float(d.get("outputs_bytes", 0.0)),
+            aliased=float(d.get("aliased_bytes", 0.0)),
+            peak_at=d.get("peak_at") or "",
         )
 
 
@@ -391,6 +397,7 @@ class Cost(_Document):
     collectives: tuple
     bytes_per_device: float
     memory_per_device: Memory
+    fits: Optional[bool]
     _doc: dict = dataclasses.field(compare=False)
     _table: str = dataclasses.field(compare=False)
 
@@ -453,12 +460,16 @@ def cost(
     topology: Any = DEFAULT_TOPOLOGY,
     *,
     peak_tflops: Optional[float] = None,
+    memory_per_device: Any = None,
 ) -> Cost:
     """Predict the step on `topology` (a built-in name, see `topologies()`,
-    a topology JSON path, or a dict of that JSON)."""
+    a topology JSON path, or a dict of that JSON). With `memory_per_device`
+    (bytes, or '80G'), `fits` says whether the step fits in it."""
     text, name, _ = _source(program)
     topo, topo_json = _topology_args(topology)
-    doc = json.loads(_meshrun.cost(text, name, topo, peak_tflops, topo_json))
+    doc = json.loads(
+        _meshrun.cost(text, name, topo, peak_tflops, topo_json, _memory_arg(memory_per_device))
+    )
     table = doc.pop("table")
     return Cost(
         topology=doc["topology"],
@@ -469,6 +480,7 @@ def cost(
         collectives=tuple(CollectiveCost._from(c) for c in doc["collectives"]),
         bytes_per_device=float(doc["total_bytes_per_device"]),
         memory_per_device=Memory._from(doc["memory"]),
+        fits=doc["memory_cap"]["fits"] if "memory_cap" in doc else None,
         _doc=doc,
         _table=table,
     )

@@ -15,6 +15,7 @@ def cost(
     topology: str,
     peak_tflops: Optional[float] = None,
     topology_json: Optional[str] = None,
+    memory_per_device: Optional[str] = None,
 ) -> str: ...
 def run(
     text: str,

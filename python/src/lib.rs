@@ -91,7 +91,7 @@ fn compile(
 
 /// `cost --json`'s document plus `table` (what `cost` prints).
 #[pyfunction]
-#[pyo3(signature = (text, name, topology, peak_tflops = None, topology_json = None))]
+#[pyo3(signature = (text, name, topology, peak_tflops = None, topology_json = None, memory_per_device = None))]
 fn cost(
     py: Python<'_>,
     text: &str,
@@ -99,8 +99,13 @@ fn cost(
     topology: &str,
     peak_tflops: Option<f64>,
     topology_json: Option<&str>,
+    memory_per_device: Option<&str>,
 ) -> PyResult<String> {
     py.detach(|| {
+        let memory_cap = memory_per_device
+            .map(|s| parse_bytes(s).map_err(|e| anyhow::anyhow!("memory_per_device: {e}")))
+            .transpose()?
+            .map(|b| b as f64);
         if let Some(p) = peak_tflops {
             if !(p.is_finite() && p > 0.0) {
                 anyhow::bail!("peak_tflops: {p} is not a positive number of TFLOP/s");
@@ -111,8 +116,10 @@ fn cost(
             None => Topology::resolve(topology)?,
         };
         let module = load(text, name)?;
+        topo.check_module_fits(&module)?;
         let program = partition_file(Path::new(name), &module, Some(&propagation(false)))?;
-        let report = cost_report(&program, &topo, peak_tflops)?;
+        let mut report = cost_report(&program, &topo, peak_tflops)?;
+        report.memory_cap = memory_cap;
         let mut doc = plan_json(&program);
         annotate_json(&mut doc, &report);
         if let Value::Object(o) = &mut doc {

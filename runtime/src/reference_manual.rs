@@ -174,6 +174,7 @@ impl Spmd<'_> {
             sharding,
             mesh: self.mesh.clone(),
             memory_kind: None,
+            donation: Default::default(),
         }
     }
 

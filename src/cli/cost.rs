@@ -1,5 +1,6 @@
 //! `meshrun cost [FILE] [--topology NAME|PATH] [--calibrate BENCH.json]
-//! [--write-topology OUT] [--json] [--peak-tflops X] [--no-propagate]`.
+//! [--write-topology OUT] [--json] [--peak-tflops X] [--no-propagate]
+//! [--memory-per-device 80G]`.
 //!
 //! Partitions FILE exactly as `meshrun partition` does and prints, per
 //! communicating collective, the op that caused it, its kind, axes, group
@@ -16,6 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
+use meshrun::bench_comm::size::parse_bytes;
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::cost::calibrate::{calibrate, calibrated_topology, read_bench, Calibration};
 use meshrun::cost::render::{annotate_json, render_table, significant};
@@ -34,6 +36,8 @@ pub struct CostArgs {
     /// As typed: checked here so a bad value is a one-line error.
     pub peak_tflops: Option<String>,
     pub no_propagate: bool,
+    /// `--memory-per-device`, as typed.
+    pub memory_per_device: Option<String>,
 }
 
 /// Parse a `--peak-tflops` value: a positive number.
@@ -50,6 +54,12 @@ pub fn cost(file: Option<&Path>, args: &CostArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(parse_peak_tflops)
         .transpose()?;
+    let memory_cap = args
+        .memory_per_device
+        .as_deref()
+        .map(|s| parse_bytes(s).map_err(|e| anyhow::anyhow!("--memory-per-device: {e}")))
+        .transpose()?
+        .map(|b| b as f64);
     let mut topo = Topology::resolve(args.topology.as_deref().unwrap_or(DEFAULT_TOPOLOGY))?;
     let mut calibration = None;
     if let Some(bench) = &args.calibrate {
@@ -77,9 +87,11 @@ pub fn cost(file: Option<&Path>, args: &CostArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let module = load_file(file)?;
+    topo.check_module_fits(&module)?;
     let propagation = (!args.no_propagate).then(PropagationOptions::default);
     let program = partition_file(file, &module, propagation.as_ref())?;
-    let report = cost_report(&program, &topo, peak_tflops)?;
+    let mut report = cost_report(&program, &topo, peak_tflops)?;
+    report.memory_cap = memory_cap;
     let text = if args.json {
         let mut doc = plan_json(&program);
         annotate_json(&mut doc, &report);

@@ -15,14 +15,20 @@
 //! values placed on the host) are counted apart, in `host_bytes`: they
 //! take no device memory. A host value an op reads is copied to the
 //! device for it; that copy is not counted.
+//!
+//! A result written into a donated argument's buffer (`donate_argnums`:
+//! `tf.aliasing_output = K` names the result, `jax.buffer_donor` lets any
+//! result of the argument's block type take it) needs no memory of its
+//! own, as XLA's `argument + output - alias + temp` counts it.
 
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::{Block, DeviceProgram, Instr};
+use meshrun_compiler::partition::global::Donation;
+use meshrun_compiler::partition::{Block, DeviceProgram, Instr, PartitionedProgram};
 
 use crate::cost::host::host_values;
 
 /// Bytes of one device, by kind.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MemoryEstimate {
     /// The device's blocks of the program's inputs in device memory.
     pub arguments_bytes: f64,
@@ -34,13 +40,72 @@ pub struct MemoryEstimate {
     /// Host memory of one device: its blocks of host arguments plus the
     /// peak of the host values the program creates.
     pub host_bytes: f64,
+    /// The device's blocks of the program's results in device memory
+    /// (part of the peak: they live to the end), less `aliased_bytes`.
+    pub outputs_bytes: f64,
+    /// Results written into donated arguments' buffers.
+    pub aliased_bytes: f64,
+    /// The values live at the peak (top-level values; a loop or branch
+    /// running there adds its own peak), largest first, at most
+    /// [`PEAK_VALUES`]: local value id and bytes.
+    pub peak_values: Vec<(usize, f64)>,
 }
+
+/// How many of the values live at the peak are listed.
+pub const PEAK_VALUES: usize = 5;
 
 impl MemoryEstimate {
     /// Device memory: arguments plus the peak of live values.
     pub fn total_bytes(&self) -> f64 {
         self.arguments_bytes + self.peak_live_bytes
     }
+}
+
+/// Where the peak is, for people: the op of the instruction and the
+/// largest values live there (name, local type, bytes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeakDetail {
+    pub op: String,
+    pub values: Vec<(String, String, f64)>,
+}
+
+/// The peak of `m` (an estimate of `program.device`) described with the
+/// source ops of `program`.
+pub fn peak_detail(program: &PartitionedProgram, m: &MemoryEstimate) -> Option<PeakDetail> {
+    let at = m.peak_at?;
+    let step = program.device.instrs.get(at)?.step();
+    let op = program
+        .global
+        .steps
+        .get(step)
+        .map_or_else(|| format!("instruction {at}"), |s| s.cause.op.clone());
+    let values = m
+        .peak_values
+        .iter()
+        .filter_map(|&(v, bytes)| {
+            let lv = program.device.values.get(v)?;
+            Some((lv.name.clone(), lv.ty.to_string(), bytes))
+        })
+        .collect();
+    Some(PeakDetail { op, values })
+}
+
+/// The memory fields of the JSON documents (`partition --json`, `cost
+/// --json`, the Python package).
+pub fn memory_json(program: &PartitionedProgram, m: &MemoryEstimate) -> serde_json::Value {
+    let peak = peak_detail(program, m);
+    serde_json::json!({
+        "arguments_bytes": m.arguments_bytes,
+        "outputs_bytes": m.outputs_bytes,
+        "aliased_bytes": m.aliased_bytes,
+        "peak_live_bytes": m.peak_live_bytes,
+        "total_bytes": m.total_bytes(),
+        "host_bytes": m.host_bytes,
+        "peak_at": peak.as_ref().map(|p| p.op.clone()),
+        "peak_values": peak.map(|p| p.values.iter().map(|(name, ty, bytes)| serde_json::json!({
+            "value": name, "type": ty, "bytes": bytes,
+        })).collect::<Vec<_>>()).unwrap_or_default(),
+    })
 }
 
 /// Bytes of one block of type `ty`.
@@ -69,18 +134,107 @@ pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
             }
         }
     }
+    let aliased = aliased_outputs(program, &is_input);
     let outputs: Vec<usize> = program.outputs.iter().map(|io| io.value).collect();
-    // Device values: neither inputs nor on the host; host values apart.
-    let skip_device: Vec<bool> = (0..n).map(|v| is_input[v] || host(v)).collect();
+    // Device values: neither inputs, nor on the host, nor written into a
+    // donated argument; host values apart.
+    let skip_device: Vec<bool> = (0..n)
+        .map(|v| is_input[v] || host(v) || aliased.contains(&v))
+        .collect();
     let skip_host: Vec<bool> = (0..n).map(|v| is_input[v] || !host(v)).collect();
     let (peak, peak_at) = sweep(program, &program.instrs, &outputs, &skip_device);
     let (host_peak, _) = sweep(program, &program.instrs, &outputs, &skip_host);
+    let mut seen = vec![false; n];
+    let mut outputs_bytes = 0.0;
+    for &v in &outputs {
+        if v < n && !seen[v] && !skip_device[v] {
+            seen[v] = true;
+            outputs_bytes += size(v);
+        }
+    }
+    let aliased_bytes = aliased.iter().map(|&v| size(v)).sum::<f64>() + 0.0;
+    let peak_values = peak_at
+        .map(|i| live_at(program, &outputs, &skip_device, i))
+        .unwrap_or_default();
     MemoryEstimate {
         arguments_bytes,
         peak_live_bytes: peak,
         peak_at,
         host_bytes: host_arguments + host_peak,
+        outputs_bytes,
+        aliased_bytes,
+        peak_values,
     }
+}
+
+/// The results written into donated inputs' buffers: the one an input
+/// names (`tf.aliasing_output`), then for each `jax.buffer_donor` input
+/// the first result left with its block type. A result that is itself an
+/// input, or whose block differs in type from the input's, takes none.
+fn aliased_outputs(program: &DeviceProgram, is_input: &[bool]) -> Vec<usize> {
+    let ty = |v: usize| program.values.get(v).map(|lv| &lv.ty);
+    let mut taken: Vec<usize> = Vec::new();
+    let fits = |out: usize, inp: usize, taken: &[usize]| {
+        !is_input.get(out).copied().unwrap_or(true)
+            && !taken.contains(&out)
+            && ty(out).is_some()
+            && ty(out) == ty(inp)
+    };
+    for io in &program.inputs {
+        if let Donation::Output(k) = io.donation {
+            if let Some(out) = program.outputs.get(k) {
+                if fits(out.value, io.value, &taken) {
+                    taken.push(out.value);
+                }
+            }
+        }
+    }
+    for io in &program.inputs {
+        if io.donation == Donation::Any {
+            if let Some(out) = program
+                .outputs
+                .iter()
+                .find(|o| fits(o.value, io.value, &taken))
+            {
+                taken.push(out.value);
+            }
+        }
+    }
+    taken
+}
+
+/// The counted values live while top-level instruction `at` runs,
+/// largest first (at most [`PEAK_VALUES`]).
+fn live_at(program: &DeviceProgram, kept: &[usize], skip: &[bool], at: usize) -> Vec<(usize, f64)> {
+    let n = program.values.len();
+    let size = |v: usize| program.values.get(v).map_or(0.0, |lv| block_bytes(&lv.ty));
+    let mut first = vec![None::<usize>; n];
+    let mut last = vec![None::<usize>; n];
+    for (i, instr) in program.instrs.iter().enumerate() {
+        for v in instr.results() {
+            if v < n && first[v].is_none() {
+                first[v] = Some(i);
+            }
+        }
+        for v in instr.results().into_iter().chain(instr.operands()) {
+            if v < n {
+                last[v] = Some(i);
+            }
+        }
+    }
+    for &v in kept {
+        if v < n {
+            last[v] = Some(usize::MAX);
+        }
+    }
+    let mut live: Vec<(usize, f64)> = (0..n)
+        .filter(|&v| !skip[v])
+        .filter(|&v| matches!((first[v], last[v]), (Some(f), Some(l)) if f <= at && at <= l))
+        .map(|v| (v, size(v)))
+        .collect();
+    live.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    live.truncate(PEAK_VALUES);
+    live
 }
 
 /// The peak bytes of the values `instrs` create, and where it is reached;

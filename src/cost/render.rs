@@ -221,25 +221,6 @@ pub fn host_copies_table(r: &CostReport) -> String {
     )
 }
 
-/// The memory lines: device memory (arguments + peak of live values) and
-/// host memory apart when the program has any.
-pub fn memory_lines(r: &CostReport) -> String {
-    let m = &r.memory;
-    let mut out = format!(
-        "memory         {} per device = arguments {} + peak of live values {}\n",
-        human_bytes(m.total_bytes()),
-        human_bytes(m.arguments_bytes),
-        human_bytes(m.peak_live_bytes)
-    );
-    if m.host_bytes > 0.0 {
-        out.push_str(&format!(
-            "host memory    {} per device (pinned_host values, not in device memory)\n",
-            human_bytes(m.host_bytes)
-        ));
-    }
-    out
-}
-
 /// The report for people; `what` names the program (its file).
 pub fn render_table(r: &CostReport, what: &str) -> String {
     let t = &r.topology;
@@ -325,7 +306,25 @@ pub fn render_table(r: &CostReport, what: &str) -> String {
             human_time(r.step_seconds)
         ));
     }
-    out.push_str(&memory_lines(r));
+    out.push_str(&r.memory_text);
+    if let Some(cap) = r.memory_cap {
+        let total = r.memory.total_bytes();
+        if total <= cap {
+            out.push_str(&format!(
+                "fits           in {} per device, {} to spare ({:.0}% used)\n",
+                human_bytes(cap),
+                human_bytes(cap - total),
+                100.0 * total / cap
+            ));
+        } else {
+            out.push_str(&format!(
+                "DOES NOT FIT   in {} per device: {} over ({:.0}% of it)\n",
+                human_bytes(cap),
+                human_bytes(total - cap),
+                100.0 * total / cap
+            ));
+        }
+    }
     if r.trip_count_unknown {
         out.push_str(
             "loops          per iteration, trip count unknown: a loop's trip count depends on data; \
@@ -418,16 +417,17 @@ pub fn annotate_json(doc: &mut Value, r: &CostReport) {
             "copies": copies,
         }),
     );
-    let m = &r.memory;
-    extra.insert(
-        "memory".into(),
-        json!({
-            "arguments_bytes": m.arguments_bytes,
-            "peak_live_bytes": m.peak_live_bytes,
-            "total_bytes": m.total_bytes(),
-            "host_bytes": m.host_bytes,
-        }),
-    );
+    if let Some(cap) = r.memory_cap {
+        let m = &r.memory;
+        extra.insert(
+            "memory_cap".into(),
+            json!({
+                "bytes": cap,
+                "fits": m.total_bytes() <= cap,
+                "headroom_bytes": cap - m.total_bytes(),
+            }),
+        );
+    }
     extra.insert("step_us".into(), json!(r.step_seconds * 1e6));
     if r.trip_count_unknown {
         extra.insert("loops".into(), json!("per iteration, trip count unknown"));

@@ -21,6 +21,7 @@ use crate::cost::host::{host_traffic, Direction, HostTransfer};
 use crate::cost::memory::{memory_per_device, MemoryEstimate};
 use crate::cost::model::{estimate_collective, CollectiveEstimate};
 use crate::cost::topology::{Link, Topology};
+use crate::plan::memory_lines;
 
 /// One collective: what the partitioner reports, and what it costs (its
 /// `estimate.seconds` over all its runs: per run × `entry.runs`).
@@ -113,6 +114,12 @@ pub struct CostReport {
     pub host_copy_seconds: f64,
     /// Memory of one device: device memory, and host memory apart.
     pub memory: MemoryEstimate,
+    /// The memory lines for people (`plan::memory_lines`: where the peak
+    /// is and what is live there).
+    pub memory_text: String,
+    /// Bytes per device the user has (`--memory-per-device`), to say
+    /// whether the program fits.
+    pub memory_cap: Option<f64>,
     /// `compute + communication + host copies`, no overlap.
     pub step_seconds: f64,
 }
@@ -173,6 +180,7 @@ pub fn cost_report(
             .collect(),
     };
     let host_copy_seconds: f64 = host_copies.iter().map(|c| c.seconds).sum();
+    let memory = memory_per_device(&program.device);
     Ok(CostReport {
         topology: topo.clone(),
         num_devices: report.num_devices,
@@ -186,6 +194,8 @@ pub fn cost_report(
         host_to_device_bytes,
         device_to_host_bytes,
         host_copy_seconds,
-        memory: memory_per_device(&program.device),
+        memory_text: memory_lines(program, &memory),
+        memory,
+        memory_cap: None,
     })
 }

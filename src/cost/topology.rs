@@ -35,6 +35,14 @@ const BUILTIN: &[(&str, &str)] = &[
         "2x8-h100-ib400",
         include_str!("../../topologies/2x8-h100-ib400.json"),
     ),
+    (
+        "8x8-h100-ib400",
+        include_str!("../../topologies/8x8-h100-ib400.json"),
+    ),
+    (
+        "32x8-h100-ib400",
+        include_str!("../../topologies/32x8-h100-ib400.json"),
+    ),
 ];
 
 /// One kind of link, as the α-β model sees it.
@@ -180,6 +188,24 @@ impl Topology {
             });
         }
         Ok(device / self.devices_per_node)
+    }
+
+    /// Whether every device `module`'s meshes name exists here: checked
+    /// before partitioning, so a program too big for the machine is told
+    /// so at once.
+    pub fn check_module_fits(&self, module: &meshrun_compiler::Module) -> Result<(), CostError> {
+        let have = self.num_devices();
+        for m in &module.meshes {
+            // The first device the topology lacks, as `node_of` names it.
+            let outside = match &m.mesh.device_ids {
+                Some(ids) => ids.iter().copied().filter(|&d| d >= have).min(),
+                None => (m.mesh.num_devices() > have).then_some(have),
+            };
+            if let Some(d) = outside {
+                self.node_of(d)?;
+            }
+        }
+        Ok(())
     }
 
     /// The link a collective among `devices` runs over: the intra-node link

@@ -30,7 +30,9 @@ use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::literal::{DenseLiteral, Scalar};
 use crate::ir::module::find_attr;
 use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
-use crate::partition::global::{Cause, GStep, GStepKind, GValue, GValueId, GlobalProgram};
+use crate::partition::global::{
+    Cause, Donation, GStep, GStepKind, GValue, GValueId, GlobalProgram,
+};
 use crate::partition::hoist::hoist_reshards;
 use crate::partition::inline::inlined_entry;
 use crate::partition::limits::check_mesh_devices;
@@ -152,6 +154,7 @@ impl<'a> Builder<'a> {
             results: Vec::new(),
             arg_memory: Vec::new(),
             result_memory: Vec::new(),
+            arg_donation: Vec::new(),
             steps: Vec::new(),
         };
         Ok(Builder {
@@ -354,6 +357,7 @@ impl<'a> Builder<'a> {
             let g = self.new_value(ty, s);
             self.prog.args.push(g);
             self.prog.arg_memory.push(memory_kind(f.arg_attrs.get(i)));
+            self.prog.arg_donation.push(donation(f.arg_attrs.get(i)));
             self.map.insert(a, g);
         }
         Ok(())
@@ -619,6 +623,25 @@ impl<'a> Builder<'a> {
 fn memory_kind(p: Option<&crate::ir::module::ParamAttrs>) -> Option<String> {
     let a = find_attr(&p?.attrs, "mhlo.memory_kind")?;
     Some(a.value.as_deref()?.trim_matches('"').to_string())
+}
+
+/// An argument's `tf.aliasing_output = K : i32` or `jax.buffer_donor =
+/// true`.
+fn donation(p: Option<&crate::ir::module::ParamAttrs>) -> Donation {
+    let Some(p) = p else {
+        return Donation::None;
+    };
+    if let Some(k) = find_attr(&p.attrs, "tf.aliasing_output")
+        .and_then(|a| a.value.as_deref())
+        .and_then(|v| v.split(':').next())
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return Donation::Output(k);
+    }
+    match find_attr(&p.attrs, "jax.buffer_donor").and_then(|a| a.value.as_deref()) {
+        Some(v) if v.trim() == "true" => Donation::Any,
+        _ => Donation::None,
+    }
 }
 
 /// Whether global value `g` is zero everywhere: a zero constant, through

@@ -107,6 +107,18 @@ pub struct GStep {
     pub cause: Cause,
 }
 
+/// Whether an argument's buffer may be reused for a result
+/// (`jax.jit(..., donate_argnums=...)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Donation {
+    #[default]
+    None,
+    /// `tf.aliasing_output = K`: result `K` is written into it.
+    Output(usize),
+    /// `jax.buffer_donor = true`: any result of its type may be.
+    Any,
+}
+
 /// The entry function with explicit reshards and all-reduces.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GlobalProgram {
@@ -122,6 +134,10 @@ pub struct GlobalProgram {
     /// `"device"`), when the function names one.
     pub arg_memory: Vec<Option<String>>,
     pub result_memory: Vec<Option<String>>,
+    /// Each argument's donation: the result whose buffer it becomes
+    /// (`tf.aliasing_output = K`), or any result that fits
+    /// (`jax.buffer_donor = true`).
+    pub arg_donation: Vec<Donation>,
     pub steps: Vec<GStep>,
 }
 

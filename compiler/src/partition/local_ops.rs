@@ -46,6 +46,7 @@ impl DeviceBuilder<'_> {
             let value = self.local(a)?;
             let mut io = self.io(a, value)?;
             io.memory_kind = self.prog.arg_memory.get(i).cloned().flatten();
+            io.donation = self.prog.arg_donation.get(i).copied().unwrap_or_default();
             self.inputs.push(io);
         }
         Ok(())
@@ -74,6 +75,7 @@ impl DeviceBuilder<'_> {
             sharding: v.sharding.clone(),
             mesh: self.mesh_of(g)?.clone(),
             memory_kind: None,
+            donation: Default::default(),
         })
     }
 

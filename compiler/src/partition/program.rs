@@ -24,7 +24,7 @@ use std::fmt;
 
 use crate::ir::{OpKind, Scalar, TensorType};
 use crate::partition::collective::{collective_bytes, Collective};
-use crate::partition::global::{Cause, GlobalProgram};
+use crate::partition::global::{Cause, Donation, GlobalProgram};
 use crate::partition::lower::Lowering;
 use crate::partition::program_regions::{
     structured_operands, walk_instrs, BranchInstr, LoopInstr, Repeats,
@@ -65,6 +65,9 @@ pub struct ProgramIo {
     pub mesh: Mesh,
     /// `mhlo.memory_kind` (`"pinned_host"`, `"device"`), if given.
     pub memory_kind: Option<String>,
+    /// For an input: whether a result may be written into its buffer
+    /// (always `None` for an output).
+    pub donation: Donation,
 }
 
 impl ProgramIo {
