@@ -80,6 +80,11 @@ fn cost_reports_the_partitioners_collectives_and_bytes_on_every_fixture() {
         let step = cost["step_us"].as_f64().expect("step_us");
         let compute = cost["compute"]["time_us"].as_f64().expect("compute");
         assert!((step - (comm + compute)).abs() <= 1e-9 * step.max(1.0));
+        // Overlap hides at most the communication and at most the compute.
+        let hidden = cost["overlap"]["hidden_us"].as_f64().expect("hidden_us");
+        let overlapped = cost["overlap"]["step_us"].as_f64().expect("step_us");
+        assert!(hidden >= 0.0 && hidden <= comm.min(compute) * (1.0 + 1e-9) + 1e-12);
+        assert!((overlapped - (step - hidden)).abs() <= 1e-9 * step.max(1.0));
         with_collectives += usize::from(!cc.is_empty());
 
         // The table prints the same total.
@@ -113,7 +118,8 @@ fn mlp_forward_on_h100_costs_the_hand_computed_time() {
     }
     assert_eq!(cost["compute"]["flops_per_device"], 29312.0);
     assert_eq!(cost["compute"]["by_dtype"][0]["peak_tflops"], 494.7);
-    assert_eq!(cost["overlap"], false);
+    // Each all-reduce feeds the next layer: nothing can hide it.
+    assert_eq!(cost["overlap"]["hidden_us"], 0.0);
 
     // --peak-tflops charges every type at the given peak.
     let cost = run_json(&["cost", s(&file), "--json", "--peak-tflops", "2"]);
@@ -581,4 +587,42 @@ fn a_program_bigger_than_the_topology_is_refused_first() {
         let c = run_json(&["cost", f, "--json", "--topology", topo]);
         assert_eq!(c["topology"], json!(topo));
     }
+}
+
+/// Overlap: an async reduce-scatter (`psum_scatter_start(...).done()`)
+/// hides behind the compute written between start and done; the
+/// Megatron forward's all-reduces, each feeding the next layer, hide
+/// behind nothing. Compute made slow (`--peak-tflops 0.0001`) so that it
+/// can cover the collectives.
+#[test]
+fn overlap_hides_collectives_behind_independent_compute_only() {
+    let slow = ["--json", "--peak-tflops", "0.0001"];
+    let file = root().join("fixtures/jax_0_12/async_psum_scatter/input.mlir");
+    let mut args = vec!["cost", s(&file)];
+    args.extend(slow);
+    let c = run_json(&args);
+    let comm = c["communication_us"].as_f64().unwrap();
+    let compute = c["compute"]["time_us"].as_f64().unwrap();
+    assert!(comm > 0.0 && compute > comm, "{c}");
+    assert!((c["overlap"]["hidden_us"].as_f64().unwrap() - comm).abs() < 1e-9);
+    assert!((c["overlap"]["step_us"].as_f64().unwrap() - compute).abs() < 1e-9);
+    let text = run_ok(&["cost", s(&file), "--peak-tflops", "0.0001"]);
+    assert!(
+        text.contains("with overlap   5.76 µs = 3.00 µs of communication hidden"),
+        "{text}"
+    );
+
+    let file = root().join("fixtures/jax/mlp_forward/input.mlir");
+    let mut args = vec!["cost", s(&file)];
+    args.extend(slow);
+    let c = run_json(&args);
+    assert_eq!(c["overlap"]["hidden_us"], 0.0, "{c}");
+    // A training step's gradient all-reduces hide behind the backward
+    // compute they do not feed.
+    let file = root().join("fixtures/jax/mlp_train_step/input.mlir");
+    let mut args = vec!["cost", s(&file)];
+    args.extend(slow);
+    let c = run_json(&args);
+    let hidden = c["overlap"]["hidden_us"].as_f64().unwrap();
+    assert!(hidden > 0.0, "{c}");
 }

@@ -394,6 +394,8 @@ class Cost(_Document):
     compute_s: float
     communication_s: float
     host_copy_s: float
+    overlapped_step_s: float
+    hidden_s: float
     collectives: tuple
     bytes_per_device: float
     memory_per_device: Memory
@@ -477,6 +479,8 @@ def cost(
         compute_s=doc["compute"]["time_us"] * 1e-6,
         communication_s=doc["communication_us"] * 1e-6,
         host_copy_s=doc.get("host_copies", {}).get("time_us", 0.0) * 1e-6,
+        overlapped_step_s=doc["overlap"]["step_us"] * 1e-6,
+        hidden_s=doc["overlap"]["hidden_us"] * 1e-6,
         collectives=tuple(CollectiveCost._from(c) for c in doc["collectives"]),
         bytes_per_device=float(doc["total_bytes_per_device"]),
         memory_per_device=Memory._from(doc["memory"]),

@@ -97,6 +97,8 @@ def test_cost_on_topologies(lowered):
     pcie = meshrun.cost(low, topology="pcie4-8")
     assert pcie.communication_s > h100.communication_s > 0
     assert h100.step_s == pytest.approx(h100.compute_s + h100.communication_s)
+    assert h100.overlapped_step_s == pytest.approx(h100.step_s - h100.hidden_s)
+    assert 0 <= h100.hidden_s <= min(h100.compute_s, h100.communication_s) + 1e-15
     topo = json.loads((ROOT / "topologies" / "h100-nvlink-8.json").read_text())
     topo["intra_node"]["bandwidth_gbytes_per_s"] /= 2
     topo["intra_node"]["latency_us"] *= 2

@@ -113,35 +113,38 @@ fn op_elem(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> 
 /// [`FlopCount::per_iteration_unknown`]), and every branch of a `case`
 /// counts as if taken.
 pub fn count_flops(program: &DeviceProgram) -> FlopCount {
-    let ty = |id: usize| program.values.get(id).map(|v| &v.ty);
     let mut count = FlopCount::default();
     walk_instrs(&program.instrs, Repeats::ONCE, &mut |instr, at| {
-        let times = at.times;
-        match instr {
-            Instr::Op {
-                kind,
-                operands,
-                results,
-                ..
-            } => {
-                let ops: Vec<&TensorType> = operands.iter().filter_map(|&o| ty(o)).collect();
-                let res: Vec<&TensorType> = results.iter().filter_map(|&r| ty(r)).collect();
-                if let Some(elem) = op_elem(kind, &ops, &res) {
-                    count.add(elem, op_flops(kind, &ops, &res) * times);
-                }
-            }
-            Instr::Mask { result, .. } => {
-                if let Some(t) = ty(*result) {
-                    count.add(t.elem, elements(t) * times);
-                }
-            }
-            Instr::Iota { .. }
-            | Instr::Collective { .. }
-            | Instr::SliceDim { .. }
-            | Instr::Remap { .. }
-            | Instr::Loop(_)
-            | Instr::Branch(_) => {}
+        if let Some((elem, flops)) = instr_flops(program, instr) {
+            count.add(elem, flops * at.times);
         }
     });
     count
+}
+
+/// FLOPs of one run of `instr` alone (not of the blocks of a loop or
+/// branch), with the element type they are charged at; `None` for data
+/// movement.
+pub fn instr_flops(program: &DeviceProgram, instr: &Instr) -> Option<(ElemType, f64)> {
+    let ty = |id: usize| program.values.get(id).map(|v| &v.ty);
+    match instr {
+        Instr::Op {
+            kind,
+            operands,
+            results,
+            ..
+        } => {
+            let ops: Vec<&TensorType> = operands.iter().filter_map(|&o| ty(o)).collect();
+            let res: Vec<&TensorType> = results.iter().filter_map(|&r| ty(r)).collect();
+            let elem = op_elem(kind, &ops, &res)?;
+            Some((elem, op_flops(kind, &ops, &res)))
+        }
+        Instr::Mask { result, .. } => ty(*result).map(|t| (t.elem, elements(t))),
+        Instr::Iota { .. }
+        | Instr::Collective { .. }
+        | Instr::SliceDim { .. }
+        | Instr::Remap { .. }
+        | Instr::Loop(_)
+        | Instr::Branch(_) => None,
+    }
 }

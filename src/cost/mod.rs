@@ -7,6 +7,7 @@
 //! - [`flops`]: FLOPs of a device program's local ops;
 //! - [`memory`]: bytes per device, from the device program's liveness;
 //! - [`host`]: values in host memory and the host↔device copies they need;
+//! - [`overlap`]: the step when collectives hide behind independent compute;
 //! - [`report`]: a program's collectives, compute and step time;
 //! - [`render`]: the table for people and the JSON for tools;
 //! - [`calibrate`]: fitting α and β to `bench-comm --json` timings;
@@ -20,6 +21,7 @@ pub mod flops;
 pub mod host;
 pub mod memory;
 pub mod model;
+pub mod overlap;
 pub mod render;
 pub mod report;
 pub mod topology;

@@ -306,6 +306,11 @@ pub fn render_table(r: &CostReport, what: &str) -> String {
             human_time(r.step_seconds)
         ));
     }
+    out.push_str(&format!(
+        "with overlap   {} = {} of communication hidden behind compute that does not depend on it\n",
+        human_time(r.overlapped_step_seconds),
+        human_time(r.hidden_seconds)
+    ));
     out.push_str(&r.memory_text);
     if let Some(cap) = r.memory_cap {
         let total = r.memory.total_bytes();
@@ -432,6 +437,12 @@ pub fn annotate_json(doc: &mut Value, r: &CostReport) {
     if r.trip_count_unknown {
         extra.insert("loops".into(), json!("per iteration, trip count unknown"));
     }
-    extra.insert("overlap".into(), json!(false));
+    extra.insert(
+        "overlap".into(),
+        json!({
+            "step_us": r.overlapped_step_seconds * 1e6,
+            "hidden_us": r.hidden_seconds * 1e6,
+        }),
+    );
     top.extend(extra);
 }

@@ -8,8 +8,10 @@
 //! carries the memory one device needs (`cost::memory`).
 //!
 //! The step time is compute plus communication plus host copies, with no
-//! overlap: a conservative bound, since XLA-style schedulers hide some
-//! collectives and copies behind compute.
+//! overlap: a conservative bound; beside it, the step with collectives
+//! hidden behind the compute that does not depend on them
+//! (`cost::overlap`), what async collectives and XLA's latency-hiding
+//! scheduler reach.
 
 use meshrun_compiler::ir::ElemType;
 use meshrun_compiler::partition::report::{collective_report, ReportEntry};
@@ -20,6 +22,7 @@ use crate::cost::flops::{count_flops, FlopCount};
 use crate::cost::host::{host_traffic, Direction, HostTransfer};
 use crate::cost::memory::{memory_per_device, MemoryEstimate};
 use crate::cost::model::{estimate_collective, CollectiveEstimate};
+use crate::cost::overlap::overlap;
 use crate::cost::topology::{Link, Topology};
 use crate::plan::memory_lines;
 
@@ -122,6 +125,11 @@ pub struct CostReport {
     pub memory_cap: Option<f64>,
     /// `compute + communication + host copies`, no overlap.
     pub step_seconds: f64,
+    /// Communication hidden behind independent compute when collectives
+    /// run beside it (`cost::overlap`).
+    pub hidden_seconds: f64,
+    /// `step_seconds - hidden_seconds`.
+    pub overlapped_step_seconds: f64,
 }
 
 /// Cost `program` on `topo`. Every device of the program must exist in the
@@ -181,12 +189,16 @@ pub fn cost_report(
     };
     let host_copy_seconds: f64 = host_copies.iter().map(|c| c.seconds).sum();
     let memory = memory_per_device(&program.device);
+    let step_seconds = compute.seconds + communication_seconds + host_copy_seconds;
+    let hidden_seconds = overlap(&program.device, topo, peak_override)?.hidden_seconds;
     Ok(CostReport {
         topology: topo.clone(),
         num_devices: report.num_devices,
         total_bytes_per_device: report.total_bytes_per_device,
         trip_count_unknown: program.device.has_unknown_trip_count(),
-        step_seconds: compute.seconds + communication_seconds + host_copy_seconds,
+        step_seconds,
+        hidden_seconds,
+        overlapped_step_seconds: step_seconds - hidden_seconds,
         communication_seconds,
         compute,
         collectives,
