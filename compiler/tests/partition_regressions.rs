@@ -390,3 +390,34 @@ module @broadcast_size_one_dim {
         }
     }
 }
+
+/// One SPMD program serves every device: the GPT-2 training step on a
+/// "model" axis of 256 and of 1024 devices (4 x 256 and 4 x 1024 devices)
+/// has the same collectives, so its size (and the time to plan it) grows
+/// with the device count only through the per-device tables. Remaps that
+/// would fetch from more than `MAX_RESHARD_REMAP_ROUNDS` blocks (one
+/// collective-permute each) become whole-block collectives.
+#[test]
+fn the_program_does_not_grow_collectives_with_the_mesh() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/jax/gpt2_train_step/input.mlir"
+    ))
+    .expect("fixture");
+    let at = |model: usize| {
+        let t = text.replace(
+            "\"data\"=4, \"model\"=2]",
+            &format!("\"data\"=4, \"model\"={model}]"),
+        );
+        assert!(model == 2 || t != text, "the mesh line changed");
+        let p = compile(&t);
+        assert_eq!(p.device.num_devices(), 4 * model);
+        p.device.collectives().count()
+    };
+    let (eight, small, large) = (at(2), at(256), at(1024));
+    assert_eq!(small, large);
+    assert!(
+        large <= 4 * eight,
+        "{large} collectives, {eight} on 8 devices"
+    );
+}

@@ -116,7 +116,8 @@ fn cost(
             None => Topology::resolve(topology)?,
         };
         let module = load(text, name)?;
-        topo.check_module_fits(&module)?;
+        topo.check_module_fits(&module)
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         let program = partition_file(Path::new(name), &module, Some(&propagation(false)))?;
         let mut report = cost_report(&program, &topo, peak_tflops)?;
         report.memory_cap = memory_cap;

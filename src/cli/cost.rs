@@ -87,7 +87,8 @@ pub fn cost(file: Option<&Path>, args: &CostArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let module = load_file(file)?;
-    topo.check_module_fits(&module)?;
+    topo.check_module_fits(&module)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let propagation = (!args.no_propagate).then(PropagationOptions::default);
     let program = partition_file(file, &module, propagation.as_ref())?;
     let mut report = cost_report(&program, &topo, peak_tflops)?;

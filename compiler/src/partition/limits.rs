@@ -14,6 +14,13 @@ pub const MAX_DEVICES: i64 = 1 << 16;
 /// devices × block shifts) one remap may plan.
 pub const MAX_REMAP_ENTRIES: i64 = 1 << 24;
 
+/// The most rounds (source-block shifts, one collective-permute each) a
+/// reshard's remap may take: a remap that fetches from more blocks than
+/// this (a gather of a dimension split 256 ways) becomes whole-block
+/// collectives instead, whose count does not grow with the mesh; the
+/// program, and the time to plan it, stay linear in the device count.
+pub const MAX_RESHARD_REMAP_ROUNDS: i64 = 16;
+
 /// An error unless `mesh` (`what`: `mesh @name` or `the inline mesh of
 /// ...`, written at `pos`) has at most [`MAX_DEVICES`] devices.
 pub fn check_mesh_devices(what: &str, mesh: &Mesh, pos: SrcPos) -> Result<(), Diagnostic> {

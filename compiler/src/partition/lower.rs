@@ -18,6 +18,7 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::partition::collective::{collective_bytes, Collective, CollectiveKind};
 use crate::partition::error::ReshardError;
 use crate::partition::global::{GStepKind, GlobalProgram};
+use crate::partition::limits::MAX_RESHARD_REMAP_ROUNDS;
 use crate::partition::remap_plan::{plan_remap, RemapPlan, RemapSource};
 use crate::partition::reshard::{lower_reshard, lower_reshard_between_meshes};
 use crate::sharding::layout::TensorLayout;
@@ -259,8 +260,22 @@ pub fn reshard_remap_plan(
     Some((plan, from, to))
 }
 
+/// A lower bound of the rounds a remap of `dim` takes, known before it is
+/// planned: a target block spans at least `target / source` source
+/// blocks along `dim`, all but one of them held elsewhere.
+fn remap_rounds_at_least(prog: &GlobalProgram, step: usize, dim: usize) -> Option<i64> {
+    let s = &prog.steps[step];
+    let (src, dst) = (prog.value(s.operands[0]), prog.value(s.results[0]));
+    let mesh = prog.mesh_of(&src.sharding)?;
+    let from = TensorLayout::new(mesh, &src.sharding, &src.ty.shape).ok()?;
+    let to = TensorLayout::new(mesh, &dst.sharding, &dst.ty.shape).ok()?;
+    let (f, t) = (*from.local_shape().get(dim)?, *to.local_shape().get(dim)?);
+    Some(if f > 0 { t / f - 1 } else { 0 })
+}
+
 /// A remap of the one dimension a reshard changes, with its permutes, if
-/// it moves fewer bytes than `collectives`.
+/// it moves fewer bytes than `collectives` in at most
+/// [`MAX_RESHARD_REMAP_ROUNDS`] rounds.
 fn cheaper_remap(
     prog: &GlobalProgram,
     step: usize,
@@ -279,7 +294,13 @@ fn cheaper_remap(
     {
         return None;
     }
+    if remap_rounds_at_least(prog, step, dim)? > MAX_RESHARD_REMAP_ROUNDS {
+        return None;
+    }
     let (plan, from, _) = reshard_remap_plan(prog, step, dim)?;
+    if plan.rounds.len() as i64 > MAX_RESHARD_REMAP_ROUNDS {
+        return None;
+    }
     let src = prog.value(prog.steps[step].operands[0]);
     let n = prog.devices().len();
     let local = from.local_shape();
