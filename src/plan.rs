@@ -13,7 +13,7 @@ use meshrun_compiler::sharding::{Mesh, TensorSharding};
 use meshrun_compiler::Module;
 
 use crate::cost::memory::{memory_json, memory_per_device, peak_detail, MemoryEstimate};
-use crate::cost::render::{human_bytes, table};
+use crate::cost::render::{human_bytes, table, with_runs};
 use crate::load::LoadError;
 
 /// Propagate with `propagation` (none: the module is already propagated),
@@ -196,13 +196,7 @@ pub fn plan_text(program: &PartitionedProgram) -> String {
             .iter()
             .enumerate()
             .map(|(i, e)| {
-                let kind = if e.trip_count_unknown {
-                    format!("{} ×?", e.kind)
-                } else if e.runs != 1.0 {
-                    format!("{} ×{}", e.kind, e.runs)
-                } else {
-                    e.kind.clone()
-                };
+                let kind = with_runs(&e.kind, e.runs, e.trip_count_unknown);
                 vec![
                     (i + 1).to_string(),
                     kind,

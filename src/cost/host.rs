@@ -162,7 +162,8 @@ impl Walk<'_> {
     }
 
     fn push(&mut self, direction: Direction, v: usize, at: Repeats, what: String) {
-        if !record(at) {
+        // A silent pass records nothing, nor does a loop that never runs.
+        if !record(at) || at.times == 0.0 {
             return;
         }
         let bytes_per_run = self.bytes(v);
@@ -312,32 +313,13 @@ fn record(at: Repeats) -> bool {
     at.times >= 0.0
 }
 
-/// How often a loop's body and condition run, relative to `at`.
+/// How often a loop's body and condition run, relative to `at` (a
+/// silent pass stays silent).
 fn loop_repeats(at: Repeats, trip_count: Option<i64>) -> (Repeats, Repeats) {
-    if !record(at) {
-        return (at, at);
-    }
-    match trip_count {
-        Some(n) => {
-            let n = n.max(0) as f64;
-            (
-                Repeats {
-                    times: at.times * n,
-                    ..at
-                },
-                Repeats {
-                    times: at.times * (n + 1.0),
-                    ..at
-                },
-            )
-        }
-        None => {
-            let once = Repeats {
-                unknown_trips: true,
-                ..at
-            };
-            (once, once)
-        }
+    if record(at) {
+        at.in_loop(trip_count)
+    } else {
+        (at, at)
     }
 }
 

@@ -88,6 +88,19 @@ fn describe_link(l: &Link) -> String {
     )
 }
 
+/// `what` with how often it runs in a step: `all-reduce ×8` in a counted
+/// loop, `all-reduce ×?` in a loop whose trip count depends on data (one
+/// iteration counted), bare when it runs once.
+pub fn with_runs(what: &str, runs: f64, trip_count_unknown: bool) -> String {
+    if trip_count_unknown {
+        format!("{what} ×?")
+    } else if runs != 1.0 {
+        format!("{what} ×{runs}")
+    } else {
+        what.to_string()
+    }
+}
+
 /// Columns padded to their widest cell; `right[i]` right-aligns column i.
 pub fn table(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
     let width = |i: usize| {
@@ -152,15 +165,7 @@ pub fn collectives_table(r: &CostReport) -> String {
             } else {
                 est.link.name.clone()
             };
-            // A collective in a loop: how often it runs (`×8`), or `×?`
-            // when the trip count depends on data (one iteration counted).
-            let kind = if e.trip_count_unknown {
-                format!("{} ×?", e.kind)
-            } else if e.runs != 1.0 {
-                format!("{} ×{}", e.kind, e.runs)
-            } else {
-                e.kind.clone()
-            };
+            let kind = with_runs(&e.kind, e.runs, e.trip_count_unknown);
             vec![
                 (i + 1).to_string(),
                 kind,
@@ -198,13 +203,7 @@ pub fn host_copies_table(r: &CostReport) -> String {
         .enumerate()
         .map(|(i, c)| {
             let t = &c.transfer;
-            let dir = if t.trip_count_unknown {
-                format!("{} ×?", t.direction.name())
-            } else if t.runs != 1.0 {
-                format!("{} ×{}", t.direction.name(), t.runs)
-            } else {
-                t.direction.name().to_string()
-            };
+            let dir = with_runs(t.direction.name(), t.runs, t.trip_count_unknown);
             vec![
                 (i + 1).to_string(),
                 dir,

@@ -123,6 +123,34 @@ impl Repeats {
         unknown_trips: false,
         in_branch: false,
     };
+
+    /// How often the body and the condition of a loop with `trip_count`
+    /// run, the loop running this often (one iteration counted when the
+    /// trip count depends on data).
+    pub fn in_loop(self, trip_count: Option<i64>) -> (Repeats, Repeats) {
+        match trip_count {
+            Some(n) => {
+                let n = n.max(0) as f64;
+                (
+                    Repeats {
+                        times: self.times * n,
+                        ..self
+                    },
+                    Repeats {
+                        times: self.times * (n + 1.0),
+                        ..self
+                    },
+                )
+            }
+            None => {
+                let per_iteration = Repeats {
+                    unknown_trips: true,
+                    ..self
+                };
+                (per_iteration, per_iteration)
+            }
+        }
+    }
 }
 
 /// Call `f` on every instruction of `instrs`, nested ones included, with
@@ -132,28 +160,7 @@ pub fn walk_instrs<'a>(instrs: &'a [Instr], at: Repeats, f: &mut dyn FnMut(&'a I
         f(instr, at);
         match instr {
             Instr::Loop(l) => {
-                let (body, cond) = match l.trip_count {
-                    Some(n) => {
-                        let n = n.max(0) as f64;
-                        (
-                            Repeats {
-                                times: at.times * n,
-                                ..at
-                            },
-                            Repeats {
-                                times: at.times * (n + 1.0),
-                                ..at
-                            },
-                        )
-                    }
-                    None => {
-                        let per_iteration = Repeats {
-                            unknown_trips: true,
-                            ..at
-                        };
-                        (per_iteration, per_iteration)
-                    }
-                };
+                let (body, cond) = at.in_loop(l.trip_count);
                 walk_instrs(&l.cond.instrs, cond, f);
                 walk_instrs(&l.body.instrs, body, f);
             }
