@@ -12,8 +12,8 @@ use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::sharding::{Mesh, TensorSharding};
 use meshrun_compiler::Module;
 
-use crate::cost::memory::{memory_json, memory_per_device, peak_detail, MemoryEstimate};
-use crate::cost::render::{human_bytes, table, with_runs};
+use crate::cost::memory::{memory_json, peak_detail, MemoryEstimate};
+use crate::cost::render::{human_bytes, memory_lines, table, with_runs};
 use crate::load::LoadError;
 
 /// Propagate with `propagation` (none: the module is already propagated),
@@ -113,8 +113,9 @@ pub fn mesh_json(name: &str, mesh: &Mesh) -> Value {
 /// The plan of a partitioned program, for tools and the Python package:
 /// `partition --json`'s document, plus the meshes, every argument's and
 /// result's sharding (as propagated) with its global and local types and
-/// memory kind, and the memory per device (`cost::memory`).
-pub fn plan_json(program: &PartitionedProgram) -> Value {
+/// memory kind, and `memory`, the program's memory per device
+/// (`cost::memory::memory_per_device`).
+pub fn plan_json(program: &PartitionedProgram, memory: &MemoryEstimate) -> Value {
     let mut doc = partition_json(program);
     let io = |items: &[meshrun_compiler::partition::ProgramIo]| {
         items
@@ -135,7 +136,6 @@ pub fn plan_json(program: &PartitionedProgram) -> Value {
             })
             .collect::<Vec<_>>()
     };
-    let m = memory_per_device(&program.device);
     if let Value::Object(o) = &mut doc {
         o.insert(
             "meshes".into(),
@@ -150,15 +150,15 @@ pub fn plan_json(program: &PartitionedProgram) -> Value {
         );
         o.insert("arguments".into(), Value::Array(io(&program.device.inputs)));
         o.insert("results".into(), Value::Array(io(&program.device.outputs)));
-        o.insert("memory".into(), memory_json(program, &m));
+        o.insert("memory".into(), memory_json(program, memory));
     }
     doc
 }
 
 /// The plan for people: the mesh, each argument's sharding, one row per
 /// communicating collective (kind, the op that needs it, axes, bytes per
-/// device, why) and the memory per device.
-pub fn plan_text(program: &PartitionedProgram) -> String {
+/// device, why) and `memory`, the memory per device.
+pub fn plan_text(program: &PartitionedProgram, memory: &MemoryEstimate) -> String {
     let mut out = String::new();
     for d in &program.global.meshes {
         let axes: Vec<String> = d
@@ -217,53 +217,11 @@ pub fn plan_text(program: &PartitionedProgram) -> String {
             &[true, false, false, false, true, false],
         ));
     }
-    let m = memory_per_device(&program.device);
     out.push_str(&format!(
         "\ncommunication  {} per device in {} collective(s)\n",
         human_bytes(r.total_bytes_per_device),
         r.collectives.len()
     ));
-    out.push_str(&memory_lines(program, &m));
-    out
-}
-
-/// The memory of one device for people: the total, arguments and peak of
-/// live values (results and aliasing within it), where the peak is and
-/// its largest values, and host memory apart.
-pub fn memory_lines(program: &PartitionedProgram, m: &MemoryEstimate) -> String {
-    let mut out = format!(
-        "memory         {} per device = arguments {} + peak of live values {}\n",
-        human_bytes(m.total_bytes()),
-        human_bytes(m.arguments_bytes),
-        human_bytes(m.peak_live_bytes)
-    );
-    if m.outputs_bytes > 0.0 || m.aliased_bytes > 0.0 {
-        let aliased = if m.aliased_bytes > 0.0 {
-            format!(
-                " ({} more written into donated arguments)",
-                human_bytes(m.aliased_bytes)
-            )
-        } else {
-            String::new()
-        };
-        out.push_str(&format!(
-            "  results      {} of the peak{aliased}\n",
-            human_bytes(m.outputs_bytes)
-        ));
-    }
-    if let Some(p) = peak_detail(program, m) {
-        let values: Vec<String> = p
-            .values
-            .iter()
-            .map(|(name, ty, bytes)| format!("{name} {ty} {}", human_bytes(*bytes)))
-            .collect();
-        out.push_str(&format!("  peak at      {}: {}\n", p.op, values.join(", ")));
-    }
-    if m.host_bytes > 0.0 {
-        out.push_str(&format!(
-            "host memory    {} per device (pinned_host values, not in device memory)\n",
-            human_bytes(m.host_bytes)
-        ));
-    }
+    out.push_str(&memory_lines(memory, peak_detail(program, memory).as_ref()));
     out
 }

@@ -18,11 +18,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use serde_json::{json, Value};
 
-use meshrun::bench_comm::size::parse_bytes;
+use meshrun::bench_comm::size::parse_memory_cap;
 use meshrun::check::{check_outputs, mismatch_message};
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::compiler::text::print_module;
 use meshrun::compiler::Module;
+use meshrun::cost::memory::memory_per_device;
 use meshrun::cost::render::{annotate_json, render_table};
 use meshrun::cost::{cost_report, Topology};
 use meshrun::execute::{check_inputs, main_input_types, run_sharded};
@@ -80,9 +81,10 @@ fn compile(
         let module = load(text, name)?;
         let opts = propagation(conservative);
         let program = partition_file(Path::new(name), &module, propagate.then_some(&opts))?;
-        let mut doc = plan_json(&program);
+        let memory = memory_per_device(&program.device);
+        let mut doc = plan_json(&program, &memory);
         if let Value::Object(o) = &mut doc {
-            o.insert("table".into(), json!(plan_text(&program)));
+            o.insert("table".into(), json!(plan_text(&program, &memory)));
         }
         Ok(to_json(&doc))
     })
@@ -103,9 +105,8 @@ fn cost(
 ) -> PyResult<String> {
     py.detach(|| {
         let memory_cap = memory_per_device
-            .map(|s| parse_bytes(s).map_err(|e| anyhow::anyhow!("memory_per_device: {e}")))
-            .transpose()?
-            .map(|b| b as f64);
+            .map(|s| parse_memory_cap("memory_per_device", s).map_err(anyhow::Error::msg))
+            .transpose()?;
         if let Some(p) = peak_tflops {
             if !(p.is_finite() && p > 0.0) {
                 anyhow::bail!("peak_tflops: {p} is not a positive number of TFLOP/s");
@@ -121,7 +122,7 @@ fn cost(
         let program = partition_file(Path::new(name), &module, Some(&propagation(false)))?;
         let mut report = cost_report(&program, &topo, peak_tflops)?;
         report.memory_cap = memory_cap;
-        let mut doc = plan_json(&program);
+        let mut doc = plan_json(&program, &report.memory);
         annotate_json(&mut doc, &report);
         if let Value::Object(o) = &mut doc {
             o.insert("table".into(), json!(render_table(&report, name)));
@@ -241,9 +242,8 @@ fn suggest(
     py.detach(|| {
         let mesh = mesh.map(parse_mesh).transpose()?;
         let memory_per_device = memory_per_device
-            .map(|s| parse_bytes(s).map_err(|e| anyhow::anyhow!("memory_per_device: {e}")))
-            .transpose()?
-            .map(|b| b as f64);
+            .map(|s| parse_memory_cap("memory_per_device", s).map_err(anyhow::Error::msg))
+            .transpose()?;
         let topology = match topology_json {
             Some(j) => Topology::from_json(j, "the topology dict")?,
             None => Topology::resolve(topology)?,

@@ -3,6 +3,14 @@
 
 /// Parse `N`, `NK`, `NM` or `NG` (optionally followed by `B` or `iB`,
 /// any case) as a byte count; the suffixes are powers of 1024.
+/// A memory cap as given on the command line or to the Python package
+/// (`80G`: [`parse_bytes`]), in bytes; `flag` names it in the error.
+pub fn parse_memory_cap(flag: &str, s: &str) -> Result<f64, String> {
+    parse_bytes(s)
+        .map(|b| b as f64)
+        .map_err(|e| format!("{flag}: {e}"))
+}
+
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let bad = || {

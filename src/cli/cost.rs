@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use meshrun::bench_comm::size::parse_bytes;
+use meshrun::bench_comm::size::parse_memory_cap;
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::cost::calibrate::{calibrate, calibrated_topology, read_bench, Calibration};
 use meshrun::cost::render::{annotate_json, render_table, significant};
@@ -57,9 +57,8 @@ pub fn cost(file: Option<&Path>, args: &CostArgs) -> anyhow::Result<()> {
     let memory_cap = args
         .memory_per_device
         .as_deref()
-        .map(|s| parse_bytes(s).map_err(|e| anyhow::anyhow!("--memory-per-device: {e}")))
-        .transpose()?
-        .map(|b| b as f64);
+        .map(|s| parse_memory_cap("--memory-per-device", s).map_err(anyhow::Error::msg))
+        .transpose()?;
     let mut topo = Topology::resolve(args.topology.as_deref().unwrap_or(DEFAULT_TOPOLOGY))?;
     let mut calibration = None;
     if let Some(bench) = &args.calibrate {
@@ -94,7 +93,7 @@ pub fn cost(file: Option<&Path>, args: &CostArgs) -> anyhow::Result<()> {
     let mut report = cost_report(&program, &topo, peak_tflops)?;
     report.memory_cap = memory_cap;
     let text = if args.json {
-        let mut doc = plan_json(&program);
+        let mut doc = plan_json(&program, &report.memory);
         annotate_json(&mut doc, &report);
         if let (Some(cal), Value::Object(top)) = (&calibration, &mut doc) {
             let f = &cal.overall;

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use meshrun::compiler::partition::print_program::{print_device, print_global, print_lowered};
 use meshrun::compiler::propagation::PropagationOptions;
+use meshrun::cost::memory::memory_per_device;
 use meshrun::load::load_file;
 use meshrun::plan::{partition_file, plan_json};
 
@@ -37,7 +38,10 @@ pub fn partition(file: &Path, args: PartitionArgs) -> anyhow::Result<()> {
     });
     let program = partition_file(file, &module, propagation.as_ref())?;
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&plan_json(&program))?;
+        let mut s = serde_json::to_string_pretty(&plan_json(
+            &program,
+            &memory_per_device(&program.device),
+        ))?;
         s.push('\n');
         s
     } else if let Some(d) = args.device {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 
-use meshrun::bench_comm::size::parse_bytes;
+use meshrun::bench_comm::size::parse_memory_cap;
 use meshrun::compiler::text::print_module;
 use meshrun::cost::{Topology, DEFAULT_TOPOLOGY};
 use meshrun::load::load_file;
@@ -57,9 +57,8 @@ pub fn suggest(args: &SuggestArgs) -> anyhow::Result<()> {
     let memory_per_device = args
         .memory_per_device
         .as_deref()
-        .map(|s| parse_bytes(s).map_err(|e| anyhow::anyhow!("--memory-per-device: {e}")))
-        .transpose()?
-        .map(|b| b as f64);
+        .map(|s| parse_memory_cap("--memory-per-device", s).map_err(anyhow::Error::msg))
+        .transpose()?;
     if args.beam == 0 {
         bail!("--beam must be at least 1");
     }

@@ -28,8 +28,6 @@ use meshrun_compiler::ops::custom_call::Placement;
 use meshrun_compiler::partition::global::GStep;
 use meshrun_compiler::partition::{Block, DeviceProgram, Instr, PartitionedProgram, Repeats};
 
-use crate::cost::memory::block_bytes;
-
 /// Which way a copy goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
@@ -110,7 +108,7 @@ fn traffic(device: &DeviceProgram, steps: &[GStep]) -> HostTraffic {
             w.set_host(io.value, true);
         }
     }
-    w.block(&device.instrs, Repeats::ONCE, &mut copied, true);
+    w.block(&device.instrs, Repeats::ONCE, &mut copied);
     for (k, io) in device.outputs.iter().enumerate() {
         let here = w.is_host(io.value);
         if io.on_host() && !here {
@@ -158,7 +156,7 @@ impl Walk<'_> {
         self.device
             .values
             .get(v)
-            .map_or(0.0, |lv| block_bytes(&lv.ty))
+            .map_or(0.0, |lv| lv.ty.byte_size() as f64)
     }
 
     fn push(&mut self, direction: Direction, v: usize, at: Repeats, what: String) {
@@ -186,10 +184,9 @@ impl Walk<'_> {
     }
 
     /// Walk `instrs`; `copied` marks the host values already copied to the
-    /// device in this run of the block. `count` false: only placements
-    /// are decided (a loop's first pass), nothing is recorded.
-    fn block(&mut self, instrs: &[Instr], at: Repeats, copied: &mut [bool], count: bool) {
-        let at = if count { at } else { SILENT };
+    /// device in this run of the block. At [`SILENT`] only placements are
+    /// decided (a loop's first pass), nothing is recorded.
+    fn block(&mut self, instrs: &[Instr], at: Repeats, copied: &mut [bool]) {
         for instr in instrs {
             match instr {
                 Instr::Op {
@@ -245,7 +242,7 @@ impl Walk<'_> {
                     // that with a first silent pass, then count.
                     let init: Vec<bool> = l.inits.iter().map(|&v| self.is_host(v)).collect();
                     self.set_args(&l.body, &init);
-                    self.block(&l.body.instrs, at, &mut copied.to_vec(), false);
+                    self.block(&l.body.instrs, SILENT, &mut copied.to_vec());
                     let carried: Vec<bool> = init
                         .iter()
                         .zip(&l.body.results)
@@ -254,7 +251,7 @@ impl Walk<'_> {
                     let (body_at, cond_at) = loop_repeats(at, l.trip_count);
                     for (block, runs) in [(&l.cond, cond_at), (&l.body, body_at)] {
                         self.set_args(block, &carried);
-                        self.block(&block.instrs, runs, &mut copied.to_vec(), count);
+                        self.block(&block.instrs, runs, &mut copied.to_vec());
                     }
                     for (&r, &h) in l.results.iter().zip(&carried) {
                         self.set_host(r, h);
@@ -267,7 +264,7 @@ impl Walk<'_> {
                     };
                     let mut host = vec![true; b.results.len()];
                     for block in &b.branches {
-                        self.block(&block.instrs, inside, &mut copied.to_vec(), count);
+                        self.block(&block.instrs, inside, &mut copied.to_vec());
                         for (h, &r) in host.iter_mut().zip(&block.results) {
                             *h &= self.is_host(r);
                         }

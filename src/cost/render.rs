@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::cost::memory::{MemoryEstimate, PeakDetail};
 use crate::cost::report::CostReport;
 use crate::cost::topology::Link;
 
@@ -220,6 +221,47 @@ pub fn host_copies_table(r: &CostReport) -> String {
     )
 }
 
+/// The memory of one device for people: the total, arguments and peak of
+/// live values (results and aliasing within it), where the peak is and
+/// its largest values, and host memory apart.
+pub fn memory_lines(m: &MemoryEstimate, peak: Option<&PeakDetail>) -> String {
+    let mut out = format!(
+        "memory         {} per device = arguments {} + peak of live values {}\n",
+        human_bytes(m.total_bytes()),
+        human_bytes(m.arguments_bytes),
+        human_bytes(m.peak_live_bytes)
+    );
+    if m.outputs_bytes > 0.0 || m.aliased_bytes > 0.0 {
+        let aliased = if m.aliased_bytes > 0.0 {
+            format!(
+                " ({} more written into donated arguments)",
+                human_bytes(m.aliased_bytes)
+            )
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "  results      {} of the peak{aliased}\n",
+            human_bytes(m.outputs_bytes)
+        ));
+    }
+    if let Some(p) = peak {
+        let values: Vec<String> = p
+            .values
+            .iter()
+            .map(|(name, ty, bytes)| format!("{name} {ty} {}", human_bytes(*bytes)))
+            .collect();
+        out.push_str(&format!("  peak at      {}: {}\n", p.op, values.join(", ")));
+    }
+    if m.host_bytes > 0.0 {
+        out.push_str(&format!(
+            "host memory    {} per device (pinned_host values, not in device memory)\n",
+            human_bytes(m.host_bytes)
+        ));
+    }
+    out
+}
+
 /// The report for people; `what` names the program (its file).
 pub fn render_table(r: &CostReport, what: &str) -> String {
     let t = &r.topology;
@@ -310,7 +352,7 @@ pub fn render_table(r: &CostReport, what: &str) -> String {
         human_time(r.overlapped_step_seconds),
         human_time(r.hidden_seconds)
     ));
-    out.push_str(&r.memory_text);
+    out.push_str(&memory_lines(&r.memory, r.peak.as_ref()));
     if let Some(cap) = r.memory_cap {
         let total = r.memory.total_bytes();
         if total <= cap {

@@ -20,11 +20,10 @@ use meshrun_compiler::partition::PartitionedProgram;
 use crate::cost::error::CostError;
 use crate::cost::flops::{count_flops, FlopCount};
 use crate::cost::host::{host_traffic, Direction, HostTransfer};
-use crate::cost::memory::{memory_per_device, MemoryEstimate};
+use crate::cost::memory::{memory_per_device, peak_detail, MemoryEstimate, PeakDetail};
 use crate::cost::model::{estimate_collective, CollectiveEstimate};
 use crate::cost::overlap::overlap;
 use crate::cost::topology::{Link, Topology};
-use crate::plan::memory_lines;
 
 /// One collective: what the partitioner reports, and what it costs (its
 /// `estimate.seconds` over all its runs: per run × `entry.runs`).
@@ -117,9 +116,8 @@ pub struct CostReport {
     pub host_copy_seconds: f64,
     /// Memory of one device: device memory, and host memory apart.
     pub memory: MemoryEstimate,
-    /// The memory lines for people (`plan::memory_lines`: where the peak
-    /// is and what is live there).
-    pub memory_text: String,
+    /// Where the memory peak is, and what is live there.
+    pub peak: Option<PeakDetail>,
     /// Bytes per device the user has (`--memory-per-device`), to say
     /// whether the program fits.
     pub memory_cap: Option<f64>,
@@ -206,7 +204,7 @@ pub fn cost_report(
         host_to_device_bytes,
         device_to_host_bytes,
         host_copy_seconds,
-        memory_text: memory_lines(program, &memory),
+        peak: peak_detail(program, &memory),
         memory,
         memory_cap: None,
     })

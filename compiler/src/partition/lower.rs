@@ -232,43 +232,54 @@ pub fn single_changed_dim(prog: &GlobalProgram, step: usize) -> Option<usize> {
     changed.next().is_none().then_some(d)
 }
 
+/// The layouts of a reshard step's operand and result.
+fn reshard_layouts(prog: &GlobalProgram, step: usize) -> Option<(TensorLayout, TensorLayout)> {
+    let s = &prog.steps[step];
+    let (src, dst) = (prog.value(s.operands[0]), prog.value(s.results[0]));
+    let mesh = prog.mesh_of(&src.sharding)?;
+    let from = TensorLayout::new(mesh, &src.sharding, &src.ty.shape).ok()?;
+    let to = TensorLayout::new(mesh, &dst.sharding, &dst.ty.shape).ok()?;
+    Some((from, to))
+}
+
 /// The remap plan of a single-dimension reshard step.
 pub fn reshard_remap_plan(
     prog: &GlobalProgram,
     step: usize,
     dim: usize,
 ) -> Option<(RemapPlan, TensorLayout, TensorLayout)> {
-    let s = &prog.steps[step];
-    let (src, dst) = (prog.value(s.operands[0]), prog.value(s.results[0]));
+    let (from, to) = reshard_layouts(prog, step)?;
+    let plan = plan_between(prog, step, dim, &from, &to)?;
+    Some((plan, from, to))
+}
+
+/// Plan the remap of `dim` from layout `from` to `to` (step `step`'s).
+fn plan_between(
+    prog: &GlobalProgram,
+    step: usize,
+    dim: usize,
+    from: &TensorLayout,
+    to: &TensorLayout,
+) -> Option<RemapPlan> {
+    let src = prog.value(prog.steps[step].operands[0]);
     let mesh = prog.mesh_of(&src.sharding)?;
-    let from = TensorLayout::new(mesh, &src.sharding, &src.ty.shape).ok()?;
-    let to = TensorLayout::new(mesh, &dst.sharding, &dst.ty.shape).ok()?;
     let axes = src.sharding.dims.get(dim).map_or(&[][..], |d| &d.axes[..]);
     let identity = |o: i64| Some((0usize, o));
-    let plan = plan_remap(
+    plan_remap(
         mesh,
         &prog.devices(),
-        &to,
+        to,
         dim,
-        &[RemapSource {
-            layout: &from,
-            axes,
-        }],
+        &[RemapSource { layout: from, axes }],
         &identity,
     )
-    .ok()?;
-    Some((plan, from, to))
+    .ok()
 }
 
 /// A lower bound of the rounds a remap of `dim` takes, known before it is
 /// planned: a target block spans at least `target / source` source
 /// blocks along `dim`, all but one of them held elsewhere.
-fn remap_rounds_at_least(prog: &GlobalProgram, step: usize, dim: usize) -> Option<i64> {
-    let s = &prog.steps[step];
-    let (src, dst) = (prog.value(s.operands[0]), prog.value(s.results[0]));
-    let mesh = prog.mesh_of(&src.sharding)?;
-    let from = TensorLayout::new(mesh, &src.sharding, &src.ty.shape).ok()?;
-    let to = TensorLayout::new(mesh, &dst.sharding, &dst.ty.shape).ok()?;
+fn remap_rounds_at_least(from: &TensorLayout, to: &TensorLayout, dim: usize) -> Option<i64> {
     let (f, t) = (*from.local_shape().get(dim)?, *to.local_shape().get(dim)?);
     Some(if f > 0 { t / f - 1 } else { 0 })
 }
@@ -294,10 +305,11 @@ fn cheaper_remap(
     {
         return None;
     }
-    if remap_rounds_at_least(prog, step, dim)? > MAX_RESHARD_REMAP_ROUNDS {
+    let (from, to) = reshard_layouts(prog, step)?;
+    if remap_rounds_at_least(&from, &to, dim)? > MAX_RESHARD_REMAP_ROUNDS {
         return None;
     }
-    let (plan, from, _) = reshard_remap_plan(prog, step, dim)?;
+    let plan = plan_between(prog, step, dim, &from, &to)?;
     if plan.rounds.len() as i64 > MAX_RESHARD_REMAP_ROUNDS {
         return None;
     }
