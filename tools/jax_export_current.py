@@ -361,6 +361,52 @@ def _ragged_experts(name, rng):
     return _ragged_moe(name, rng, ("cuda",), P("model", None, None))
 
 
+def _ragged_moe_train(name, rng, platforms):
+    """A dropless top-1 MoE training step as users write it with
+    lax.ragged_dot: tokens sorted by expert, two grouped matmuls, the
+    outputs scattered back by ``.at[order].set``, gate-weighted, an SGD
+    step on the router and both expert weights. Its gradient holds mode 2
+    ragged_dots (a ragged contracting dimension) when lowered for cuda."""
+    mesh = je.M_DM()
+    e, t, d, h = 4, 64, 16, 32
+
+    def f(router, w1, w2, x, y):
+        def loss(router, w1, w2):
+            logits = x @ router
+            expert = jnp.argmax(logits, axis=-1)
+            gate = jnp.take_along_axis(jax.nn.softmax(logits, axis=-1), expert[:, None], axis=-1)
+            order = jnp.argsort(expert)
+            sizes = jnp.bincount(expert, length=e).astype(jnp.int32)
+            hid = jax.nn.gelu(lax.ragged_dot(x[order], w1, sizes))
+            out = jnp.zeros((t, d), x.dtype).at[order].set(lax.ragged_dot(hid, w2, sizes))
+            return jnp.mean((out * gate - y) ** 2)
+        l, (gr, g1, g2) = jax.value_and_grad(loss, argnums=(0, 1, 2))(router, w1, w2)
+        return l, router - 0.1 * gr, w1 - 0.1 * g1, w2 - 0.1 * g2
+
+    args = [je.randn(rng, d, e), je.randn(rng, e, d, h, scale=0.3),
+            je.randn(rng, e, h, d, scale=0.3), je.randn(rng, t, d), je.randn(rng, t, d)]
+    return je.Program(name, None, je.named(f, name), args, mesh,
+                      [P(), P(None, None, "model"), P(None, "model", None), P("data", None),
+                       P("data", None)],
+                      text_platforms=platforms)
+
+
+@program("ragged_dot_moe_train_cpu",
+         "a dropless top-1 MoE training step with lax.ragged_dot (argsort routing, two grouped "
+         "matmuls, .at[order].set, SGD on router and experts) as JAX lowers it for CPU; "
+         "tokens on data, expert hidden dims on model")
+def _ragged_train_cpu(name, rng):
+    return _ragged_moe_train(name, rng, None)
+
+
+@program("ragged_dot_moe_train_cuda",
+         "the same MoE training step lowered for cuda: chlo.ragged_dot forward and its "
+         "gradients (mode 2: a ragged contracting dimension for the expert weights); XLA's "
+         "numbers from the CPU lowering")
+def _ragged_train_cuda(name, rng):
+    return _ragged_moe_train(name, rng, ("cuda",))
+
+
 def main(argv=None):
     return je.export_cli(BUILDERS, __doc__, "jax_0_12", argv)
 

@@ -19,6 +19,7 @@
 //! charged at its own peak.
 
 use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
+use meshrun_compiler::ops::ragged_dot::RaggedMode;
 use meshrun_compiler::partition::{walk_instrs, DeviceProgram, Instr, Repeats};
 
 /// FLOPs of one element type.
@@ -62,8 +63,22 @@ pub fn op_flops(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]
             2.0 * result_elems() * contracted(operands, &dims.lhs_contract)
         }
         // Each result row is one group's product (rows past the groups are
-        // charged too: an upper bound, as the group sizes are data).
-        OpKind::RaggedDot(r) => 2.0 * result_elems() * contracted(operands, &r.dims.lhs_contract),
+        // charged too: an upper bound, as the group sizes are data); with a
+        // ragged contracting dimension each contracted index belongs to one
+        // of the result's groups.
+        OpKind::RaggedDot(r) => {
+            let per_group = match operands
+                .first()
+                .map(|lhs| r.plan(lhs.rank(), operands.get(1).map_or(0, |t| t.rank())))
+            {
+                Some(Ok(p)) if matches!(p.mode, RaggedMode::Contracting { .. }) => results
+                    .first()
+                    .and_then(|t| t.shape.first())
+                    .map_or(1.0, |&g| g.max(1) as f64),
+                _ => 1.0,
+            };
+            2.0 * result_elems() / per_group * contracted(operands, &r.dims.lhs_contract)
+        }
         OpKind::Reduce { .. } => {
             // Operands are N inputs then N init values.
             let n = operands.len() / 2;

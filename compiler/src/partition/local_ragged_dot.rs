@@ -11,11 +11,18 @@
 //! gets its first global group as a fifth operand, multiplies only the
 //! rows of its groups, and the result is a partial sum over the group
 //! axis (the rule's reduction factor), reduced where a use needs it.
-//! `group_sizes` is replicated (the rule says so).
+//! `group_sizes` is replicated along its groups (the rule says so).
+//!
+//! Mode 2 (a ragged contracting dimension, the weight gradient of mode
+//! 1): a device holding a block of the tokens sums each group over the
+//! tokens it holds (a partial sum over that axis, as any contraction),
+//! and a device holding a block of the result's groups computes only
+//! those; the same two starts tell the kernel where its blocks lie.
+//! Mode 3 (a ragged batch dimension) is its `dot_general`.
 
 use crate::diag::Diagnostic;
 use crate::ir::{ElemType, OpKind, ReduceKind};
-use crate::ops::ragged_dot::RaggedDot;
+use crate::ops::ragged_dot::{RaggedDot, RaggedMode};
 use crate::partition::device_builder::{internal, DeviceBuilder};
 use crate::partition::global::GValueId;
 use crate::partition::padding::identity_of;
@@ -43,13 +50,23 @@ impl DeviceBuilder<'_> {
                 locals[k] = self.mask_if_padded(i, locals[k], operands[k], d as usize, fill)?;
             }
         }
-        let lhs = self.layout(operands[0])?;
-        let rhs = self.layout(operands[1])?;
-        if lhs.dims()[plan.ragged].shards > 1 || rhs.dims()[plan.group].shards > 1 {
-            for (layout, dim, what) in [(&lhs, plan.ragged, "row"), (&rhs, plan.group, "group")] {
-                let starts = self.block_starts(layout, dim)?;
-                let name = format!("{}.{what}_start", self.name_of(results[0]));
-                locals.push(self.device_scalar(i, ElemType::I64, starts, name));
+        // Where the device's blocks start: of the ragged dimension, and of
+        // the groups (rhs's in mode 1, the result's in mode 2).
+        let groups = match plan.mode {
+            RaggedMode::Rows { group } => Some((self.layout(operands[1])?, group)),
+            RaggedMode::Contracting { .. } => Some((self.layout(results[0])?, 0)),
+            RaggedMode::Batch => None,
+        };
+        if let Some((groups, group_dim)) = groups {
+            let rows = self.layout(operands[0])?;
+            if rows.dims()[plan.ragged].shards > 1 || groups.dims()[group_dim].shards > 1 {
+                for (layout, dim, what) in
+                    [(&rows, plan.ragged, "row"), (&groups, group_dim, "group")]
+                {
+                    let starts = self.block_starts(layout, dim)?;
+                    let name = format!("{}.{what}_start", self.name_of(results[0]));
+                    locals.push(self.device_scalar(i, ElemType::I64, starts, name));
+                }
             }
         }
         self.op(i, OpKind::RaggedDot(r.clone()), locals, results)

@@ -278,6 +278,7 @@ fn import_passes(module: &mut Module) -> Result<Vec<Vec<(crate::ir::Value, Origi
     import::remove_size_one_axes(module);
     let mut seeds = Vec::with_capacity(module.funcs.len());
     for f in &mut module.funcs {
+        import::fold_selects(f);
         import::split_constants(f);
         let mut func_seeds = Vec::new();
         for (v, from) in import::apply_constraints(f) {
