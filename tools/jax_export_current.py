@@ -361,7 +361,8 @@ def _ragged_experts(name, rng):
     return _ragged_moe(name, rng, ("cuda",), P("model", None, None))
 
 
-def _ragged_moe_train(name, rng, platforms):
+def _ragged_moe_train(name, rng, platforms, w1_spec=P(None, None, "model"),
+                      w2_spec=P(None, "model", None)):
     """A dropless top-1 MoE training step as users write it with
     lax.ragged_dot: tokens sorted by expert, two grouped matmuls, the
     outputs scattered back by ``.at[order].set``, gate-weighted, an SGD
@@ -386,8 +387,7 @@ def _ragged_moe_train(name, rng, platforms):
     args = [je.randn(rng, d, e), je.randn(rng, e, d, h, scale=0.3),
             je.randn(rng, e, h, d, scale=0.3), je.randn(rng, t, d), je.randn(rng, t, d)]
     return je.Program(name, None, je.named(f, name), args, mesh,
-                      [P(), P(None, None, "model"), P(None, "model", None), P("data", None),
-                       P("data", None)],
+                      [P(), w1_spec, w2_spec, P("data", None), P("data", None)],
                       text_platforms=platforms)
 
 
@@ -405,6 +405,54 @@ def _ragged_train_cpu(name, rng):
          "numbers from the CPU lowering")
 def _ragged_train_cuda(name, rng):
     return _ragged_moe_train(name, rng, ("cuda",))
+
+
+@program("ragged_dot_moe_train_experts_cpu",
+         "the MoE training step with the experts sharded over model (2 of 4 per device), as "
+         "JAX lowers it for CPU")
+def _ragged_train_experts_cpu(name, rng):
+    return _ragged_moe_train(name, rng, None, P("model", None, None), P("model", None, None))
+
+
+@program("ragged_dot_moe_train_experts_cuda",
+         "the MoE training step lowered for cuda with the experts sharded over model (2 of 4 "
+         "per device): the expert-weight gradients are mode 2 ragged_dots whose result "
+         "groups are sharded; XLA's numbers from the CPU lowering")
+def _ragged_train_experts(name, rng):
+    return _ragged_moe_train(name, rng, ("cuda",), P("model", None, None), P("model", None, None))
+
+
+@program("ragged_dot_batched_sizes_cuda",
+         "lax.ragged_dot_general with a batch dimension and group sizes per batch element "
+         "(group_sizes [b, g]), batch sharded over data and the output features over model, "
+         "lowered for cuda; XLA's numbers from the CPU lowering")
+def _ragged_batched(name, rng):
+    mesh = je.M_DM()
+    b, m, k, n, g = 4, 16, 8, 6, 3
+    dims = lax.RaggedDotDimensionNumbers(
+        dot_dimension_numbers=(([2], [2]), ([0], [1])),
+        lhs_ragged_dimensions=[1], rhs_group_dimensions=[0])
+
+    def f(x, w, sizes):
+        return jnp.tanh(lax.ragged_dot_general(x, w, sizes, dims))
+
+    sizes = np.array([[4, 0, 12], [16, 0, 0], [5, 5, 5], [0, 7, 2]], np.int32)
+    args = [je.randn(rng, b, m, k), je.randn(rng, g, b, k, n, scale=0.3), sizes]
+    prog = je.Program(name, None, je.named(f, name), args, mesh,
+                      [P("data", None, None), P(None, "data", None, "model"), P("data", None)],
+                      text_platforms=("cuda",))
+
+    def expected(x, w, sizes):
+        out = np.zeros((b, m, n))
+        for bi in range(b):
+            start = 0
+            for gi, cnt in enumerate(sizes[bi]):
+                out[bi, start:start + cnt] = x[bi, start:start + cnt].astype(np.float64) @ w[gi, bi]
+                start += cnt
+        return np.tanh(out)
+
+    prog.expected = expected
+    return prog
 
 
 def main(argv=None):

@@ -18,7 +18,7 @@ mod fixture_files;
 mod fixture_folder;
 #[path = "common/fixture_run.rs"]
 mod fixture_run;
-use fixture_folder::{check, check_folder, names};
+use fixture_folder::{check, check_folder, names, AboveXla};
 use fixture_run::fixture;
 
 const FOLDER: &str = "jax_0_12";
@@ -27,9 +27,22 @@ const FOLDER: &str = "jax_0_12";
 /// with). None at present; the list stays so a regression names itself.
 const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
+/// Where XLA's numbers are another program's. XLA here compiles the CPU
+/// lowering of a cuda fixture; in the CPU lowering of the expert-parallel
+/// MoE step the group sizes feed masks sharded by expert, so XLA reduces
+/// half of them over "data" (12 B) and gathers them over "model" (8 B),
+/// where the cuda lowering's `chlo.ragged_dot` needs them whole (one
+/// 24 B all-reduce: one collective instead of two). On the CPU lowering
+/// meshrun moves 33,366 B to XLA's 33,370.
+const ABOVE_XLA: &[AboveXla] = &[AboveXla {
+    name: "ragged_dot_moe_train_experts_cuda",
+    bytes: 4.0,
+    why: "XLA's numbers are the CPU lowering's: its group sizes are reduced in halves",
+}];
+
 #[test]
 fn every_jax_0_12_program_runs_sharded_matches_jax_and_moves_no_more_than_xla() {
-    check_folder(FOLDER, 18, KNOWN_FAILURES);
+    check_folder(FOLDER, 20, KNOWN_FAILURES, ABOVE_XLA);
 }
 
 /// The fixtures are JAX 0.12's, and their shard_map collectives use the

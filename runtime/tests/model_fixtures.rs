@@ -47,7 +47,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
 
 #[test]
 fn every_model_runs_sharded_matches_jax_and_moves_no_more_than_xla() {
-    check_folder(FOLDER, 10, KNOWN_FAILURES);
+    check_folder(FOLDER, 10, KNOWN_FAILURES, &[]);
 }
 
 /// `lax.all_to_all(x, "x", 0, 0)` (split and concatenate one dimension):

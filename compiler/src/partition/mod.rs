@@ -4,7 +4,8 @@
 //! circles (a stage reads what earlier stages made; hoisting also prices
 //! a reshard with stage 2's lowering).
 //!
-//! 1. **Global program** — `inline` (calls inlined), `explicit_reshards`
+//! 1. **Global program** — `inline` (calls inlined; `cse`: repeated ops
+//!    merged, as XLA's CSE after its propagation), `explicit_reshards`
 //!    (with `op_reshards` and `compat`: make each op's factor shardings
 //!    compatible; partial sums become all-reduces), `hoist` (reshards above
 //!    cheap ops). The result is a [`global::GlobalProgram`]: steps, each
@@ -30,6 +31,7 @@
 mod combine_partials;
 pub mod compat;
 mod conv_factors;
+mod cse;
 pub mod explicit_reshards;
 pub mod global;
 mod halo;

@@ -93,16 +93,30 @@ pub fn names(folder: &str) -> Vec<String> {
     names
 }
 
+/// Bytes a fixture may move above XLA's, with the reason: only where
+/// XLA's numbers come from another program (a cuda lowering's fixture
+/// compiled by XLA from the CPU lowering, no GPU compiler being here).
+pub struct AboveXla {
+    pub name: &'static str,
+    pub bytes: f64,
+    pub why: &'static str,
+}
+
 /// Check every fixture of `folder` (at least `min` of them); `known`
-/// lists (name, a piece of the error) of those that do not pass yet.
-pub fn check_folder(folder: &str, min: usize, known: &[(&str, &str)]) {
+/// lists (name, a piece of the error) of those that do not pass yet;
+/// `above` the exact excess allowed where XLA compiled another program.
+pub fn check_folder(folder: &str, min: usize, known: &[(&str, &str)], above: &[AboveXla]) {
     let names = names(folder);
     assert!(
         names.len() >= min,
         "only {} fixtures in {folder}",
         names.len()
     );
-    for (k, _) in known {
+    for k in known
+        .iter()
+        .map(|k| k.0)
+        .chain(above.iter().map(|a| a.name))
+    {
         assert!(names.iter().any(|n| n == k), "{k} is not a fixture");
     }
     let mut problems = Vec::new();
@@ -114,10 +128,22 @@ pub fn check_folder(folder: &str, min: usize, known: &[(&str, &str)]) {
                     "{name}: bytes/device Shardy's {} meshrun's {} XLA {}",
                     b.shardy, b.ours, b.xla
                 );
-                if b.shardy > b.xla || b.ours > b.xla {
+                let allowed = above.iter().find(|a| a.name == name);
+                let limit = b.xla + allowed.map_or(0.0, |a| a.bytes);
+                if b.shardy > limit || b.ours > limit {
                     problems.push(format!(
-                        "{name}: {} (Shardy's) / {} (meshrun's) bytes/device > XLA's {}",
-                        b.shardy, b.ours, b.xla
+                        "{name}: {} (Shardy's) / {} (meshrun's) bytes/device > XLA's {}{}",
+                        b.shardy,
+                        b.ours,
+                        b.xla,
+                        allowed.map_or(String::new(), |a| format!(" + {} ({})", a.bytes, a.why))
+                    ));
+                }
+                if let Some(a) = allowed.filter(|a| b.ours <= b.xla + a.bytes - 1.0) {
+                    problems.push(format!(
+                        "{name}: {} bytes/device, the allowance of {} above XLA's {} is more than \
+                         it needs now: lower it",
+                        b.ours, a.bytes, b.xla
                     ));
                 }
             }

@@ -1,10 +1,11 @@
 //! Passes before propagation, as Shardy's import pipeline runs them:
 //! calls into named computations (`calls`), naming inline meshes and
-//! merging identical ones, removing mesh axes of size 1 from
-//! shardings, folding selects between a value and itself (as XLA's
-//! simplifier does before its propagation), splitting constants per use, applying sharding constraints to
-//! their inputs, and importing sharding groups (`groups::sync_groups`
-//! runs at the start of every strategy, as in Shardy).
+//! merging identical ones, removing mesh axes of size 1 from shardings,
+//! splitting constants per use, applying sharding constraints to their
+//! inputs, and importing sharding groups (`groups::sync_groups` runs at
+//! the start of every strategy, as in Shardy). One runs before them as
+//! XLA's pipeline runs it before its propagation: selects between a
+//! value and itself folded (`fold_selects`, XLA's simplifier).
 
 pub mod calls;
 pub mod constant_split;
