@@ -187,12 +187,13 @@ fn transposed_dots(units: &[Unit]) -> usize {
 fn a_dot_read_only_by_its_transpose_runs_swapped() {
     // A weight gradient as JAX writes it: dot over the batch, then a
     // transpose of the result. %2's transpose also swaps the free
-    // dimensions, but %1 is read twice, so it stays.
+    // dimensions, but %1 is read twice, so it stays. (%1 names its
+    // precision so that it is no repeat of %0 that CSE would merge.)
     let text = r#"
 func.func public @main(%x: tensor<6x5xf32>, %dy: tensor<6x3xf32>) -> (tensor<3x5xf32>, tensor<5x3xf32>, tensor<3x5xf32>) {
   %0 = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0] : (tensor<6x5xf32>, tensor<6x3xf32>) -> tensor<5x3xf32>
   %t = stablehlo.transpose %0, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>
-  %1 = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0] : (tensor<6x5xf32>, tensor<6x3xf32>) -> tensor<5x3xf32>
+  %1 = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<6x5xf32>, tensor<6x3xf32>) -> tensor<5x3xf32>
   %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>
   return %t, %1, %2 : tensor<3x5xf32>, tensor<5x3xf32>, tensor<3x5xf32>
 }

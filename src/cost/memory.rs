@@ -2,14 +2,18 @@
 //! for the whole step (the caller owns them), plus the peak of the values
 //! the device program creates, counted from the program's liveness.
 //!
-//! The count follows the executor (`meshrun_runtime::executor`): a value
-//! lives from the instruction that defines it to the last instruction that
-//! reads it, and a program output lives to the end. While an instruction
-//! runs, its operands and its results are all live (no instruction works
-//! in place). Sizes are local (padded) blocks; every device runs the same
-//! program on blocks of the same shapes, so the count holds for each one.
-//! Buffers a backend keeps for reuse, scratch space inside kernels and
-//! collectives, and the program text are not counted.
+//! A value lives from the instruction that defines it to the last
+//! instruction that reads it, and a program output lives to the end.
+//! While an instruction runs, its operands and its results are all live
+//! (no instruction works in place). Values XLA's fusion never writes to
+//! memory take none: made by an element-wise op, a broadcast, a reshape,
+//! a constant, an iota or a padding mask, and read only by such ops or as
+//! a reduction's input (each reader computes them where it needs them),
+//! and neither a program output nor what a loop or branch yields. Sizes
+//! are local (padded) blocks; every device runs the same program on
+//! blocks of the same shapes, so the count holds for each one. Buffers a
+//! backend keeps for reuse, scratch space inside kernels and collectives,
+//! and the program text are not counted.
 //!
 //! Values in host memory (`crate::cost::host`: `pinned_host` arguments,
 //! values placed on the host) are counted apart, in `host_bytes`: they
@@ -21,7 +25,7 @@
 //! result of the argument's block type take it) needs no memory of its
 //! own, as XLA's `argument + output - alias + temp` counts it.
 
-use meshrun_compiler::ir::TensorType;
+use meshrun_compiler::ir::{OpKind, TensorType};
 use meshrun_compiler::partition::global::Donation;
 use meshrun_compiler::partition::{Block, DeviceProgram, Instr, PartitionedProgram};
 
@@ -138,8 +142,9 @@ pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
     let outputs: Vec<usize> = program.outputs.iter().map(|io| io.value).collect();
     // Device values: neither inputs, nor on the host, nor written into a
     // donated argument; host values apart.
+    let fused = fused_values(program, &outputs);
     let skip_device: Vec<bool> = (0..n)
-        .map(|v| is_input[v] || host(v) || aliased.contains(&v))
+        .map(|v| is_input[v] || host(v) || aliased.contains(&v) || fused[v])
         .collect();
     let skip_host: Vec<bool> = (0..n).map(|v| is_input[v] || !host(v)).collect();
     let (peak, peak_at) = sweep(program, &program.instrs, &outputs, &skip_device);
@@ -294,6 +299,95 @@ fn sweep(
     (peak, peak_at)
 }
 
+/// Whether an instruction is one XLA fuses into its readers: an
+/// element-wise op, a broadcast, a reshape, a constant, an iota, a mask.
+fn fusible(instr: &Instr) -> bool {
+    match instr {
+        Instr::Op { kind, .. } => {
+            kind.is_elementwise()
+                || matches!(
+                    kind,
+                    OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Constant(_)
+                )
+        }
+        Instr::Iota { .. } | Instr::Mask { .. } => true,
+        _ => false,
+    }
+}
+
+/// Whether a reader computes its result from a fused operand with no
+/// buffer for it: a fusible op, or a reduction's input (XLA's loop and
+/// input fusion).
+fn reads_fused(instr: &Instr) -> bool {
+    fusible(instr)
+        || matches!(
+            instr,
+            Instr::Op {
+                kind: OpKind::Reduce { .. },
+                ..
+            }
+        )
+}
+
+/// The values no buffer ever holds, as XLA's fusion computes them: made by
+/// a fusible instruction and read only by fusible ones or as a
+/// reduction's input (each reader computes them again where it needs
+/// them), and neither a program output nor what a loop or branch block
+/// yields.
+fn fused_values(program: &DeviceProgram, outputs: &[usize]) -> Vec<bool> {
+    let n = program.values.len();
+    let mut made_fusible = vec![false; n];
+    let mut readers_fuse = vec![true; n];
+    let mut read = vec![false; n];
+    let mut kept = vec![false; n];
+    for &v in outputs {
+        if v < n {
+            kept[v] = true;
+        }
+    }
+    fn walk(
+        instrs: &[Instr],
+        made: &mut [bool],
+        fuse: &mut [bool],
+        read: &mut [bool],
+        kept: &mut [bool],
+    ) {
+        for instr in instrs {
+            let f = fusible(instr);
+            let r = reads_fused(instr);
+            for v in instr.results() {
+                if let Some(m) = made.get_mut(v) {
+                    *m = f;
+                }
+            }
+            for v in instr.operands() {
+                if v < read.len() {
+                    read[v] = true;
+                    fuse[v] &= r;
+                }
+            }
+            for b in blocks(instr) {
+                for &v in &b.results {
+                    if let Some(k) = kept.get_mut(v) {
+                        *k = true;
+                    }
+                }
+                walk(&b.instrs, made, fuse, read, kept);
+            }
+        }
+    }
+    walk(
+        &program.instrs,
+        &mut made_fusible,
+        &mut readers_fuse,
+        &mut read,
+        &mut kept,
+    );
+    (0..n)
+        .map(|v| made_fusible[v] && readers_fuse[v] && read[v] && !kept[v])
+        .collect()
+}
+
 fn blocks(instr: &Instr) -> Vec<&Block> {
     match instr {
         Instr::Loop(l) => vec![&l.cond, &l.body],
@@ -319,26 +413,35 @@ mod tests {
 
     #[test]
     fn values_live_from_definition_to_last_use() {
-        // Local blocks: %a 4x16 f32 = 256 B, %b 64 B (replicated).
+        // Local blocks: %a 4x16 f32 = 256 B, %b 64 B (replicated). The
+        // products are materialized: each is read by another product.
         let p = program(
-            "    %0 = stablehlo.tanh %a : tensor<8x16xf32>\n    %1 = stablehlo.add %0, %0 : tensor<8x16xf32>\n    %2 = stablehlo.multiply %1, %0 : tensor<8x16xf32>\n    %3 = stablehlo.exponential %2 : tensor<8x16xf32>\n",
-            "%3",
+            "    %0 = stablehlo.dot_general %a, %a, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>\n    %1 = stablehlo.dot_general %a, %0, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>\n    %2 = stablehlo.dot_general %1, %0, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>\n",
+            "%2",
         );
         let m = memory_per_device(&p);
         assert_eq!(m.arguments_bytes, 256.0 + 64.0);
-        // At the multiply, %0, %1 and %2 are live; after it only %2, then
-        // %2 and %3, then the output %3.
-        assert_eq!(m.peak_live_bytes, 3.0 * 256.0);
-        assert_eq!(m.total_bytes(), 320.0 + 768.0);
+        // %0 is 16x16 on every device (1 KiB, a partial sum all-reduced);
+        // at the last product %0, %1 and %2 are live.
+        assert!(m.peak_live_bytes >= 1024.0 + 2.0 * 256.0, "{m:?}");
     }
 
+    /// An element-wise chain is one fused kernel: only its result (and
+    /// values other ops read) take memory.
     #[test]
-    fn a_chain_needs_two_blocks_at_a_time() {
+    fn a_fused_chain_needs_only_its_result() {
         let p = program(
             "    %0 = stablehlo.tanh %a : tensor<8x16xf32>\n    %1 = stablehlo.exponential %0 : tensor<8x16xf32>\n    %2 = stablehlo.sine %1 : tensor<8x16xf32>\n",
             "%2",
         );
-        assert_eq!(memory_per_device(&p).peak_live_bytes, 2.0 * 256.0);
+        assert_eq!(memory_per_device(&p).peak_live_bytes, 256.0);
+        // A value a product reads is written out.
+        let p = program(
+            "    %0 = stablehlo.tanh %a : tensor<8x16xf32>\n    %1 = stablehlo.dot_general %0, %0, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>\n    %2 = stablehlo.sine %0 : tensor<8x16xf32>\n",
+            "%2",
+        );
+        let m = memory_per_device(&p);
+        assert!(m.peak_live_bytes >= 2.0 * 256.0, "{m:?}");
     }
 
     #[test]
