@@ -26,7 +26,13 @@ fn mutated_fixtures_never_panic_or_mismatch() {
         .unwrap_or(3000);
     let mut bugs = Vec::new();
     let mut ran = 0;
+    // MESHRUN_FUZZ_TRACE=1 names each case before it runs (a case that
+    // hangs or exhausts memory names itself).
+    let trace = std::env::var_os("MESHRUN_FUZZ_TRACE").is_some();
     for seed in 1..=cases {
+        if trace {
+            eprintln!("case {seed}");
+        }
         let outcome = run_case(&case_text(&seeds, seed));
         if outcome == Outcome::Accepted(Stage::Run) {
             ran += 1;
@@ -75,4 +81,23 @@ fn inputs_found_by_fuzzing_get_their_errors_or_run_right() {
         checked += 1;
     }
     assert!(checked >= 15, "only {checked} found inputs");
+}
+
+/// Writes case `SEED` to `OUT` (default `case.mlir`), to look at a case
+/// the test above names: `SEED=2500 cargo test --release --test
+/// fuzz_mutations write_case -- --ignored`.
+#[test]
+#[ignore]
+fn write_case() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let seeds: Vec<String> = seed_files(&root)
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let seed: u64 = std::env::var("SEED")
+        .expect("SEED=N")
+        .parse()
+        .expect("SEED is a number");
+    let out = std::env::var("OUT").unwrap_or_else(|_| "case.mlir".into());
+    std::fs::write(&out, case_text(&seeds, seed)).expect("writes the case");
 }

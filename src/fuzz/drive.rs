@@ -168,7 +168,15 @@ fn stages(text: &str, stage: &std::cell::Cell<Stage>) -> Outcome {
         max_loop_iterations: Some(MAX_LOOP_ITERATIONS),
         ..ExecOptions::default()
     };
-    let got = match exec.run_global(&CpuBackend::new(), &inputs, &opts) {
+    // Replicas are checked as `run` checks them: a program whose copies of
+    // one block differ (a shard_map result replicated over a manual axis
+    // it varies along) is refused with `run`'s one-line error.
+    let backend = CpuBackend::new();
+    let got = match exec
+        .place(&backend, &inputs)
+        .and_then(|placed| exec.run(&backend, &placed, &opts))
+        .and_then(|outs| exec.gather(&backend, outs, true))
+    {
         Ok(g) => g,
         Err(e) => return rejected(Stage::Run, e.to_string()),
     };

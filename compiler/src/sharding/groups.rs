@@ -99,6 +99,18 @@ fn digits(mesh: &Mesh, axes: &[AxisRef]) -> Result<Vec<Digit>, GroupError> {
 /// every device is a group of its own.
 pub fn device_groups(mesh: &Mesh, axes: &[AxisRef]) -> Result<Vec<Vec<i64>>, GroupError> {
     validate_mesh_structure(mesh).map_err(|e| GroupError::InvalidMesh(e.to_string()))?;
+    // Groups list every device: a mesh of absurd size is refused here
+    // rather than allocated (the partitioner's own limit is the same).
+    let devices = mesh
+        .axes
+        .iter()
+        .try_fold(1i64, |n, a| n.checked_mul(a.size))
+        .filter(|&n| n <= MAX_GROUP_DEVICES);
+    if devices.is_none() {
+        return Err(GroupError::InvalidMesh(format!(
+            "more than {MAX_GROUP_DEVICES} devices"
+        )));
+    }
     let digits = digits(mesh, axes)?;
     let group_size: i64 = digits.iter().map(|d| d.size).product();
     let mut index_of_base: HashMap<i64, usize> = HashMap::new();
@@ -123,6 +135,9 @@ pub fn device_groups(mesh: &Mesh, axes: &[AxisRef]) -> Result<Vec<Vec<i64>>, Gro
     }
     Ok(groups)
 }
+
+/// The most devices a mesh may have for its groups to be listed.
+pub const MAX_GROUP_DEVICES: i64 = 1 << 16;
 
 /// For each device id, its (group index, rank) in [`device_groups`].
 pub fn group_ranks(groups: &[Vec<i64>]) -> HashMap<i64, (usize, usize)> {
@@ -166,6 +181,17 @@ mod tests {
             vec![vec![0, 4, 1, 5], vec![2, 6, 3, 7]]
         );
         assert_eq!(device_groups(&m, &[]).unwrap().len(), 8);
+    }
+
+    /// A mesh too large to list is an error, not a 16 GB allocation (a
+    /// fuzzer case: mesh-axes replica groups on a mutated mesh).
+    #[test]
+    fn an_absurd_mesh_is_refused() {
+        let m = Mesh::new(&[("x", 1 << 16), ("y", 1 << 15)]);
+        let e = device_groups(&m, &[full("x")]).unwrap_err();
+        assert!(e.to_string().contains("more than 65536 devices"), "{e}");
+        let m = Mesh::new(&[("x", i64::MAX / 2), ("y", 4)]);
+        assert!(device_groups(&m, &[full("y")]).is_err());
     }
 
     #[test]
