@@ -2,8 +2,10 @@
 //! `fixtures/scale` holds shape-only Llama-style training steps (1B on 8
 //! devices, 7B on 8 and 64, 70B on 256; `tools/jax_export_scale.py`, JAX
 //! 0.12) with XLA's `memory_analysis()` and collective bytes per device.
-//! `meshrun cost` must stay within [`BAND`] of XLA's memory (measured:
-//! -15% to +9%) and move no more bytes than XLA.
+//! On Shardy's propagation of each step (`propagated.mlir`, the sharded
+//! program XLA compiled) `meshrun cost --no-propagate` must count within
+//! [`BAND`] of XLA's memory (measured: 1% to 16% under it); on meshrun's
+//! own propagation it must move no more bytes than XLA.
 
 use std::path::PathBuf;
 
@@ -12,8 +14,9 @@ use serde_json::Value;
 mod common;
 use common::{arg as s, run_ok};
 
-/// meshrun's memory estimate over XLA's, at most this far from 1.
-const BAND: f64 = 0.2;
+/// meshrun's memory estimate over XLA's on the same sharded program:
+/// within this range.
+const BAND: (f64, f64) = (0.8, 1.1);
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -52,29 +55,31 @@ fn memory_and_bytes_at_real_sizes_are_within_the_band_of_xla() {
             .as_f64()
             .expect("bytes");
         let file = d.join("input.mlir");
-        let c: Value = serde_json::from_str(&run_ok(&[
-            "cost",
-            s(&file),
-            "--json",
-            "--topology",
-            topology(devices),
-        ]))
-        .expect("JSON");
+        let cost = |file: &PathBuf, extra: &[&str]| -> Value {
+            let mut args = vec!["cost", s(file), "--json", "--topology", topology(devices)];
+            args.extend_from_slice(extra);
+            serde_json::from_str(&run_ok(&args)).expect("JSON")
+        };
+        let c = cost(&file, &[]);
+        let same = cost(&d.join("propagated.mlir"), &["--no-propagate"]);
         let mem = c["memory"]["total_bytes"].as_f64().expect("memory");
+        let same_mem = same["memory"]["total_bytes"].as_f64().expect("memory");
         let moved = c["total_bytes_per_device"].as_f64().expect("bytes");
         let name = d.file_name().unwrap().to_string_lossy().to_string();
-        let ratio = mem / xla_mem;
+        let ratio = same_mem / xla_mem;
+        let gib = |b: f64| b / 1073741824.0;
         eprintln!(
-            "{name}: memory {:.2} GiB vs XLA {:.2} GiB ({:+.0}%), moves {:.2} GiB vs XLA {:.2} GiB",
-            mem / 1073741824.0,
-            xla_mem / 1073741824.0,
+            "{name}: XLA {:.2} GiB; meshrun on Shardy's propagation {:.2} GiB ({:+.0}%), on its own {:.2} GiB; moves {:.2} GiB vs XLA {:.2} GiB",
+            gib(xla_mem),
+            gib(same_mem),
             (ratio - 1.0) * 100.0,
-            moved / 1073741824.0,
-            xla_moved / 1073741824.0
+            gib(mem),
+            gib(moved),
+            gib(xla_moved)
         );
-        if (ratio - 1.0).abs() > BAND {
+        if ratio < BAND.0 || ratio > BAND.1 {
             problems.push(format!(
-                "{name}: memory {mem} B is {ratio:.2} x XLA's {xla_mem} B"
+                "{name}: memory {same_mem} B is {ratio:.2} x XLA's {xla_mem} B"
             ));
         }
         if moved > xla_moved {

@@ -11,7 +11,8 @@ the real device count with ``--xla_force_host_platform_device_count=N``
 parallelism over "model".
 
 Each fixture is ``fixtures/scale/NAME/``: ``input.mlir`` (the lowered
-text, JAX 0.12) and ``meta.json``: the configuration, XLA's
+text, JAX 0.12), ``propagated.mlir`` (Shardy's propagation of it, as XLA
+ran it) and ``meta.json``: the configuration, XLA's
 ``compiled.memory_analysis()`` per device (arguments, outputs, aliased,
 temporaries; ``total = arguments + outputs - aliased + temporaries``),
 XLA's collective bytes per device (a collective in a loop body counted
@@ -26,8 +27,10 @@ as the device count is fixed when jax starts):
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -142,6 +145,16 @@ def export_one(name, out_root):
     t1 = time.time()
     compiled = lowered.compile()
     t2 = time.time()
+    # Shardy's propagation of the same program (compiled again with a dump:
+    # the timed compile above has none).
+    dump = tempfile.mkdtemp(prefix=f"jax_export_scale_{name}_")
+    try:
+        lowered.compile(compiler_options={"xla_dump_to": dump,
+                                          "xla_dump_hlo_pass_re": "shardy-xla"})
+        with open(je.find_propagated(dump)) as fh:
+            propagated = fh.read()
+    finally:
+        shutil.rmtree(dump, ignore_errors=True)
     mem = compiled.memory_analysis()
     hlo = compiled.as_text()
     coll = je.analyze_collectives(hlo)
@@ -171,6 +184,8 @@ def export_one(name, out_root):
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "input.mlir"), "w") as fh:
         fh.write(text)
+    with open(os.path.join(out, "propagated.mlir"), "w") as fh:
+        fh.write(propagated)
     je.write_json(os.path.join(out, "meta.json"), meta)
     gib = xla_mem["total_bytes"] / 2**30
     print(f"ok   {name:24} {dp * tp:4} devices  XLA {gib:7.2f} GiB/device  "

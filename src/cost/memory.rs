@@ -7,9 +7,10 @@
 //! While an instruction runs, its operands and its results are all live
 //! (no instruction works in place). Values XLA's fusion never writes to
 //! memory take none: made by an element-wise op, a broadcast, a reshape,
-//! a constant, an iota or a padding mask, and read only by such ops or as
-//! a reduction's input (each reader computes them where it needs them),
-//! and neither a program output nor what a loop or branch yields. Sizes
+//! a constant, an iota or a padding mask, read only by such ops or as a
+//! reduction's input, by one instruction or, when cheap to compute again
+//! (no transcendental, no division), by several, and neither a program
+//! output nor what a loop or branch yields. Sizes
 //! are local (padded) blocks; every device runs the same program on
 //! blocks of the same shapes, so the count holds for each one. Buffers a
 //! backend keeps for reuse, scratch space inside kernels and collectives,
@@ -25,7 +26,7 @@
 //! result of the argument's block type take it) needs no memory of its
 //! own, as XLA's `argument + output - alias + temp` counts it.
 
-use meshrun_compiler::ir::{OpKind, TensorType};
+use meshrun_compiler::ir::{BinaryOp, OpKind, TensorType, UnaryOp};
 use meshrun_compiler::partition::global::Donation;
 use meshrun_compiler::partition::{Block, DeviceProgram, Instr, PartitionedProgram};
 
@@ -147,8 +148,8 @@ pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
         .map(|v| is_input[v] || host(v) || aliased.contains(&v) || fused[v])
         .collect();
     let skip_host: Vec<bool> = (0..n).map(|v| is_input[v] || !host(v)).collect();
-    let (peak, peak_at) = sweep(program, &program.instrs, &outputs, &skip_device);
-    let (host_peak, _) = sweep(program, &program.instrs, &outputs, &skip_host);
+    let (peak, peak_at) = sweep(program, &program.instrs, &outputs, &skip_device, &fused);
+    let (host_peak, _) = sweep(program, &program.instrs, &outputs, &skip_host, &fused);
     let mut seen = vec![false; n];
     let mut outputs_bytes = 0.0;
     for &v in &outputs {
@@ -159,7 +160,7 @@ pub fn memory_per_device(program: &DeviceProgram) -> MemoryEstimate {
     }
     let aliased_bytes = aliased.iter().map(|&v| size(v)).sum::<f64>() + 0.0;
     let peak_values = peak_at
-        .map(|i| live_at(program, &outputs, &skip_device, i))
+        .map(|i| live_at(program, &outputs, &skip_device, &fused, i))
         .unwrap_or_default();
     MemoryEstimate {
         arguments_bytes,
@@ -210,28 +211,24 @@ fn aliased_outputs(program: &DeviceProgram, is_input: &[bool]) -> Vec<usize> {
 
 /// The counted values live while top-level instruction `at` runs,
 /// largest first (at most [`PEAK_VALUES`]).
-fn live_at(program: &DeviceProgram, kept: &[usize], skip: &[bool], at: usize) -> Vec<(usize, f64)> {
+fn live_at(
+    program: &DeviceProgram,
+    kept: &[usize],
+    skip: &[bool],
+    fused: &[bool],
+    at: usize,
+) -> Vec<(usize, f64)> {
     let n = program.values.len();
     let size = |v: usize| program.values.get(v).map_or(0.0, |lv| block_bytes(&lv.ty));
     let mut first = vec![None::<usize>; n];
-    let mut last = vec![None::<usize>; n];
     for (i, instr) in program.instrs.iter().enumerate() {
         for v in instr.results() {
             if v < n && first[v].is_none() {
                 first[v] = Some(i);
             }
         }
-        for v in instr.results().into_iter().chain(instr.operands()) {
-            if v < n {
-                last[v] = Some(i);
-            }
-        }
     }
-    for &v in kept {
-        if v < n {
-            last[v] = Some(usize::MAX);
-        }
-    }
+    let last = last_uses(&program.instrs, kept, fused, n);
     let mut live: Vec<(usize, f64)> = (0..n)
         .filter(|&v| !skip[v])
         .filter(|&v| matches!((first[v], last[v]), (Some(f), Some(l)) if f <= at && at <= l))
@@ -240,6 +237,48 @@ fn live_at(program: &DeviceProgram, kept: &[usize], skip: &[bool], at: usize) ->
     live.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     live.truncate(PEAK_VALUES);
     live
+}
+
+/// The last instruction of `instrs` that needs each value alive (`kept`
+/// values: past the end). A fused value is computed where its readers
+/// run, so what it reads lives until its own last reader.
+fn last_uses(instrs: &[Instr], kept: &[usize], fused: &[bool], n: usize) -> Vec<Option<usize>> {
+    let mut last = vec![None::<usize>; n];
+    for (i, instr) in instrs.iter().enumerate() {
+        for v in instr.results().into_iter().chain(instr.operands()) {
+            if let Some(slot) = last.get_mut(v) {
+                *slot = Some(i);
+            }
+        }
+    }
+    for &v in kept {
+        if let Some(slot) = last.get_mut(v) {
+            *slot = Some(instrs.len());
+        }
+    }
+    for instr in instrs.iter().rev() {
+        let results = instr.results();
+        if results.is_empty()
+            || !results
+                .iter()
+                .all(|&r| fused.get(r).copied().unwrap_or(false))
+        {
+            continue;
+        }
+        let Some(until) = results
+            .iter()
+            .filter_map(|&r| last.get(r).copied().flatten())
+            .max()
+        else {
+            continue;
+        };
+        for o in instr.operands() {
+            if let Some(slot) = last.get_mut(o) {
+                *slot = (*slot).max(Some(until));
+            }
+        }
+    }
+    last
 }
 
 /// The peak bytes of the values `instrs` create, and where it is reached;
@@ -252,24 +291,12 @@ fn sweep(
     instrs: &[Instr],
     kept: &[usize],
     skip: &[bool],
+    fused: &[bool],
 ) -> (f64, Option<usize>) {
     let n = program.values.len();
     let size = |v: usize| program.values.get(v).map_or(0.0, |lv| block_bytes(&lv.ty));
-    // The last instruction that needs each created value alive.
     let end = instrs.len();
-    let mut last = vec![None::<usize>; n];
-    for (i, instr) in instrs.iter().enumerate() {
-        for v in instr.results().into_iter().chain(instr.operands()) {
-            if let Some(slot) = last.get_mut(v) {
-                *slot = Some(i);
-            }
-        }
-    }
-    for &v in kept {
-        if let Some(slot) = last.get_mut(v) {
-            *slot = Some(end);
-        }
-    }
+    let last = last_uses(instrs, kept, fused, n);
     // Sweep: add each value where it is defined, drop it after its last use.
     let mut frees: Vec<Vec<usize>> = vec![Vec::new(); end + 1];
     let mut live = 0.0_f64;
@@ -286,7 +313,7 @@ fn sweep(
         }
         let inner = blocks(instr)
             .into_iter()
-            .map(|b| sweep(program, &b.instrs, &b.results, skip).0)
+            .map(|b| sweep(program, &b.instrs, &b.results, skip, fused).0)
             .fold(0.0, f64::max);
         if live + inner > peak || peak_at.is_none() {
             peak = peak.max(live + inner);
@@ -329,62 +356,90 @@ fn reads_fused(instr: &Instr) -> bool {
         )
 }
 
+/// Whether XLA computes an op again in every reader rather than write it
+/// once: cheap ones (moves, compares, selects, plain arithmetic); a
+/// transcendental or a division read twice is written out.
+fn cheap(instr: &Instr) -> bool {
+    match instr {
+        Instr::Op { kind, .. } => match kind {
+            OpKind::Unary(u) => matches!(
+                u,
+                UnaryOp::Negate | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not | UnaryOp::Square
+            ),
+            OpKind::Binary(b) => !matches!(
+                b,
+                BinaryOp::Divide | BinaryOp::Remainder | BinaryOp::Power | BinaryOp::Atan2
+            ),
+            _ => true,
+        },
+        _ => true,
+    }
+}
+
 /// The values no buffer ever holds, as XLA's fusion computes them: made by
 /// a fusible instruction and read only by fusible ones or as a
-/// reduction's input (each reader computes them again where it needs
-/// them), and neither a program output nor what a loop or branch block
-/// yields.
+/// reduction's input, by one instruction or, when cheap, by several (each
+/// computes it again where it needs it), and neither a program output nor
+/// what a loop or branch block yields.
 fn fused_values(program: &DeviceProgram, outputs: &[usize]) -> Vec<bool> {
     let n = program.values.len();
-    let mut made_fusible = vec![false; n];
+    let mut made = vec![(false, false); n];
     let mut readers_fuse = vec![true; n];
-    let mut read = vec![false; n];
+    let mut readers = vec![0usize; n];
     let mut kept = vec![false; n];
     for &v in outputs {
         if v < n {
             kept[v] = true;
         }
     }
-    fn walk(
-        instrs: &[Instr],
-        made: &mut [bool],
-        fuse: &mut [bool],
-        read: &mut [bool],
-        kept: &mut [bool],
-    ) {
+    struct Walk<'a> {
+        made: &'a mut [(bool, bool)],
+        fuse: &'a mut [bool],
+        readers: &'a mut [usize],
+        kept: &'a mut [bool],
+    }
+    fn walk(instrs: &[Instr], w: &mut Walk) {
         for instr in instrs {
-            let f = fusible(instr);
+            let f = (fusible(instr), cheap(instr));
             let r = reads_fused(instr);
             for v in instr.results() {
-                if let Some(m) = made.get_mut(v) {
+                if let Some(m) = w.made.get_mut(v) {
                     *m = f;
                 }
             }
-            for v in instr.operands() {
-                if v < read.len() {
-                    read[v] = true;
-                    fuse[v] &= r;
+            let mut operands = instr.operands();
+            operands.sort_unstable();
+            operands.dedup();
+            for v in operands {
+                if v < w.readers.len() {
+                    w.readers[v] += 1;
+                    w.fuse[v] &= r;
                 }
             }
             for b in blocks(instr) {
                 for &v in &b.results {
-                    if let Some(k) = kept.get_mut(v) {
+                    if let Some(k) = w.kept.get_mut(v) {
                         *k = true;
                     }
                 }
-                walk(&b.instrs, made, fuse, read, kept);
+                walk(&b.instrs, w);
             }
         }
     }
     walk(
         &program.instrs,
-        &mut made_fusible,
-        &mut readers_fuse,
-        &mut read,
-        &mut kept,
+        &mut Walk {
+            made: &mut made,
+            fuse: &mut readers_fuse,
+            readers: &mut readers,
+            kept: &mut kept,
+        },
     );
     (0..n)
-        .map(|v| made_fusible[v] && readers_fuse[v] && read[v] && !kept[v])
+        .map(|v| {
+            let (fusible, cheap) = made[v];
+            fusible && readers_fuse[v] && !kept[v] && (readers[v] == 1 || (readers[v] > 1 && cheap))
+        })
         .collect()
 }
 
@@ -442,6 +497,23 @@ mod tests {
         );
         let m = memory_per_device(&p);
         assert!(m.peak_live_bytes >= 2.0 * 256.0, "{m:?}");
+    }
+
+    /// A transcendental read by two ops is written once; a cheap op read
+    /// by two is computed again in each.
+    #[test]
+    fn an_expensive_value_read_twice_is_written_out() {
+        let two_readers = |op: &str| {
+            program(
+                &format!("    %0 = stablehlo.{op} %a : tensor<8x16xf32>\n    %1 = stablehlo.sine %0 : tensor<8x16xf32>\n    %2 = stablehlo.cosine %0 : tensor<8x16xf32>\n    %3 = stablehlo.add %1, %2 : tensor<8x16xf32>\n"),
+                "%3",
+            )
+        };
+        assert_eq!(
+            memory_per_device(&two_readers("negate")).peak_live_bytes,
+            256.0
+        );
+        assert!(memory_per_device(&two_readers("tanh")).peak_live_bytes >= 2.0 * 256.0);
     }
 
     #[test]
