@@ -30,6 +30,7 @@ use meshrun_compiler::ir::{
     infer_result_types, BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType,
     OpKind, ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::ragged_dot::{RaggedDot, RaggedDotDims};
 use meshrun_compiler::ops::reduce::{Reduce, ReduceAttrs};
 use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
@@ -525,6 +526,47 @@ fn op_cases() -> Vec<Case> {
             tensor(&[4, 2], ElemType::I32, |i| i as f64 - 3.0),
         ],
     ));
+    // ragged_dot's steps on the device (slices, cuBLAS products, zero
+    // blocks, concatenations): rows in groups of 3, 0, 5 and 4 rows past
+    // them; the weight gradient (a ragged contracting dimension); sizes
+    // per batch element.
+    let ragged = |lhs_contract, rhs_contract, lhs_ragged, rhs_group, batch: bool| {
+        OpKind::RaggedDot(RaggedDot {
+            dims: RaggedDotDims {
+                lhs_batch: if batch { vec![0] } else { vec![] },
+                rhs_batch: if batch { vec![0] } else { vec![] },
+                lhs_contract,
+                rhs_contract,
+                lhs_ragged,
+                rhs_group,
+            },
+        })
+    };
+    let sizes = |shape: &[usize], v: &[i32]| HostTensor::from_vec(shape, v.to_vec()).unwrap();
+    cases.push(case(
+        ragged(vec![1], vec![1], vec![0], vec![0], false),
+        vec![
+            tensor(&[12, 5], ElemType::F32, spread(-1.0, 1.0)),
+            tensor(&[3, 5, 7], ElemType::F32, spread(-1.0, 1.0)),
+            sizes(&[3], &[3, 0, 5]),
+        ],
+    ));
+    cases.push(case(
+        ragged(vec![0], vec![0], vec![0], vec![], false),
+        vec![
+            tensor(&[12, 5], ElemType::F32, spread(-1.0, 1.0)),
+            tensor(&[12, 7], ElemType::F32, spread(-1.0, 1.0)),
+            sizes(&[3], &[3, 0, 5]),
+        ],
+    ));
+    cases.push(case(
+        ragged(vec![2], vec![2], vec![1], vec![1], true),
+        vec![
+            tensor(&[2, 6, 4], ElemType::F32, spread(-1.0, 1.0)),
+            tensor(&[2, 3, 4, 5], ElemType::F32, spread(-1.0, 1.0)),
+            sizes(&[2, 3], &[2, 2, 2, 1, 0, 4]),
+        ],
+    ));
     cases
 }
 
@@ -949,8 +991,8 @@ fn every_fixture_runs_and_matches_the_reference<B: Backend>(backend: &B) {
 
 // ------------------------------------------- loops, branches, shard_map
 
-/// Fixtures with structure, checked against JAX's outputs (the reference
-/// interpreter does not run manual computations).
+/// Fixtures with structure and JAX 0.12's fixtures, checked against JAX's
+/// outputs (the reference interpreter does not run manual computations).
 fn structured_fixtures_match_jax<B: Backend>(backend: &B) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("jax_regions"))
@@ -972,6 +1014,20 @@ fn structured_fixtures_match_jax<B: Backend>(backend: &B) {
         shard_maps.len()
     );
     dirs.extend(shard_maps);
+    // JAX 0.12's programs: mesh-axes groups, unreduced values, host
+    // memory, async collectives, ragged_dot (its GPU steps) in all modes.
+    let mut current: Vec<PathBuf> = std::fs::read_dir(root.join("jax_0_12"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("input.mlir").exists())
+        .collect();
+    current.sort();
+    assert!(
+        current.len() >= 20,
+        "only {} JAX 0.12 fixtures",
+        current.len()
+    );
+    dirs.extend(current);
     let mut failed = Vec::new();
     for dir in &dirs {
         let run = || -> Result<(), String> {

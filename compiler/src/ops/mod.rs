@@ -36,6 +36,7 @@ pub mod manual_computation;
 pub mod named_computation;
 pub mod optimization_barrier;
 pub mod ragged_dot;
+pub mod ragged_dot_steps;
 pub mod reduce;
 pub mod reduce_precision;
 pub mod reduce_window;

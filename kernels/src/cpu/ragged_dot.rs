@@ -1,40 +1,25 @@
-//! `chlo.ragged_dot` (`lax.ragged_dot` and its gradients): the grouped
-//! matmul of a mixture of experts, each group's range of lhs's ragged
-//! dimension multiplied with the same `dot_general` kernel as any
-//! product (the ops crate's `RaggedMode` says what the modes mean).
-//! Mode 1 (ragged rows): group `i`'s rows (after the rows of the groups
-//! before it) times group `i` of rhs, the blocks concatenated along the
-//! result's ragged dimension, rows past the last group zero (XLA's
-//! semantics). Mode 2 (ragged contracting dimension): group `i`'s slice
-//! of both operands' ragged dimension, one product per group stacked
-//! along the result's leading group dimension, zero for an empty group.
-//! Mode 3 (ragged batch dimension): the `dot_general`. Group sizes are
-//! clamped to what is there, so a bad size never reads outside lhs.
-//! `group_sizes` of rank > 1 (sizes per batch element or earlier index)
-//! runs one grouped product per index of its prefix.
-//!
-//! On a device's blocks (the partitioner's optional fourth and fifth
-//! operands: the first global index `o` of the block of the ragged
-//! dimension, the first global group `h` of the block of groups — rhs's
-//! in mode 1, the result's in mode 2), local group `j` is global group
-//! `h + j`, its global range is intersected with the block's, and groups
-//! outside the block are zero (another device adds them).
+//! `chlo.ragged_dot` (`lax.ragged_dot` and its gradients) on the CPU:
+//! the op's steps (`meshrun_compiler::ops::ragged_dot_steps`, where its
+//! semantics are written once for every backend: one `dot_general` per
+//! group on slices of the operands, zero blocks, concatenations) run with
+//! the CPU kernels, each product with the same `gemm` kernel as any
+//! `dot_general`.
 
 use gemm::Parallelism;
-use meshrun_compiler::ir::{BinaryOp, TensorType};
-use meshrun_compiler::ops::ragged_dot::{RaggedDot, RaggedMode, RaggedPlan};
+use meshrun_compiler::ir::TensorType;
+use meshrun_compiler::ops::ragged_dot::RaggedDot;
+use meshrun_compiler::ops::ragged_dot_steps::{expand, run, BlockStart, RaggedSteps};
 
-use crate::cpu::dot::dot_general;
-use crate::cpu::dynamic_slice::dynamic_update_slice;
-use crate::cpu::elementwise::binary;
+use crate::cpu::eval_op;
 use crate::cpu::gather::index_values;
-use crate::cpu::shape_ops::{concatenate, reshape, slice};
 use crate::error::{KernelError, Result};
 use crate::tensor::HostTensor;
 
 const OP: &str = "chlo.ragged_dot";
 
-/// `ragged_dot(lhs, rhs, group_sizes)` with result type `out`.
+/// `ragged_dot(lhs, rhs, group_sizes)` with result type `out`; `starts`
+/// (a device's blocks): the first global index of lhs's block of the
+/// ragged dimension and the first global group of the block of groups.
 pub fn ragged_dot(
     op: &RaggedDot,
     lhs: &HostTensor,
@@ -44,274 +29,73 @@ pub fn ragged_dot(
     out: &TensorType,
     par: Parallelism,
 ) -> Result<HostTensor> {
-    let (ls, rs) = (lhs.shape(), rhs.shape());
-    let plan = op
-        .plan(ls.len(), rs.len())
-        .map_err(|m| KernelError::invalid(OP, m))?;
-    if plan.mode == RaggedMode::Batch {
-        return dot_general(lhs, rhs, &plan.per_group, out, par);
-    }
+    let steps = ragged_dot_steps(op, &type_of(lhs), &type_of(rhs), group_sizes, starts, out)?;
+    run(&steps, lhs, rhs, |kind, x, ty| {
+        eval_op(kind, x, std::slice::from_ref(ty), par)?
+            .pop()
+            .ok_or_else(|| KernelError::invalid(OP, format!("{} gave no result", kind.name())))
+    })
+}
+
+/// The steps of one ragged dot on operands of types `lhs`, `rhs`, read
+/// off its group sizes and (a device's blocks) its block starts, which
+/// every backend holds on the host to plan its products.
+pub fn ragged_dot_steps(
+    op: &RaggedDot,
+    lhs: &TensorType,
+    rhs: &TensorType,
+    group_sizes: &HostTensor,
+    starts: Option<(&HostTensor, &HostTensor)>,
+    out: &TensorType,
+) -> Result<RaggedSteps> {
     let scalar = |what: &str, t: &HostTensor| -> Result<i64> {
         index_values(OP, what, t)?
             .first()
             .copied()
             .ok_or_else(|| KernelError::invalid(OP, format!("empty {what}")))
     };
-    let at = match starts {
-        Some((row, group)) => Start {
+    let start = match starts {
+        Some((row, group)) => Some(BlockStart {
             row: scalar("row start", row)?,
             group: scalar("group start", group)?,
-            local: true,
-        },
-        None => Start {
-            row: 0,
-            group: 0,
-            local: false,
-        },
+        }),
+        None => None,
     };
     let sizes = index_values(OP, "group_sizes", group_sizes)?;
-    let gs_shape = group_sizes.shape();
-    let Some((&g, prefix_shape)) = gs_shape.split_last() else {
-        return Err(KernelError::invalid(OP, "group_sizes is a scalar"));
-    };
-    if prefix_shape.is_empty() {
-        return grouped(&plan, lhs, rhs, &sizes, at, out, par);
-    }
-    // One grouped product per prefix index, each into its place of the
-    // result (added where the prefix dim is a contracting one).
-    let dims = plan.prefix_dims(&op.dims, ls.len());
-    if dims.len() != prefix_shape.len() || g == 0 {
-        return Err(KernelError::invalid(
-            OP,
-            format!("group_sizes {gs_shape:?} does not match the operands' prefix dims"),
-        ));
-    }
-    let mut acc = HostTensor::zeros(out)?;
-    for (n, row) in sizes.chunks(g).enumerate() {
-        let (mut l_lo, mut l_hi) = full(ls);
-        let (mut r_lo, mut r_hi) = full(rs);
-        let out_shape: Vec<usize> = out.shape.iter().map(|&d| d.max(0) as usize).collect();
-        let (mut o_lo, mut o_hi) = full(&out_shape);
-        let mut rest = n;
-        for (pd, &extent) in dims.iter().zip(prefix_shape).rev() {
-            let i = (rest % extent) as i64;
-            rest /= extent;
-            (l_lo[pd.lhs], l_hi[pd.lhs]) = (i, i + 1);
-            if let Some(r) = pd.rhs {
-                (r_lo[r], r_hi[r]) = (i, i + 1);
-            }
-            if let Some(o) = pd.out {
-                (o_lo[o], o_hi[o]) = (i, i + 1);
-            }
-        }
-        let unit = |k: usize| vec![1i64; k];
-        let sub_l = slice(lhs, &l_lo, &l_hi, &unit(ls.len()))?;
-        let sub_r = slice(rhs, &r_lo, &r_hi, &unit(rs.len()))?;
-        let mut sub_ty = out.clone();
-        for (d, (lo, hi)) in sub_ty.shape.iter_mut().zip(o_lo.iter().zip(&o_hi)) {
-            *d = hi - lo;
-        }
-        let part = grouped(&plan, &sub_l, &sub_r, row, at, &sub_ty, par)?;
-        let region = slice(&acc, &o_lo, &o_hi, &unit(out_shape.len()))?;
-        let sum = binary(BinaryOp::Add, &region, &part)?;
-        let at: Vec<HostTensor> = o_lo
-            .iter()
-            .map(|&x| HostTensor::from_vec(&[], vec![x]))
-            .collect::<Result<_>>()?;
-        let at: Vec<&HostTensor> = at.iter().collect();
-        acc = dynamic_update_slice(&acc, &sum, &at)?;
-    }
-    Ok(acc)
-}
-
-/// Where a device's blocks start (all zero for the whole op).
-#[derive(Clone, Copy)]
-struct Start {
-    row: i64,
-    group: i64,
-    local: bool,
-}
-
-/// The start and end of every group's range, sizes clamped at zero.
-fn ranges(sizes: &[i64]) -> Vec<(i64, i64)> {
-    let mut at = 0i64;
-    sizes
-        .iter()
-        .map(|&n| {
-            let s = at;
-            at = at.saturating_add(n.max(0));
-            (s, at)
-        })
-        .collect()
-}
-
-/// Whole-tensor slice bounds of `shape`.
-fn full(shape: &[usize]) -> (Vec<i64>, Vec<i64>) {
-    (
-        vec![0; shape.len()],
-        shape.iter().map(|&d| d as i64).collect(),
+    expand(
+        op,
+        lhs,
+        rhs,
+        &type_of(group_sizes).shape,
+        &sizes,
+        start,
+        out,
     )
+    .map_err(|m| KernelError::invalid(OP, m))
 }
 
-/// `lhs`'s range `[lo, hi)` of dimension `dim`.
-fn range_of(x: &HostTensor, dim: usize, lo: i64, hi: i64) -> Result<HostTensor> {
-    let (mut l, mut h) = full(x.shape());
-    (l[dim], h[dim]) = (lo, hi);
-    slice(x, &l, &h, &vec![1; l.len()])
-}
-
-/// One grouped product with one size per group.
-fn grouped(
-    plan: &RaggedPlan,
-    lhs: &HostTensor,
-    rhs: &HostTensor,
-    sizes: &[i64],
-    at: Start,
-    out: &TensorType,
-    par: Parallelism,
-) -> Result<HostTensor> {
-    match plan.mode {
-        RaggedMode::Rows { group } => rows(plan, group, lhs, rhs, sizes, at, out, par),
-        RaggedMode::Contracting { rhs_ragged } => {
-            contracting(plan, rhs_ragged, lhs, rhs, sizes, at, out, par)
-        }
-        RaggedMode::Batch => dot_general(lhs, rhs, &plan.per_group, out, par),
-    }
-}
-
-/// Mode 1: each group's rows times its matrix.
-#[allow(clippy::too_many_arguments)]
-fn rows(
-    plan: &RaggedPlan,
-    group: usize,
-    lhs: &HostTensor,
-    rhs: &HostTensor,
-    sizes: &[i64],
-    at: Start,
-    out: &TensorType,
-    par: Parallelism,
-) -> Result<HostTensor> {
-    let rs = rhs.shape();
-    let local_groups = rs[group] as i64;
-    if at.group < 0 || (!at.local && sizes.len() as i64 != local_groups) {
-        return Err(KernelError::invalid(
-            OP,
-            format!(
-                "{} group sizes for groups {}..{}",
-                sizes.len(),
-                at.group,
-                at.group + local_groups
-            ),
-        ));
-    }
-    let rows = lhs.shape()[plan.ragged] as i64;
-    let block_type = |n: i64| {
-        let mut t = out.clone();
-        t.shape[plan.out_ragged] = n;
-        t
-    };
-    let mut one = TensorType::new(
-        rs.iter().map(|&d| d as i64).collect::<Vec<i64>>(),
-        rhs.elem_type(),
-    );
-    one.shape.remove(group);
-    let mut blocks = Vec::new();
-    // The next local row.
-    let mut next = 0i64;
-    for (g, (s, e)) in ranges(sizes).into_iter().enumerate() {
-        let lo = s.max(at.row) - at.row;
-        let n = (e.min(at.row + rows) - at.row - lo).max(0);
-        // The group's index in rhs's block (padding groups past the sizes
-        // are never reached).
-        let j = g as i64 - at.group;
-        if n == 0 || !(0..local_groups).contains(&j) {
-            continue;
-        }
-        if lo > next {
-            blocks.push(HostTensor::zeros(&block_type(lo - next))?);
-            next = lo;
-        }
-        let rows_g = range_of(lhs, plan.ragged, next, next + n)?;
-        let rhs_g = reshape(&range_of(rhs, group, j, j + 1)?, &one)?;
-        blocks.push(dot_general(
-            &rows_g,
-            &rhs_g,
-            &plan.per_group,
-            &block_type(n),
-            par,
-        )?);
-        next += n;
-    }
-    if next < rows || blocks.is_empty() {
-        blocks.push(HostTensor::zeros(&block_type(rows - next))?);
-    }
-    let refs: Vec<&HostTensor> = blocks.iter().collect();
-    concatenate(&refs, plan.out_ragged as i64)
-}
-
-/// Mode 2: one product per group over its range of the contracting
-/// dimension, stacked along the result's leading group dimension.
-#[allow(clippy::too_many_arguments)]
-fn contracting(
-    plan: &RaggedPlan,
-    rhs_ragged: usize,
-    lhs: &HostTensor,
-    rhs: &HostTensor,
-    sizes: &[i64],
-    at: Start,
-    out: &TensorType,
-    par: Parallelism,
-) -> Result<HostTensor> {
-    let Some((&local_groups, rest)) = out.shape.split_first() else {
-        return Err(KernelError::invalid(
-            OP,
-            "the result has no group dimension",
-        ));
-    };
-    if at.group < 0 || (!at.local && sizes.len() as i64 != local_groups) {
-        return Err(KernelError::invalid(
-            OP,
-            format!(
-                "{} group sizes for {local_groups} result groups",
-                sizes.len()
-            ),
-        ));
-    }
-    let len = lhs.shape()[plan.ragged] as i64;
-    let mut block = out.clone();
-    block.shape = rest.to_vec();
-    let mut stacked = block.clone();
-    stacked.shape.insert(0, 1);
-    let ranges = ranges(sizes);
-    let mut blocks = Vec::with_capacity(local_groups.max(0) as usize);
-    for j in 0..local_groups {
-        let (s, e) = usize::try_from(at.group + j)
-            .ok()
-            .and_then(|g| ranges.get(g).copied())
-            .unwrap_or((0, 0));
-        let lo = s.max(at.row) - at.row;
-        let hi = e.min(at.row + len) - at.row;
-        let product = if hi > lo {
-            let l = range_of(lhs, plan.ragged, lo, hi)?;
-            let r = range_of(rhs, rhs_ragged, lo, hi)?;
-            dot_general(&l, &r, &plan.per_group, &block, par)?
-        } else {
-            HostTensor::zeros(&block)?
-        };
-        blocks.push(reshape(&product, &stacked)?);
-    }
-    if blocks.is_empty() {
-        return HostTensor::zeros(out);
-    }
-    let refs: Vec<&HostTensor> = blocks.iter().collect();
-    concatenate(&refs, 0)
+fn type_of(t: &HostTensor) -> TensorType {
+    TensorType::new(
+        t.shape().iter().map(|&d| d as i64).collect::<Vec<i64>>(),
+        t.elem_type(),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::dot::dot_general;
+    use crate::cpu::shape_ops::slice;
     use meshrun_compiler::ir::ElemType;
     use meshrun_compiler::ops::ragged_dot::RaggedDotDims;
+
+    /// `x`'s range `[lo, hi)` of dimension `dim`.
+    fn range_of(x: &HostTensor, dim: usize, lo: i64, hi: i64) -> Result<HostTensor> {
+        let mut l = vec![0i64; x.shape().len()];
+        let mut h: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+        (l[dim], h[dim]) = (lo, hi);
+        slice(x, &l, &h, &vec![1; l.len()])
+    }
 
     fn lax_ragged_dot() -> RaggedDot {
         RaggedDot {

@@ -448,10 +448,7 @@ impl Device for CudaDevice {
             OpKind::Gather(g) => return self.gather_op(kind, g, operands, result_types),
             OpKind::Scatter(s) => return self.scatter_op(kind, s, operands, result_types),
             OpKind::RngBitGenerator(r) => return self.rng_op(kind, r, operands, result_types),
-            // The grouped matmul runs on the host with the CPU kernel
-            // (counted like the other host fallbacks): a grouped cuBLAS
-            // GEMM is still to come. None of this has run on a GPU here.
-            OpKind::RaggedDot(_) => return self.host_op(kind, operands, result_types),
+            OpKind::RaggedDot(r) => return self.ragged_dot_op(kind, r, operands, result_types),
             OpKind::BitcastConvert(_) => {
                 let x = operands
                     .first()

@@ -63,6 +63,8 @@ pub mod kernels;
 #[cfg(feature = "cuda")]
 pub mod nvrtc;
 #[cfg(feature = "cuda")]
+mod ragged_op;
+#[cfg(feature = "cuda")]
 mod window_op;
 
 #[cfg(all(feature = "cuda", feature = "mpi"))]

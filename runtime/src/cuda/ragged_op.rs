@@ -1,0 +1,59 @@
+//! `chlo.ragged_dot` on a CUDA device: the group sizes (and a device's
+//! block starts) are read back to the host — a few integers; the copy
+//! waits for the stream — and the op's steps
+//! (`meshrun_compiler::ops::ragged_dot_steps`, the same steps the CPU
+//! kernel runs) run as device ops: slices, zero blocks and concatenations
+//! by the copy kernels, each group's product by cuBLAS. No data goes to
+//! the host. Never run on a GPU (none is lent to this project); the steps
+//! are tested on the CPU, where every ragged_dot fixture runs them.
+
+use meshrun_compiler::ir::{OpKind, TensorType};
+use meshrun_compiler::ops::ragged_dot::RaggedDot;
+use meshrun_compiler::ops::ragged_dot_steps::run;
+use meshrun_kernels::cpu::ragged_dot::ragged_dot_steps;
+use meshrun_kernels::HostTensor;
+
+use super::buffer::CudaBuffer;
+use super::device::{gpu_err, invalid, CudaDevice};
+use crate::backend::{Device, DeviceError};
+
+impl CudaDevice {
+    pub(crate) fn ragged_dot_op(
+        &mut self,
+        kind: &OpKind,
+        op: &RaggedDot,
+        x: &[&CudaBuffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<CudaBuffer>, DeviceError> {
+        let out = result_types
+            .first()
+            .ok_or_else(|| invalid(kind, "has no result type"))?;
+        let (lhs, rhs, sizes, starts) = match x {
+            [l, r, s] => (*l, *r, *s, None),
+            [l, r, s, row, group] => (*l, *r, *s, Some((*row, *group))),
+            _ => return Err(invalid(kind, format!("{} operands", x.len()))),
+        };
+        let read = |b: &CudaBuffer| -> Result<HostTensor, DeviceError> {
+            b.data.download(&self.stream, &b.shape()).map_err(gpu_err)
+        };
+        let sizes = read(sizes)?;
+        let starts = match starts {
+            Some((row, group)) => Some((read(row)?, read(group)?)),
+            None => None,
+        };
+        let steps = ragged_dot_steps(
+            op,
+            &lhs.ty,
+            &rhs.ty,
+            &sizes,
+            starts.as_ref().map(|(r, g)| (r, g)),
+            out,
+        )?;
+        let y = run(&steps, lhs, rhs, |k, operands, ty| {
+            self.op(k, operands, std::slice::from_ref(ty))?
+                .pop()
+                .ok_or_else(|| invalid(k, "gave no result"))
+        })?;
+        Ok(vec![y])
+    }
+}
