@@ -19,6 +19,7 @@
 //! permutation.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::partition::limits::MAX_REMAP_ENTRIES;
 use crate::sharding::groups::{device_groups, group_ranks};
@@ -77,8 +78,10 @@ pub enum Pick {
 pub struct RemapPlan {
     pub dim: usize,
     pub rounds: Vec<Round>,
-    /// Per device position, per local result element along `dim`.
-    pub picks: Vec<Vec<Pick>>,
+    /// Per device position, per local result element along `dim` (one
+    /// shared row for the devices of a class: a plan on a large mesh is
+    /// often judged and dropped, and copies would dominate its cost).
+    pub picks: Vec<Arc<[Pick]>>,
 }
 
 impl RemapPlan {
@@ -142,13 +145,26 @@ pub fn plan_remap(
         return Err(too_large());
     }
 
-    // First pass: what each device needs.
+    // First pass: what each device needs. Devices with the same result
+    // block along `dim` and the same own block of every source need the
+    // same elements from the same shifts: one row per such class (on a
+    // large mesh a few classes stand for hundreds of devices).
+    #[derive(Clone, Copy)]
     enum Need {
         Local(usize, i64),
         Halo(usize, i64, i64),
         Fill,
     }
-    let mut needs: Vec<Vec<Need>> = Vec::with_capacity(devices.len());
+    struct Class {
+        row: Vec<Need>,
+        /// Per (source, shift) slot, the `[lo, hi]` elements needed.
+        ranges: Vec<(usize, i64, i64)>,
+        /// The first device position of the class.
+        first: usize,
+    }
+    let mut classes: Vec<Class> = Vec::new();
+    let mut class_of_key: HashMap<(i64, Vec<i64>), usize> = HashMap::new();
+    let mut class_of: Vec<usize> = Vec::with_capacity(devices.len());
     // (source, shift) -> per receiving device position, [lo, hi].
     let mut ranges: Vec<((usize, i64), PerDeviceRange)> = Vec::new();
     let mut slot_of: HashMap<(usize, i64), usize> = HashMap::new();
@@ -158,7 +174,21 @@ pub fn plan_remap(
             .ok_or_else(|| format!("device {t} is not in the mesh"))?
             .get(dim)
             .unwrap_or(&0);
+        let owns: Vec<i64> = srcs
+            .iter()
+            .map(|src| src.own.get(&t).map_or(0, |&(_, o)| o as i64))
+            .collect();
+        let key = (r, owns);
+        if let Some(&c) = class_of_key.get(&key) {
+            class_of.push(c);
+            continue;
+        }
+        let owns = &key.1;
         let mut row = Vec::with_capacity(r_dim.local as usize);
+        // Per slot, its range; the slot of the last halo element (most
+        // elements share their neighbour's shift).
+        let mut class_ranges: Vec<(usize, i64, i64)> = Vec::new();
+        let mut last: Option<(usize, i64, usize)> = None;
         for k in 0..r_dim.local {
             let o = r * r_dim.local + k;
             let entry = if o >= r_dim.global { None } else { map(o) };
@@ -171,31 +201,44 @@ pub fn plan_remap(
                 .ok_or_else(|| format!("remap source {s} does not exist"))?;
             let block = src.block.max(1);
             let (q, i) = (idx / block, idx % block);
-            let own = src.own.get(&t).map_or(0, |&(_, o)| o as i64);
-            let shift = q - own;
+            let shift = q - owns[s];
             if shift == 0 {
                 row.push(Need::Local(s, i));
                 continue;
             }
             row.push(Need::Halo(s, shift, i));
-            let slot = match slot_of.get(&(s, shift)) {
-                Some(&x) => x,
-                None => {
-                    if entries(ranges.len() as i64 + 1).is_none_or(|n| n > MAX_REMAP_ENTRIES) {
-                        return Err(too_large());
+            let slot = match last {
+                Some((ls, lshift, slot)) if (ls, lshift) == (s, shift) => slot,
+                _ => match slot_of.get(&(s, shift)) {
+                    Some(&x) => x,
+                    None => {
+                        if entries(ranges.len() as i64 + 1).is_none_or(|n| n > MAX_REMAP_ENTRIES) {
+                            return Err(too_large());
+                        }
+                        ranges.push(((s, shift), vec![None; devices.len()]));
+                        slot_of.insert((s, shift), ranges.len() - 1);
+                        ranges.len() - 1
                     }
-                    ranges.push(((s, shift), vec![None; devices.len()]));
-                    slot_of.insert((s, shift), ranges.len() - 1);
-                    ranges.len() - 1
-                }
+                },
             };
-            let range = &mut ranges[slot].1[p];
-            *range = Some(match *range {
-                None => (i, i),
-                Some((lo, hi)) => (lo.min(i), hi.max(i)),
-            });
+            last = Some((s, shift, slot));
+            match class_ranges.iter_mut().find(|(x, _, _)| *x == slot) {
+                Some((_, lo, hi)) => (*lo, *hi) = ((*lo).min(i), (*hi).max(i)),
+                None => class_ranges.push((slot, i, i)),
+            }
         }
-        needs.push(row);
+        class_of_key.insert(key, classes.len());
+        class_of.push(classes.len());
+        classes.push(Class {
+            row,
+            ranges: class_ranges,
+            first: p,
+        });
+    }
+    for (p, &c) in class_of.iter().enumerate() {
+        for &(slot, lo, hi) in &classes[c].ranges {
+            ranges[slot].1[p] = Some((lo, hi));
+        }
     }
 
     // Rounds: one slab length per (source, shift); each holder's offset.
@@ -244,24 +287,27 @@ pub fn plan_remap(
         recv_start.push(got);
     }
 
-    let picks = needs
-        .into_iter()
-        .enumerate()
-        .map(|(p, row)| {
-            row.into_iter()
-                .map(|n| match n {
+    // A class's picks are the same for all its devices: the holders cut
+    // at the same offsets for all of them.
+    let class_picks: Vec<Arc<[Pick]>> = classes
+        .iter()
+        .map(|c| {
+            c.row
+                .iter()
+                .map(|n| match *n {
                     Need::Fill => Pick::Fill,
                     Need::Local(source, index) => Pick::Local { source, index },
                     Need::Halo(s, shift, i) => {
                         let round = slot_of.get(&(s, shift)).copied().unwrap_or(0);
                         Pick::Received {
                             round,
-                            index: i - recv_start[round][p],
+                            index: i - recv_start[round][c.first],
                         }
                     }
                 })
                 .collect()
         })
         .collect();
+    let picks = class_of.iter().map(|&c| class_picks[c].clone()).collect();
     Ok(RemapPlan { dim, rounds, picks })
 }
