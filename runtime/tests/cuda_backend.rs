@@ -995,39 +995,23 @@ fn every_fixture_runs_and_matches_the_reference<B: Backend>(backend: &B) {
 /// outputs (the reference interpreter does not run manual computations).
 fn structured_fixtures_match_jax<B: Backend>(backend: &B) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("jax_regions"))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("input.mlir").exists())
-        .collect();
-    dirs.sort();
-    assert!(dirs.len() >= 5, "only {} region fixtures", dirs.len());
-    let mut shard_maps: Vec<PathBuf> = std::fs::read_dir(root.join("jax_shard_map"))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("input.mlir").exists())
-        .collect();
-    shard_maps.sort();
-    assert!(
-        shard_maps.len() >= 5,
-        "only {} shard_map fixtures",
-        shard_maps.len()
-    );
-    dirs.extend(shard_maps);
     // JAX 0.12's programs: mesh-axes groups, unreduced values, host
     // memory, async collectives, ragged_dot (its GPU steps) in all modes.
-    let mut current: Vec<PathBuf> = std::fs::read_dir(root.join("jax_0_12"))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("input.mlir").exists())
-        .collect();
-    current.sort();
-    assert!(
-        current.len() >= 20,
-        "only {} JAX 0.12 fixtures",
-        current.len()
-    );
-    dirs.extend(current);
+    let mut dirs = Vec::new();
+    for (folder, at_least) in [("jax_regions", 5), ("jax_shard_map", 5), ("jax_0_12", 20)] {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(root.join(folder))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("input.mlir").exists())
+            .collect();
+        found.sort();
+        assert!(
+            found.len() >= at_least,
+            "only {} fixtures in {folder}",
+            found.len()
+        );
+        dirs.extend(found);
+    }
     let mut failed = Vec::new();
     for dir in &dirs {
         let run = || -> Result<(), String> {
