@@ -454,7 +454,7 @@ impl Grouped<'_> {
     ) -> Result<Val, String> {
         let dims = self.plan.prefix_dims(&op.dims, lhs.ty.shape.len());
         let prefix: Vec<usize> = prefix_shape.iter().map(|&e| e.max(0) as usize).collect();
-        if dims.len() != prefix.len() || g == 0 || prefix.contains(&0) {
+        if dims.len() != prefix.len() || g == 0 {
             return Err(format!(
                 "group_sizes {:?} does not match the operands' prefix dims",
                 [prefix_shape, &[g as i64]].concat()
@@ -486,6 +486,10 @@ impl Grouped<'_> {
             }
             parts.push(self.grouped(b, &sub_l, &sub_r, row, &sub_ty)?);
             boxes.push(o_lo);
+        }
+        if parts.is_empty() {
+            // An empty prefix dimension: no products, an empty result.
+            return Ok(b.zeros(out.clone()));
         }
         let outs: Option<Vec<usize>> = dims.iter().map(|pd| pd.out).collect();
         if let Some(outs) = outs {
@@ -526,6 +530,28 @@ mod tests {
         }
     }
 
+    fn f32(shape: &[i64]) -> TensorType {
+        TensorType::new(shape.to_vec(), ElemType::F32)
+    }
+
+    /// `lax.ragged_dot` of lhs `[m, 5]` with rhs `[groups, 5, 7]`.
+    fn lax_steps(
+        m: i64,
+        groups: i64,
+        sizes: &[i64],
+        start: Option<BlockStart>,
+    ) -> Result<RaggedSteps, String> {
+        expand(
+            &lax_ragged_dot(),
+            &f32(&[m, 5]),
+            &f32(&[groups, 5, 7]),
+            &[sizes.len() as i64],
+            sizes,
+            start,
+            &f32(&[m, 7]),
+        )
+    }
+
     fn names(s: &RaggedSteps) -> Vec<&'static str> {
         s.steps
             .iter()
@@ -547,17 +573,7 @@ mod tests {
     /// the groups are zeros, and the blocks are joined along the rows.
     #[test]
     fn rows_mode_is_a_product_per_group_and_zeros_past_them() {
-        let f32 = |s: &[i64]| TensorType::new(s.to_vec(), ElemType::F32);
-        let s = expand(
-            &lax_ragged_dot(),
-            &f32(&[12, 5]),
-            &f32(&[3, 5, 7]),
-            &[3],
-            &[3, 0, 5],
-            None,
-            &f32(&[12, 7]),
-        )
-        .unwrap();
+        let s = lax_steps(12, 3, &[3, 0, 5], None).unwrap();
         assert_eq!(
             names(&s),
             [
@@ -572,16 +588,7 @@ mod tests {
         assert_eq!(s.result, Src::Step(9));
         // A device's rows 6..12 with rhs's groups 1..3: group 2's rows
         // 3..8 overlap at 6..8; the other four rows are zeros.
-        let s = expand(
-            &lax_ragged_dot(),
-            &f32(&[6, 5]),
-            &f32(&[2, 5, 7]),
-            &[3],
-            &[3, 0, 5],
-            Some(BlockStart { row: 6, group: 1 }),
-            &f32(&[6, 7]),
-        )
-        .unwrap();
+        let s = lax_steps(6, 2, &[3, 0, 5], Some(BlockStart { row: 6, group: 1 })).unwrap();
         assert_eq!(
             names(&s),
             ["slice", "slice", "reshape", "dot", "zeros", "concat"]
@@ -607,17 +614,7 @@ mod tests {
     /// Wrong counts are one-line errors, not panics.
     #[test]
     fn sizes_that_do_not_match_are_refused() {
-        let f32 = |s: &[i64]| TensorType::new(s.to_vec(), ElemType::F32);
-        let e = expand(
-            &lax_ragged_dot(),
-            &f32(&[12, 5]),
-            &f32(&[3, 5, 7]),
-            &[2],
-            &[3, 0],
-            None,
-            &f32(&[12, 7]),
-        )
-        .unwrap_err();
+        let e = lax_steps(12, 3, &[3, 0], None).unwrap_err();
         assert_eq!(e, "2 group sizes for groups 0..3");
         let e = expand(
             &lax_ragged_dot(),
@@ -632,22 +629,39 @@ mod tests {
         assert!(e.contains("2 group sizes"), "{e}");
     }
 
+    /// Sizes per batch element with an empty batch: an empty result, no
+    /// products (and no panic).
+    #[test]
+    fn an_empty_batch_gives_an_empty_result() {
+        let op = RaggedDot {
+            dims: RaggedDotDims {
+                lhs_batch: vec![0],
+                rhs_batch: vec![0],
+                lhs_contract: vec![2],
+                rhs_contract: vec![2],
+                lhs_ragged: vec![1],
+                rhs_group: vec![1],
+            },
+        };
+        let s = expand(
+            &op,
+            &f32(&[0, 6, 4]),
+            &f32(&[0, 3, 4, 5]),
+            &[0, 3],
+            &[],
+            None,
+            &f32(&[0, 6, 5]),
+        )
+        .unwrap();
+        assert_eq!(names(&s), ["zeros"]);
+    }
+
     /// `run` frees each value after its last use and returns the result:
     /// with integers for values and a sum for every op, the result is the
     /// sum over the steps' dependency tree.
     #[test]
     fn run_interprets_the_steps_in_order() {
-        let f32 = |s: &[i64]| TensorType::new(s.to_vec(), ElemType::F32);
-        let s = expand(
-            &lax_ragged_dot(),
-            &f32(&[12, 5]),
-            &f32(&[3, 5, 7]),
-            &[3],
-            &[3, 0, 5],
-            None,
-            &f32(&[12, 7]),
-        )
-        .unwrap();
+        let s = lax_steps(12, 3, &[3, 0, 5], None).unwrap();
         let mut seen = 0;
         let got: Result<i64, String> = run(&s, &1, &10, |_, ops, _| {
             seen += 1;

@@ -13,7 +13,11 @@ use super::layout::StridedCopy;
 use crate::backend::DeviceError;
 
 impl CudaDevice {
-    fn read_starts(&self, starts: &[&CudaBuffer]) -> Result<Vec<HostTensor>, DeviceError> {
+    /// Small index operands (start indices, group sizes) on the host.
+    pub(crate) fn read_starts(
+        &self,
+        starts: &[&CudaBuffer],
+    ) -> Result<Vec<HostTensor>, DeviceError> {
         starts
             .iter()
             .map(|b| b.data.download(&self.stream, &b.shape()).map_err(gpu_err))

@@ -11,10 +11,9 @@ use meshrun_compiler::ir::{OpKind, TensorType};
 use meshrun_compiler::ops::ragged_dot::RaggedDot;
 use meshrun_compiler::ops::ragged_dot_steps::run;
 use meshrun_kernels::cpu::ragged_dot::ragged_dot_steps;
-use meshrun_kernels::HostTensor;
 
 use super::buffer::CudaBuffer;
-use super::device::{gpu_err, invalid, CudaDevice};
+use super::device::{invalid, CudaDevice};
 use crate::backend::{Device, DeviceError};
 
 impl CudaDevice {
@@ -28,27 +27,17 @@ impl CudaDevice {
         let out = result_types
             .first()
             .ok_or_else(|| invalid(kind, "has no result type"))?;
-        let (lhs, rhs, sizes, starts) = match x {
-            [l, r, s] => (*l, *r, *s, None),
-            [l, r, s, row, group] => (*l, *r, *s, Some((*row, *group))),
+        let (lhs, rhs, ints) = match x {
+            [l, r, ints @ ..] if ints.len() == 1 || ints.len() == 3 => (*l, *r, ints),
             _ => return Err(invalid(kind, format!("{} operands", x.len()))),
         };
-        let read = |b: &CudaBuffer| -> Result<HostTensor, DeviceError> {
-            b.data.download(&self.stream, &b.shape()).map_err(gpu_err)
+        // The group sizes, then (a device's blocks) the two block starts.
+        let hosts = self.read_starts(ints)?;
+        let starts = match &hosts[..] {
+            [_, row, group] => Some((row, group)),
+            _ => None,
         };
-        let sizes = read(sizes)?;
-        let starts = match starts {
-            Some((row, group)) => Some((read(row)?, read(group)?)),
-            None => None,
-        };
-        let steps = ragged_dot_steps(
-            op,
-            &lhs.ty,
-            &rhs.ty,
-            &sizes,
-            starts.as_ref().map(|(r, g)| (r, g)),
-            out,
-        )?;
+        let steps = ragged_dot_steps(op, &lhs.ty, &rhs.ty, &hosts[0], starts, out)?;
         let y = run(&steps, lhs, rhs, |k, operands, ty| {
             self.op(k, operands, std::slice::from_ref(ty))?
                 .pop()
