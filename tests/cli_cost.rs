@@ -584,7 +584,12 @@ fn a_program_bigger_than_the_topology_is_refused_first() {
         &["cost", f, "--topology", "h100-nvlink-8"],
         &["has 8 devices but the program uses device 8"],
     );
-    for topo in ["2x8-h100-ib400", "8x8-h100-ib400", "32x8-h100-ib400"] {
+    for topo in [
+        "2x8-h100-ib400",
+        "8x8-h100-ib400",
+        "32x8-h100-ib400",
+        "32x8-a100-ib200",
+    ] {
         let c = run_json(&["cost", f, "--json", "--topology", topo]);
         assert_eq!(c["topology"], json!(topo));
     }

@@ -22,7 +22,8 @@ fn every_builtin_loads_and_the_files_in_topologies_are_the_builtins() {
             "pcie4-8",
             "2x8-h100-ib400",
             "8x8-h100-ib400",
-            "32x8-h100-ib400"
+            "32x8-h100-ib400",
+            "32x8-a100-ib200"
         ]
     );
     assert!(names.contains(&DEFAULT_TOPOLOGY));

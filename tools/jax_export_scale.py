@@ -8,7 +8,7 @@ parameters that are donated), at real widths, lowered from
 ``jax.ShapeDtypeStruct`` only (no arrays exist) and compiled by XLA for
 the real device count with ``--xla_force_host_platform_device_count=N``
 (XLA compiles without allocating). FSDP over "data" times tensor
-parallelism over "model".
+parallelism over "model", and one step with sequence parallelism too.
 
 Each fixture is ``fixtures/scale/NAME/``: ``input.mlir`` (the lowered
 text, JAX 0.12), ``propagated.mlir`` (Shardy's propagation of it, as XLA
@@ -25,8 +25,10 @@ as the device count is fixed when jax starts):
 """
 
 import argparse
+import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,27 +37,65 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# name: (description, model, mesh (data, model), batch, sequence)
+# name: (model, mesh axes {name: size} in order, batch, sequence). "data"
+# shards the batch and (FSDP) the weights, "model" is tensor parallelism;
+# "seq", where present, shards the tokens of each sequence and shares the
+# weights' FSDP sharding with "data" (sequence / context parallelism as
+# MaxText's "fsdp" x "sequence" x "tensor" meshes do).
 MODELS = {
     "1b": dict(d=2048, ffn=5632, heads=32, kv=4, vocab=32000, layers=4),
     "7b": dict(d=4096, ffn=11008, heads=32, kv=32, vocab=32000, layers=4),
     "70b": dict(d=8192, ffn=28672, heads=64, kv=8, vocab=32000, layers=4),
 }
 PROGRAMS = {
-    "llama_1b_train_8": ("1b", (2, 4), 8, 1024),
-    "llama_7b_train_8": ("7b", (2, 4), 8, 2048),
-    "llama_7b_train_64": ("7b", (8, 8), 32, 2048),
-    "llama_70b_train_256": ("70b", (32, 8), 64, 4096),
+    "llama_1b_train_8": ("1b", {"data": 2, "model": 4}, 8, 1024),
+    "llama_7b_train_8": ("7b", {"data": 2, "model": 4}, 8, 2048),
+    "llama_7b_train_64": ("7b", {"data": 8, "model": 8}, 32, 2048),
+    "llama_70b_train_256": ("70b", {"data": 32, "model": 8}, 64, 4096),
+    "llama_70b_seq_train_256": ("70b", {"data": 8, "seq": 4, "model": 8}, 16, 16384),
 }
 
 
 def describe(name):
-    model, (dp, tp), batch, seq = PROGRAMS[name]
+    model, axes, batch, seq = PROGRAMS[name]
     m = MODELS[model]
+    parts = [f"FSDP data={axes['data']}"]
+    if "seq" in axes:
+        parts.append(f"sequence parallel seq={axes['seq']}")
+    parts.append(f"tensor parallel model={axes['model']}")
     return (f"Llama-style {model} training step (d={m['d']}, ffn={m['ffn']}, "
             f"{m['heads']} heads / {m['kv']} kv, vocab {m['vocab']}, {m['layers']} scanned "
-            f"layers with remat, bf16), batch {batch} x {seq} tokens, FSDP data={dp} x "
-            f"tensor parallel model={tp} on {dp * tp} devices")
+            f"layers with remat, bf16), batch {batch} x {seq} tokens, "
+            f"{' x '.join(parts)} on {devices(axes)} devices")
+
+
+def devices(axes):
+    n = 1
+    for size in axes.values():
+        n *= size
+    return n
+
+
+def xla_peak_live_bytes(dump_dir):
+    """The live bytes at the peak of XLA's schedule of the entry program:
+    the last cumulative count under "Live ranges at N (peak):" of its
+    ``*-live-range.txt`` dump."""
+    hits = sorted(glob.glob(os.path.join(dump_dir, "*jit_step*after_optimizations-live-range.txt")))
+    if len(hits) != 1:
+        raise RuntimeError(f"expected one live-range dump in {dump_dir}, found {hits}")
+    peak, inside = None, False
+    with open(hits[0]) as fh:
+        for line in fh:
+            if "(peak):" in line:
+                inside = True
+            elif inside:
+                m = re.search(r"cumulative: ([0-9]+) bytes", line)
+                if not m:
+                    break
+                peak = int(m.group(1))
+    if peak is None:
+        raise RuntimeError(f"no peak in {hits[0]}")
+    return peak
 
 
 def export_one(name, out_root):
@@ -72,12 +112,15 @@ def export_one(name, out_root):
     # jax_export sets 8 devices; jax reads the flag when it first starts.
     os.environ["XLA_FLAGS"] = os.environ["MESHRUN_SCALE_FLAGS"]
 
-    model, (dp, tp), batch, seq = PROGRAMS[name]
+    model, axes, batch, seq = PROGRAMS[name]
     m = MODELS[model]
     d, f, h, kv, v, layers = m["d"], m["ffn"], m["heads"], m["kv"], m["vocab"], m["layers"]
     hd = d // h
     auto = jax.sharding.AxisType.Auto
-    mesh = jax.make_mesh((dp, tp), ("data", "model"), axis_types=(auto, auto))
+    mesh = jax.make_mesh(tuple(axes.values()), tuple(axes), axis_types=(auto,) * len(axes))
+    # The weights' FSDP axes, the tokens' axes.
+    fsdp = ("data", "seq") if "seq" in axes else "data"
+    token_spec = P("data", "seq") if "seq" in axes else P("data", None)
     bf = jnp.bfloat16
 
     def rms(x, g):
@@ -96,6 +139,11 @@ def export_one(name, out_root):
 
     def layer(x, p):
         b = x.shape[0]
+        if "seq" in axes:
+            # As sequence-parallel models do: the residual stream stays
+            # sharded by batch and by sequence (else propagation follows
+            # the weights' FSDP axes and replicates the tokens).
+            x = lax.with_sharding_constraint(x, NamedSharding(mesh, P("data", "seq", None)))
         y = rms(x, p["g1"])
         q = rope((y @ p["wq"]).reshape(b, seq, h, hd))
         k = rope((y @ p["wk"]).reshape(b, seq, kv, hd))
@@ -124,10 +172,10 @@ def export_one(name, out_root):
     def sd(shape, dtype, spec):
         return jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(mesh, spec))
 
-    col, row = P(None, "data", "model"), P(None, "model", "data")
+    col, row = P(None, fsdp, "model"), P(None, "model", fsdp)
     params = {
-        "embed": sd((v, d), bf, P(None, "data")),
-        "unembed": sd((d, v), bf, P("data", "model")),
+        "embed": sd((v, d), bf, P(None, fsdp)),
+        "unembed": sd((d, v), bf, P(fsdp, "model")),
         "g": sd((d,), jnp.float32, P()),
         "layers": {
             "g1": sd((layers, d), jnp.float32, P()), "g2": sd((layers, d), jnp.float32, P()),
@@ -137,8 +185,8 @@ def export_one(name, out_root):
             "w2": sd((layers, f, d), bf, row),
         },
     }
-    tokens = sd((batch, seq), jnp.int32, P("data", None))
-    labels = sd((batch, seq), jnp.int32, P("data", None))
+    tokens = sd((batch, seq), jnp.int32, token_spec)
+    labels = sd((batch, seq), jnp.int32, token_spec)
     t0 = time.time()
     lowered = jax.jit(step, donate_argnums=(0,)).lower(params, tokens, labels)
     text = lowered.as_text()
@@ -153,6 +201,7 @@ def export_one(name, out_root):
                                           "xla_dump_hlo_pass_re": "shardy-xla"})
         with open(je.find_propagated(dump)) as fh:
             propagated = fh.read()
+        peak_live = xla_peak_live_bytes(dump)
     finally:
         shutil.rmtree(dump, ignore_errors=True)
     mem = compiled.memory_analysis()
@@ -166,13 +215,17 @@ def export_one(name, out_root):
     }
     xla_mem["total_bytes"] = (xla_mem["argument_bytes"] + xla_mem["output_bytes"]
                               - xla_mem["alias_bytes"] + xla_mem["temp_bytes"])
+    # The most bytes live at one point of XLA's schedule (arguments
+    # included): what XLA's buffers need before its heap packs them into
+    # one temporary block (the total above includes the packing's gaps).
+    xla_mem["peak_live_bytes"] = peak_live
     n_params = sum(int(np.prod(x.shape)) for x in jax.tree.leaves(params))
     meta = {
         "name": name,
         "description": describe(name),
         "jax_version": jax.__version__,
-        "num_devices": dp * tp,
-        "mesh": {"data": dp, "model": tp},
+        "num_devices": devices(axes),
+        "mesh": dict(axes),
         "model": dict(m, batch=batch, seq=seq, params=n_params),
         "xla_memory_per_device": xla_mem,
         "xla_collective_bytes_per_device": coll["total_bytes_per_device"],
@@ -188,7 +241,7 @@ def export_one(name, out_root):
         fh.write(propagated)
     je.write_json(os.path.join(out, "meta.json"), meta)
     gib = xla_mem["total_bytes"] / 2**30
-    print(f"ok   {name:24} {dp * tp:4} devices  XLA {gib:7.2f} GiB/device  "
+    print(f"ok   {name:24} {devices(axes):4} devices  XLA {gib:7.2f} GiB/device  "
           f"{coll['total_bytes_per_device'] / 2**20:9.1f} MiB moved  compile {t2 - t1:.1f} s")
 
 
@@ -212,9 +265,9 @@ def main(argv=None):
         if name not in PROGRAMS:
             print(f"unknown program {name}", file=sys.stderr)
             return 2
-        _, (dp, tp), _, _ = PROGRAMS[name]
+        _, axes, _, _ = PROGRAMS[name]
         env = dict(os.environ, JAX_PLATFORMS="cpu",
-                   MESHRUN_SCALE_FLAGS=f"--xla_force_host_platform_device_count={dp * tp}")
+                   MESHRUN_SCALE_FLAGS=f"--xla_force_host_platform_device_count={devices(axes)}")
         r = subprocess.run([sys.executable, __file__, "--child", name, "--out", args.out],
                            env=env)
         failed += r.returncode != 0

@@ -26,7 +26,7 @@ pub struct SuggestArgs {
     #[arg(long, value_name = "AXES")]
     pub mesh: Option<String>,
     /// A built-in topology (h100-nvlink-8, a100-nvlink-8, pcie4-8,
-    /// 2x8-h100-ib400, 8x8-h100-ib400, 32x8-h100-ib400) or a topology JSON
+    /// 2x8-h100-ib400, 8x8-h100-ib400, 32x8-h100-ib400, 32x8-a100-ib200) or a topology JSON
     /// file. Default h100-nvlink-8.
     #[arg(long, value_name = "NAME|PATH")]
     pub topology: Option<String>,

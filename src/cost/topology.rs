@@ -43,6 +43,10 @@ const BUILTIN: &[(&str, &str)] = &[
         "32x8-h100-ib400",
         include_str!("../../topologies/32x8-h100-ib400.json"),
     ),
+    (
+        "32x8-a100-ib200",
+        include_str!("../../topologies/32x8-a100-ib200.json"),
+    ),
 ];
 
 /// One kind of link, as the α-β model sees it.
