@@ -26,8 +26,10 @@ use crate::sharding::groups::{device_groups, group_ranks};
 use crate::sharding::layout::TensorLayout;
 use crate::sharding::{AxisRef, Mesh};
 
-/// Per device position, the `[lo, hi]` elements it needs (if any).
-type PerDeviceRange = Vec<Option<(i64, i64)>>;
+/// The receiving device positions (ascending) of one (source, shift)
+/// slot with the `[lo, hi]` elements each needs from it: sparse, as on a
+/// large mesh most slots serve few devices.
+type PerDeviceRange = Vec<(usize, i64, i64)>;
 
 /// One source of a remap.
 #[derive(Debug, Clone)]
@@ -215,7 +217,7 @@ pub fn plan_remap(
                         if entries(ranges.len() as i64 + 1).is_none_or(|n| n > MAX_REMAP_ENTRIES) {
                             return Err(too_large());
                         }
-                        ranges.push(((s, shift), vec![None; devices.len()]));
+                        ranges.push(((s, shift), Vec::new()));
                         slot_of.insert((s, shift), ranges.len() - 1);
                         ranges.len() - 1
                     }
@@ -237,7 +239,7 @@ pub fn plan_remap(
     }
     for (p, &c) in class_of.iter().enumerate() {
         for &(slot, lo, hi) in &classes[c].ranges {
-            ranges[slot].1[p] = Some((lo, hi));
+            ranges[slot].1.push((p, lo, hi));
         }
     }
 
@@ -249,15 +251,13 @@ pub fn plan_remap(
         let src = &srcs[*s];
         let len = per_device
             .iter()
-            .flatten()
-            .map(|(lo, hi)| hi - lo + 1)
+            .map(|(_, lo, hi)| hi - lo + 1)
             .max()
             .unwrap_or(0);
         let mut start = vec![0; devices.len()];
         let mut got = vec![0; devices.len()];
         let mut pairs = Vec::new();
-        for (p, range) in per_device.iter().enumerate() {
-            let Some((lo, _)) = range else { continue };
+        for &(p, lo, _) in per_device {
             let t = devices[p];
             let &(g, own) = src
                 .own
@@ -271,7 +271,7 @@ pub fn plan_remap(
             let hp = *position
                 .get(&holder)
                 .ok_or_else(|| format!("device {holder} is not one of the program's devices"))?;
-            let st = (*lo).min(src.block - len).max(0);
+            let st = lo.min(src.block - len).max(0);
             start[hp] = st;
             got[p] = st;
             pairs.push(vec![holder, t]);

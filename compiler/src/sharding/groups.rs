@@ -113,11 +113,16 @@ pub fn device_groups(mesh: &Mesh, axes: &[AxisRef]) -> Result<Vec<Vec<i64>>, Gro
     }
     let digits = digits(mesh, axes)?;
     let group_size: i64 = digits.iter().map(|d| d.size).product();
-    let mut index_of_base: HashMap<i64, usize> = HashMap::new();
-    let mut groups: Vec<Vec<i64>> = Vec::new();
+    let n = mesh.num_devices();
+    // The group of each rank-0 device's mesh position (meshes have at most
+    // MAX_GROUP_DEVICES devices: a table is cheaper than hashing).
+    let mut index_of_base: Vec<usize> = vec![usize::MAX; n as usize];
+    let mut groups: Vec<Vec<i64>> = Vec::with_capacity((n / group_size.max(1)) as usize);
     let strides = row_major_strides(mesh);
-    for linear in 0..mesh.num_devices() {
-        let coords = mesh.coords_of_linear(linear);
+    // Mesh coordinates of `linear`, advanced as an odometer (last axis
+    // fastest) rather than computed again for every device.
+    let mut coords = vec![0i64; mesh.axes.len()];
+    for linear in 0..n {
         let mut rank = 0;
         let mut base = linear;
         for d in &digits {
@@ -127,11 +132,19 @@ pub fn device_groups(mesh: &Mesh, axes: &[AxisRef]) -> Result<Vec<Vec<i64>>, Gro
         }
         // The rank-0 member has the smallest mesh position of its group, so
         // groups appear in the order of their rank-0 device.
-        let g = *index_of_base.entry(base).or_insert_with(|| {
+        let slot = &mut index_of_base[base as usize];
+        if *slot == usize::MAX {
+            *slot = groups.len();
             groups.push(vec![-1; group_size as usize]);
-            groups.len() - 1
-        });
-        groups[g][rank as usize] = mesh.device_at(linear);
+        }
+        groups[*slot][rank as usize] = mesh.device_at(linear);
+        for (c, a) in coords.iter_mut().zip(&mesh.axes).rev() {
+            *c += 1;
+            if *c < a.size {
+                break;
+            }
+            *c = 0;
+        }
     }
     Ok(groups)
 }
