@@ -143,5 +143,8 @@ fn suggest_at_70b_finds_a_sharding_that_fits_80g() {
     let written = doc["baseline"]["predicted_step_us"]
         .as_f64()
         .expect("baseline step");
-    assert!(step <= written, "suggested {step} µs > written {written} µs");
+    assert!(
+        step <= written,
+        "suggested {step} µs > written {written} µs"
+    );
 }
