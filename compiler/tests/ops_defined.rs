@@ -992,6 +992,45 @@ fn optimization_barrier_as_jax_prints_it() {
 }
 
 #[test]
+fn propagation_barrier_as_shardy_prints_it() {
+    let pretty = module(
+        "%x: tensor<8x4xf32>",
+        "  %r = sdy.propagation_barrier %x allowed_direction=BACKWARD : tensor<8x4xf32>",
+        "tensor<8x4xf32>",
+    );
+    let generic = module(
+        "%x: tensor<8x4xf32>",
+        "  %r = \"sdy.propagation_barrier\"(%x) <{allowed_direction = #sdy<propagation_direction BACKWARD>}> : (tensor<8x4xf32>) -> tensor<8x4xf32>",
+        "tensor<8x4xf32>",
+    );
+    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
+    assert_eq!(last_kind(&a), last_kind(&b));
+    let printed = print_module(&b);
+    assert!(
+        printed
+            .contains("sdy.propagation_barrier %arg0 allowed_direction=BACKWARD : tensor<8x4xf32>"),
+        "{printed}"
+    );
+    // The identity rule: one factor per dimension.
+    assert_eq!(
+        last_rule(&a),
+        "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=4}>"
+    );
+    for (dir, want) in [
+        ("BOTH", "cannot specify `BOTH`"),
+        ("SIDEWAYS", "unknown propagation_direction 'SIDEWAYS'"),
+    ] {
+        let bad = module(
+            "%x: tensor<8x4xf32>",
+            &format!("  %r = sdy.propagation_barrier %x allowed_direction={dir} : tensor<8x4xf32>"),
+            "tensor<8x4xf32>",
+        );
+        let e = error(&bad);
+        assert!(e.starts_with("2:") && e.contains(want), "{e}");
+    }
+}
+
+#[test]
 fn custom_call_runs_sharding_and_carries_other_targets() {
     let pretty = module(
         "%x: tensor<8x4xf32>",

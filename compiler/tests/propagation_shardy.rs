@@ -9,6 +9,8 @@
 
 mod propagation_support;
 
+#[path = "propagation_shardy/barrier.rs"]
+mod barrier;
 #[path = "propagation_shardy/blocked.rs"]
 mod blocked;
 #[path = "propagation_shardy/call_passes.rs"]

@@ -310,6 +310,7 @@ op_kinds! {
         CreateToken(crate::ops::token::CreateToken),
         CustomCall(crate::ops::custom_call::CustomCall),
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
+        PropagationBarrier(crate::ops::propagation_barrier::PropagationBarrier),
         Case(crate::ops::case::Case),
         CollectivePermute(crate::ops::collectives::CollectivePermute),
         Convolution(crate::ops::convolution::Convolution),

@@ -21,6 +21,9 @@ pub enum Fmt {
     /// spelling: `[1, 2]` for integer arrays, `4` for integers, `DEFAULT`
     /// for enums.
     Keyed(&'static str, &'static str),
+    /// `key=value`, with no spaces (Shardy's assembly formats:
+    /// `allowed_direction=BACKWARD`); read as [`Fmt::Keyed`].
+    Assigned(&'static str, &'static str),
     /// A symbol `@name` holding the string attribute `attr`
     /// (`custom_call`'s target).
     Symbol(&'static str),
@@ -86,6 +89,7 @@ impl Fmt {
     pub fn mentions(&self, name: &str) -> bool {
         match *self {
             Fmt::Keyed(_, a)
+            | Fmt::Assigned(_, a)
             | Fmt::Shardings(_, a)
             | Fmt::AxisNames(_, a)
             | Fmt::Symbol(a)

@@ -35,6 +35,7 @@ pub mod index_dims;
 pub mod manual_computation;
 pub mod named_computation;
 pub mod optimization_barrier;
+pub mod propagation_barrier;
 pub mod ragged_dot;
 pub mod ragged_dot_steps;
 pub mod reduce;

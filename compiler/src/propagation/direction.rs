@@ -19,6 +19,7 @@
 //! moves. JAX 0.10.2's Shardy runs the same five schedules.
 
 use crate::ir::OpKind;
+use crate::ops::propagation_barrier::AllowedDirection;
 use crate::rules::OpShardingRule;
 
 /// Which way shardings may flow through an op along one factor.
@@ -76,13 +77,20 @@ pub enum OpClass {
     },
     /// `broadcast_in_dim`: backward only until the last schedule.
     Broadcast,
+    /// `sdy.propagation_barrier`: its own direction in every schedule and
+    /// strategy (Shardy's `PropagatePropagationBarrier`).
+    Barrier(Direction),
     Other,
 }
 
 /// Whether Shardy treats `kind` as element-wise (its `Elementwise`
 /// trait): the element-wise StableHLO ops and `sdy.sharding_constraint`.
 pub fn is_elementwise(kind: &OpKind) -> bool {
-    kind.is_elementwise() || matches!(kind, OpKind::ShardingConstraint { .. })
+    kind.is_elementwise()
+        || matches!(
+            kind,
+            OpKind::ShardingConstraint { .. } | OpKind::PropagationBarrier(_)
+        )
 }
 
 impl OpClass {
@@ -90,7 +98,15 @@ impl OpClass {
     /// non-scalar operands has more than one use (MLIR's `hasOneUse`: an
     /// op using a value twice, a return and a sharding group each count).
     pub fn of(kind: &OpKind, multi_use: bool) -> OpClass {
-        if is_elementwise(kind) || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. }) {
+        if let OpKind::PropagationBarrier(b) = kind {
+            OpClass::Barrier(match b.allowed_direction {
+                AllowedDirection::None => Direction::None,
+                AllowedDirection::Forward => Direction::Forward,
+                AllowedDirection::Backward => Direction::Backward,
+                AllowedDirection::Both => Direction::Both,
+            })
+        } else if is_elementwise(kind) || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. })
+        {
             OpClass::PassThrough { multi_use }
         } else if kind.def().is_some_and(|d| {
             matches!(
@@ -126,6 +142,9 @@ impl Policy {
     pub fn direction(self, class: OpClass, rule: &OpShardingRule, factor: usize) -> Direction {
         if rule.is_blocked(factor) {
             return Direction::None;
+        }
+        if let OpClass::Barrier(allowed) = class {
+            return allowed;
         }
         match self {
             Policy::Any => Direction::Both,

@@ -99,11 +99,12 @@ impl<'s> Cursor<'s> {
             Tok::Hash
                 if self.text() == "#sdy"
                     && self.peek_kind(1) == Tok::Less
-                    && self.peek_kind(2) == Tok::Ident =>
+                    && self.peek_text(2) == "manual_axes" =>
             {
+                // `#sdy`, `<`, `manual_axes`.
                 self.bump();
                 self.bump();
-                self.expect_ident("manual_axes", "#sdy<...> attribute")?;
+                self.bump();
                 let axes = self.parse_axis_name_set("manual_axes")?;
                 self.expect(Tok::Greater, "#sdy<manual_axes...>")?;
                 Ok(Attr::ManualAxes(axes))

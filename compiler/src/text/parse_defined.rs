@@ -232,7 +232,7 @@ impl<'s> Cursor<'s> {
                     let tok = punct_token(p);
                     self.expect(tok, name)?;
                 }
-                Fmt::Keyed(key, attr) => {
+                Fmt::Keyed(key, attr) | Fmt::Assigned(key, attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
                     let value = self.parse_attr_value(0)?;

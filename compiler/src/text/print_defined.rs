@@ -245,7 +245,7 @@ impl FuncPrinter<'_> {
                     self.out.push_str(p);
                     space = p != "(";
                 }
-                Fmt::Keyed(key, name) => {
+                Fmt::Keyed(key, name) | Fmt::Assigned(key, name) => {
                     if space {
                         self.out.push(' ');
                     }
@@ -253,7 +253,12 @@ impl FuncPrinter<'_> {
                         .iter()
                         .find(|(n, _)| *n == name)
                         .map_or(String::new(), |(_, a)| pretty_value(a));
-                    let _ = write!(self.out, "{key} = {value}");
+                    let eq = if matches!(directive, Fmt::Keyed(..)) {
+                        " = "
+                    } else {
+                        "="
+                    };
+                    let _ = write!(self.out, "{key}{eq}{value}");
                     space = true;
                 }
                 Fmt::Symbol(name) => {

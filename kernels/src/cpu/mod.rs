@@ -95,7 +95,8 @@ fn compute(
     par: Parallelism,
 ) -> Result<Vec<HostTensor>> {
     let n = |expected: usize| arity(kind, "operands", expected, x.len());
-    // Identities: a barrier against XLA's reordering, and the custom_call
+    // Identities: barriers against XLA's reordering and against
+    // propagation, and the custom_call
     // targets meshrun runs (`@Sharding`, host placements); `run` refuses
     // the others before any device starts, and so does this.
     if let OpKind::CustomCall(c) = kind {
@@ -103,7 +104,9 @@ fn compute(
             return Err(KernelError::invalid(&kind.name(), e));
         }
     }
-    if let OpKind::OptimizationBarrier(_) | OpKind::CustomCall(_) = kind {
+    if let OpKind::OptimizationBarrier(_) | OpKind::PropagationBarrier(_) | OpKind::CustomCall(_) =
+        kind
+    {
         return Ok(x.iter().map(|t| (*t).clone()).collect());
     }
     let Some(out) = result_types.first() else {
