@@ -55,6 +55,7 @@ mod pieces;
 mod planner;
 pub mod remap_plan;
 pub mod reshard;
+mod search;
 // 3. Device program.
 mod device_builder;
 mod local_conv;

@@ -14,6 +14,10 @@
 //! less sharded before its last collective and moves the fewest bytes per
 //! device (then takes the fewest collectives) wins.
 //!
+//! Where the greedy plan needs a collective-permute (or there is none), a
+//! bounded search over the same moves (`search.rs`) may replace it, only
+//! with a plan that moves fewer bytes per device.
+//!
 //! When no plan is found — sub-axes with no common refinement (`"x":(1)2`
 //! vs `"x":(1)3` on `"x"=6`) or a non-divisible dimension whose padded
 //! blocks must shift (13 split 4 ways pads to 16, split 2 ways to 14, so
@@ -27,11 +31,12 @@ use std::collections::{BTreeMap, HashMap};
 use crate::ir::ElemType;
 use crate::partition::collective::{AllToAllDims, Collective, CollectiveKind};
 use crate::partition::error::{ReshardError, Side};
-use crate::partition::padded::{add_selectors, candidates};
+use crate::partition::padded::{add_selectors, candidates, Candidate};
 use crate::partition::pieces::{
     align, block_index, complement, merged, pieces_of, product, DimPieces, Piece,
 };
 use crate::partition::planner::{Move, Planner, Step};
+use crate::partition::search::search;
 use crate::sharding::groups::{device_groups, group_ranks};
 use crate::sharding::validate::{is_maximal_mesh, validate_mesh_structure, validate_sharding};
 use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, TensorSharding};
@@ -109,22 +114,32 @@ pub fn plan_reshard(
         from,
         to,
     };
-    let mut best: Option<(Cost, Vec<Step>, Vec<Collective>)> = None;
-    let mut consider = |extent: Vec<i64>, steps: Vec<Step>| -> Result<(), ReshardError> {
-        let collectives = drop_idle_permutes(ctx(extent).collectives(&src, &steps)?);
-        let cost = Cost::of(is_monotone(&src, &steps), &collectives);
-        if best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
-            best = Some((cost, steps, collectives));
-        }
-        Ok(())
-    };
+    // The cheapest lowering so far.
+    type Best = Option<(Cost, Vec<Step>, Vec<Collective>)>;
+    let mut best: Best = None;
+    let consider =
+        |best: &mut Best, extent: Vec<i64>, steps: Vec<Step>| -> Result<(), ReshardError> {
+            let collectives = drop_idle_permutes(ctx(extent).collectives(&src, &steps)?);
+            let cost = Cost::of(is_monotone(&src, &steps), &collectives);
+            if best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
+                *best = Some((cost, steps, collectives));
+            }
+            Ok(())
+        };
     let devices = from_mesh.num_devices();
+    let elem_bytes = elem.byte_size() as f64;
+    // Candidates on which to also search for a cheaper plan, once every
+    // greedy plan is known.
+    let mut searches: Vec<Candidate> = Vec::new();
     if same_axes {
         let (mut cur, mut want) = (src.clone(), tgt.clone());
         if align(&mut cur, &mut want) {
             for c in candidates(shape, devices, &cur, &want) {
                 let planned =
                     Planner::new(&c.extent, c.start.clone(), c.target.clone(), same_order).run();
+                if needs_search(planned.as_deref(), &c, same_order, from) {
+                    searches.push(c.clone());
+                }
                 if let Some(steps) = planned {
                     let mut all: Vec<Step> = c
                         .prefix
@@ -135,7 +150,7 @@ pub fn plan_reshard(
                         })
                         .collect();
                     all.extend(add_selectors(&c, steps));
-                    consider(c.extent, all)?;
+                    consider(&mut best, c.extent, all)?;
                 }
             }
         }
@@ -145,17 +160,30 @@ pub fn plan_reshard(
                 continue;
             }
             if let Some(steps) = bridged(&c.extent, to_mesh, &src, tgt.clone()) {
-                consider(c.extent, steps)?;
+                consider(&mut best, c.extent, steps)?;
             }
         }
     }
-    let (steps, collectives) = match best {
-        Some((_, steps, collectives)) => (steps, collectives),
-        None => {
-            let steps = gather_then_slice(&src, &tgt, same_axes && same_order);
-            let collectives = drop_idle_permutes(ctx(shape.to_vec()).collectives(&src, &steps)?);
-            (steps, collectives)
+    if best.is_none() {
+        let steps = gather_then_slice(&src, &tgt, same_axes && same_order);
+        consider(&mut best, shape.to_vec(), steps)?;
+    }
+    for c in searches {
+        let Some((cost, _, _)) = &best else { break };
+        // A searched plan replaces the best one only if it moves fewer
+        // bytes (it never grows the tensor, so it then also compares
+        // lower), so no reshard costs more than the greedy plan.
+        let bytes = cost.bytes;
+        if let Some(steps) = search(&c.extent, &c.start, &c.target, bytes / elem_bytes) {
+            let mut found = None;
+            consider(&mut found, c.extent, steps)?;
+            if let Some(f) = found.filter(|f| f.0.bytes < bytes) {
+                best = Some(f);
+            }
         }
+    }
+    let Some((_, steps, collectives)) = best else {
+        return Err(ReshardError::Internal("no reshard plan".into()));
     };
     let strategy = if is_monotone(&src, &steps) {
         ReshardStrategy::Monotone
@@ -166,6 +194,22 @@ pub fn plan_reshard(
         collectives,
         strategy,
     })
+}
+
+/// Whether to also search for a cheaper plan than the greedy one
+/// (`search.rs`): only where the greedy planner needs a permute or finds
+/// nothing (elsewhere it moves only what must move), on a plain layout
+/// (no padding selectors to carry), on one device order and without
+/// partial sums.
+fn needs_search(
+    planned: Option<&[Step]>,
+    c: &Candidate,
+    same_order: bool,
+    from: &TensorSharding,
+) -> bool {
+    let plain = c.prefix.is_empty() && c.selectors.iter().all(Vec::is_empty);
+    let permutes = planned.is_none_or(|steps| steps.iter().any(|s| s.mv == Move::Permute));
+    plain && same_order && from.unreduced.is_empty() && permutes
 }
 
 /// How a candidate lowering compares: plans that never make the tensor

@@ -1,0 +1,388 @@
+//! A bounded cheapest-path search for a reshard, run next to the greedy
+//! planner (`planner.rs`) when the greedy plan needs a collective-permute.
+//!
+//! The greedy planner fixes one order of moves, so it can miss cheaper
+//! plans: one all-to-all over several axes followed by a gather instead of
+//! a permute first (`{a b c}{} -> {a}{b}`), all-to-alls one piece at a
+//! time that land pieces in another order, or another choice of pieces to
+//! slice before a permute or of the order of the pieces a permute leaves
+//! to be gathered (fewer devices move). Dijkstra over the aligned pieces
+//! finds such plans by estimated bytes per device; the caller lowers the
+//! result and keeps it only if its real cost is lower.
+//!
+//! The search keeps the caller's order (slices, permutes and all-to-alls,
+//! then one final gather), so the tensor never becomes less sharded before
+//! the last collective, and every move keeps padded blocks exact
+//! ([`exact`]). It works on at most [`MAX_PIECES`] pieces and gives up
+//! after [`MAX_STATES`] states, and only prices a
+//! permute whose pieces take at most [`MAX_PERMUTE_ASSIGNMENTS`] device
+//! coordinates to enumerate, so it stays cheap on large meshes.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use crate::partition::pieces::{product, DimPieces, Piece};
+use crate::partition::planner::{exact, Move, Step};
+
+/// The most pieces (source and target together) the search works on.
+const MAX_PIECES: usize = 6;
+/// States expanded before the search gives up.
+const MAX_STATES: usize = 4000;
+/// The most coordinate assignments enumerated to price one permute.
+const MAX_PERMUTE_ASSIGNMENTS: i64 = 4096;
+
+/// A search from `start` to `target` (aligned pieces, same mesh and device
+/// order) over a tensor laid out over `extent`; `bound` is the estimated
+/// cost (elements per device) to beat. The steps of the cheapest plan
+/// found below `bound`, if any.
+pub(crate) fn search(
+    extent: &[i64],
+    start: &DimPieces,
+    target: &DimPieces,
+    bound: f64,
+) -> Option<Vec<Step>> {
+    let (start, target) = atoms(start, target);
+    let pieces = all_pieces(&start, &target);
+    if pieces.len() > MAX_PIECES {
+        return None;
+    }
+    Search {
+        extent,
+        target: &target,
+        pieces,
+    }
+    .run(&start, bound)
+}
+
+/// Every piece of both cut into pieces of prime size (major first), so that the
+/// search may move part of an axis as it moves a whole one (`"x"` of size
+/// 4 is `"x":(1)2, "x":(2)2`, as two axes of size 2 would be). Pieces
+/// stay whole if cutting them all would make more than [`MAX_PIECES`].
+fn atoms(start: &DimPieces, target: &DimPieces) -> (DimPieces, DimPieces) {
+    let cut = |dims: &DimPieces| -> DimPieces {
+        dims.iter()
+            .map(|d| d.iter().flat_map(|&p| prime_parts(p)).collect())
+            .collect()
+    };
+    let (a, b) = (cut(start), cut(target));
+    if all_pieces(&a, &b).len() > MAX_PIECES {
+        (start.clone(), target.clone())
+    } else {
+        (a, b)
+    }
+}
+
+fn prime_parts(mut p: Piece) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut f = 2;
+    while f * f <= p.size {
+        if p.size % f == 0 {
+            let (a, b) = p.split(f);
+            out.push(a);
+            p = b;
+        } else {
+            f += 1;
+        }
+    }
+    out.push(p);
+    out
+}
+
+fn all_pieces(a: &DimPieces, b: &DimPieces) -> Vec<Piece> {
+    let mut v: Vec<Piece> = a.iter().chain(b).flatten().copied().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// A node of the search: the state reached, how, and from where.
+struct Node {
+    state: DimPieces,
+    parent: Option<(usize, Move)>,
+}
+
+struct Search<'a> {
+    extent: &'a [i64],
+    target: &'a DimPieces,
+    /// Every piece of the source and the target.
+    pieces: Vec<Piece>,
+}
+
+/// Costs are compared as integers (elements, scaled for permutes).
+fn key(cost: f64) -> u64 {
+    (cost * 1024.0).round() as u64
+}
+
+impl Search<'_> {
+    fn run(&self, start: &DimPieces, bound: f64) -> Option<Vec<Step>> {
+        let mut nodes = vec![Node {
+            state: start.clone(),
+            parent: None,
+        }];
+        let bound = key(bound);
+        let mut best_at: HashMap<DimPieces, u64> = HashMap::new();
+        best_at.insert(start.clone(), 0);
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((0u64, 0usize)));
+        let mut best: Option<(u64, usize, Option<DimPieces>)> = None;
+        let mut expanded = 0;
+        while let Some(Reverse((cost, id))) = heap.pop() {
+            if best.as_ref().is_some_and(|b| b.0 <= cost) || cost >= bound {
+                break;
+            }
+            let state = nodes[id].state.clone();
+            if best_at.get(&state).is_some_and(|&c| c < cost) {
+                continue;
+            }
+            expanded += 1;
+            if expanded > MAX_STATES {
+                break;
+            }
+            if let Some((extra, gathered)) = self.finish(&state) {
+                let total = cost + key(extra);
+                if total < bound && best.as_ref().is_none_or(|b| total < b.0) {
+                    best = Some((total, id, gathered));
+                }
+            }
+            for (next, mv, c) in self.moves(&state) {
+                let total = cost + key(c);
+                if best_at.get(&next).is_some_and(|&old| old <= total) {
+                    continue;
+                }
+                best_at.insert(next.clone(), total);
+                nodes.push(Node {
+                    state: next,
+                    parent: Some((id, mv)),
+                });
+                heap.push(Reverse((total, nodes.len() - 1)));
+            }
+        }
+        let (_, id, gathered) = best?;
+        let mut steps = path(&nodes, id);
+        if let Some(g) = gathered {
+            steps.push(Step {
+                mv: Move::Gather(g),
+                after: self.target.clone(),
+                on_target: true,
+            });
+        }
+        Some(steps)
+    }
+
+    /// The local elements per device in `state`.
+    fn local(&self, state: &DimPieces) -> f64 {
+        state
+            .iter()
+            .zip(self.extent)
+            .map(|(d, &e)| {
+                let n = product(d);
+                ((e + n - 1) / n) as f64
+            })
+            .product()
+    }
+
+    /// If `state` is the target followed, per dimension, by pieces the
+    /// target does not use: what the final gather costs and gathers
+    /// (`None` when nothing is left to gather).
+    fn finish(&self, state: &DimPieces) -> Option<(f64, Option<DimPieces>)> {
+        if state == self.target {
+            return Some((0.0, None));
+        }
+        let mut gathered = Vec::with_capacity(state.len());
+        for (d, (cur, want)) in state.iter().zip(self.target).enumerate() {
+            if !cur.starts_with(want) {
+                return None;
+            }
+            let n = product(cur);
+            let rest = &cur[want.len()..];
+            if !exact(self.extent[d], n, n / product(rest)) {
+                return None;
+            }
+            gathered.push(rest.to_vec());
+        }
+        let g = gathered.iter().map(|r| product(r)).product::<i64>() as f64;
+        Some(((g - 1.0) * self.local(state), Some(gathered)))
+    }
+
+    /// Every move from `state`, with the state it makes and its cost.
+    fn moves(&self, state: &DimPieces) -> Vec<(DimPieces, Move, f64)> {
+        let mut out = Vec::new();
+        self.slices(state, &mut out);
+        self.all_to_alls(state, &mut out);
+        self.permute(state, &mut out);
+        out
+    }
+
+    /// One target piece nobody holds, appended to any dimension.
+    fn slices(&self, state: &DimPieces, out: &mut Vec<(DimPieces, Move, f64)>) {
+        let used = |p: &Piece| state.iter().any(|d| d.contains(p));
+        for &p in self.target.iter().flatten().filter(|p| !used(p)) {
+            for d in 0..state.len() {
+                let n = product(&state[d]);
+                if !exact(self.extent[d], n, n * p.size) {
+                    continue;
+                }
+                let mut next = state.clone();
+                next[d].push(p);
+                let mut added = vec![Vec::new(); state.len()];
+                added[d].push(p);
+                out.push((next, Move::Slice(added), 0.0));
+            }
+        }
+    }
+
+    /// The minor-most `k` pieces of a dimension to the minor end of
+    /// another: `(G-1)` chunks of the input cut to the output's length
+    /// along the target dimension.
+    fn all_to_alls(&self, state: &DimPieces, out: &mut Vec<(DimPieces, Move, f64)>) {
+        let rank = state.len();
+        for s in 0..rank {
+            for k in 1..=state[s].len() {
+                let moved = state[s][state[s].len() - k..].to_vec();
+                let g = product(&moved);
+                let ns = product(&state[s]);
+                if !exact(self.extent[s], ns, ns / g) {
+                    continue;
+                }
+                for t in (0..rank).filter(|&t| t != s) {
+                    let nt = product(&state[t]);
+                    if !exact(self.extent[t], nt, nt * g) {
+                        continue;
+                    }
+                    let mut next = state.clone();
+                    next[s].truncate(state[s].len() - k);
+                    next[t].extend(&moved);
+                    let len = |n: i64| ((self.extent[t] + n - 1) / n) as f64;
+                    let chunk = self.local(state) / len(nt) * len(nt * g);
+                    let mv = Move::AllToAll {
+                        pieces: moved.clone(),
+                        src: s,
+                        tgt: t,
+                    };
+                    out.push((next, mv, (g as f64 - 1.0) * chunk));
+                }
+            }
+        }
+    }
+
+    /// A permute onto the target followed, per dimension, by the pieces it
+    /// does not use, in the order `state` holds them (so that more devices
+    /// keep their block), when the shard counts allow it.
+    fn permute(&self, state: &DimPieces, out: &mut Vec<(DimPieces, Move, f64)>) {
+        let Some(next) = self.permute_target(state) else {
+            return;
+        };
+        if next == *state {
+            return;
+        }
+        if let Some(moved) = self.moved_fraction(state, &next) {
+            let cost = self.local(state) * moved;
+            out.push((next, Move::Permute, cost));
+        }
+    }
+
+    fn permute_target(&self, state: &DimPieces) -> Option<DimPieces> {
+        let in_target = |p: &Piece| self.target.iter().any(|d| d.contains(p));
+        let mut spare: Vec<Piece> = state
+            .iter()
+            .flatten()
+            .filter(|p| !in_target(p))
+            .copied()
+            .collect();
+        let mut next = self.target.clone();
+        for (d, dim) in next.iter_mut().enumerate() {
+            let (have, want) = (product(&state[d]), product(dim));
+            if have % want != 0 {
+                return None;
+            }
+            let mut cap = have / want;
+            let mut i = 0;
+            while cap > 1 && i < spare.len() {
+                if cap % spare[i].size == 0 {
+                    cap /= spare[i].size;
+                    dim.push(spare.remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            if cap != 1 || (dim.len() > self.target[d].len() && !self.exact_gather(d, dim)) {
+                return None;
+            }
+        }
+        spare.is_empty().then_some(next)
+    }
+
+    fn exact_gather(&self, d: usize, dim: &[Piece]) -> bool {
+        let n = product(dim);
+        exact(self.extent[d], n, product(&self.target[d]))
+    }
+
+    /// The fraction of devices whose block changes from `a` to `b`, by
+    /// enumerating the coordinates along the pieces involved (each piece
+    /// an independent digit); `None` if there are too many.
+    fn moved_fraction(&self, a: &DimPieces, b: &DimPieces) -> Option<f64> {
+        let involved: Vec<Piece> = self
+            .pieces
+            .iter()
+            .filter(|p| a.iter().chain(b).flatten().any(|q| q == *p))
+            .copied()
+            .collect();
+        let total: i64 = product(&involved);
+        if total > MAX_PERMUTE_ASSIGNMENTS {
+            return None;
+        }
+        let digit_of = |p: &Piece, assign: i64| -> i64 {
+            let mut rest = assign;
+            for q in involved.iter().rev() {
+                if q == p {
+                    return rest % q.size;
+                }
+                rest /= q.size;
+            }
+            0
+        };
+        let index = |dim: &[Piece], assign: i64| {
+            dim.iter()
+                .fold(0, |acc, p| acc * p.size + digit_of(p, assign))
+        };
+        let moved = (0..total)
+            .filter(|&x| a.iter().zip(b).any(|(da, db)| index(da, x) != index(db, x)))
+            .count();
+        Some(moved as f64 / total as f64)
+    }
+}
+
+/// The steps from the root to node `id`, consecutive slices merged into
+/// one collective (slices commute; each appends its pieces in turn).
+fn path(nodes: &[Node], mut id: usize) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    while let Some((parent, mv)) = &nodes[id].parent {
+        steps.push(Step {
+            mv: mv.clone(),
+            after: nodes[id].state.clone(),
+            on_target: true,
+        });
+        id = *parent;
+    }
+    steps.reverse();
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    for step in steps {
+        if let (
+            Some(Step {
+                mv: Move::Slice(prev),
+                after,
+                ..
+            }),
+            Move::Slice(added),
+        ) = (out.last_mut(), &step.mv)
+        {
+            for (p, a) in prev.iter_mut().zip(added) {
+                p.extend(a);
+            }
+            *after = step.after;
+            continue;
+        }
+        out.push(step);
+    }
+    out
+}
