@@ -137,6 +137,13 @@ impl CustomCall {
         }
     }
 
+    /// Whether it is one of JAX's host-offload moves (`@MoveToHost`,
+    /// `@MoveToDevice`), which Shardy's op-priority propagation schedules
+    /// with the pass-through ops (`isOffloadCustomCallOp`).
+    pub fn is_offload_move(&self) -> bool {
+        matches!(self.target.as_str(), "MoveToHost" | "MoveToDevice")
+    }
+
     /// Where the call puts its value, for the host-memory placements:
     /// `@annotate_device_placement` by its `_xla_buffer_placement`
     /// (any memory kind naming the host is the host), `@MoveToHost` and

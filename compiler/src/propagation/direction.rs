@@ -4,7 +4,8 @@
 //! Op-priority propagation (SPEC §5) runs aggressive propagation five
 //! times, each schedule adding to the previous one (Shardy's
 //! `opPropagationSchedule`):
-//! 0. pass-through ops (element-wise, reshape, transpose) none of whose
+//! 0. pass-through ops (element-wise, reshape, transpose, the host-offload
+//!    calls `@MoveToHost`/`@MoveToDevice`) none of whose
 //!    non-scalar operands has another use: forward through a multi-use
 //!    value would put its sharding on every user (one reshard per user
 //!    later), backward could conflict with another user;
@@ -105,7 +106,9 @@ impl OpClass {
                 AllowedDirection::Backward => Direction::Backward,
                 AllowedDirection::Both => Direction::Both,
             })
-        } else if is_elementwise(kind) || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. })
+        } else if is_elementwise(kind)
+            || matches!(kind, OpKind::CustomCall(c) if c.is_offload_move())
+            || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. })
         {
             OpClass::PassThrough { multi_use }
         } else if kind.def().is_some_and(|d| {
