@@ -132,7 +132,7 @@ enum Mode {
 }
 
 /// (pass flag as in the RUN line, meshrun mode): the first that the RUN
-/// line holds wins. Ported from `tools/shardy_lit_coverage.py`'s RUN_MAP.
+/// line holds wins.
 fn pass_mode(sdy_opt: &str) -> Mode {
     let table: &[(&str, Option<&[&'static str]>, &str)] = &[
         (
