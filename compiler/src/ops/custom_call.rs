@@ -321,6 +321,11 @@ impl OpDef for CustomCall {
         self.target_kind() == TargetKind::Identity
     }
 
+    /// The targets meshrun runs are all the identity; the others cannot run.
+    fn runs_as_identity(&self) -> bool {
+        self.target_kind() == TargetKind::Identity
+    }
+
     fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
         if self.target_kind() != TargetKind::Identity {
             return Ok(());

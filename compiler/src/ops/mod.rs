@@ -210,6 +210,13 @@ pub trait OpDef: fmt::Debug {
         self.check(operands, results)
     }
 
+    /// Whether every backend runs it as the identity on its operands (its
+    /// results are its operands): barriers, which only constrain the
+    /// compiler, and the custom calls meshrun runs.
+    fn runs_as_identity(&self) -> bool {
+        false
+    }
+
     /// Resolve what the op says by reference to the module's meshes (a
     /// collective's replica groups written as mesh axes); the parser calls
     /// it once the module is read, builders once their meshes exist.

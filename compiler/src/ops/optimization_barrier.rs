@@ -47,6 +47,10 @@ impl OpDef for OptimizationBarrier {
         Ok(operands.to_vec())
     }
 
+    fn runs_as_identity(&self) -> bool {
+        true
+    }
+
     /// Shardy gives it no rule but treats it as a data-flow edge: result
     /// `k` takes the sharding of operand `k`. The same as a rule with one
     /// pass-through factor per dimension of each (operand `k`, result `k`)

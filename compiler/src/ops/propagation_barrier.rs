@@ -79,6 +79,10 @@ impl OpDef for PropagationBarrier {
         Ok(vec![x.clone()])
     }
 
+    fn runs_as_identity(&self) -> bool {
+        true
+    }
+
     /// Shardy's `createIdentityShardingRule`: one pass-through factor per
     /// dimension, shared by the operand and the result.
     fn rule(

@@ -95,18 +95,15 @@ fn compute(
     par: Parallelism,
 ) -> Result<Vec<HostTensor>> {
     let n = |expected: usize| arity(kind, "operands", expected, x.len());
-    // Identities: barriers against XLA's reordering and against
-    // propagation, and the custom_call
+    // Identities (`OpDef::runs_as_identity`): barriers and the custom_call
     // targets meshrun runs (`@Sharding`, host placements); `run` refuses
-    // the others before any device starts, and so does this.
+    // the other targets before any device starts, and so does this.
     if let OpKind::CustomCall(c) = kind {
         if let Some(e) = c.run_error() {
             return Err(KernelError::invalid(&kind.name(), e));
         }
     }
-    if let OpKind::OptimizationBarrier(_) | OpKind::PropagationBarrier(_) | OpKind::CustomCall(_) =
-        kind
-    {
+    if kind.def().is_some_and(|d| d.runs_as_identity()) {
         return Ok(x.iter().map(|t| (*t).clone()).collect());
     }
     let Some(out) = result_types.first() else {

@@ -379,12 +379,10 @@ impl CudaDevice {
             OpKind::CustomCall(c) if c.run_error().is_some() => {
                 Err(invalid(kind, c.run_error().unwrap_or_default()))
             }
-            // Identities, as on the CPU: barriers against XLA's reordering
-            // and against propagation
-            // and the custom_call targets meshrun runs.
-            OpKind::OptimizationBarrier(_)
-            | OpKind::PropagationBarrier(_)
-            | OpKind::CustomCall(_) => Ok(x.iter().map(|b| (*b).clone()).collect()),
+            // Identities, as on the CPU (`OpDef::runs_as_identity`).
+            _ if kind.def().is_some_and(|d| d.runs_as_identity()) => {
+                Ok(x.iter().map(|b| (*b).clone()).collect())
+            }
             OpKind::DotGeneral { .. }
             | OpKind::Call { .. }
             | OpKind::ShardingConstraint { .. }
