@@ -597,7 +597,7 @@ fn jax_control_flow_round_trips() {
     assert!(uses_arg);
     let printed = print_module(&m);
     assert!(
-        printed.contains("stablehlo.while(%arg3 = %arg2, %arg4 = %5, "),
+        printed.contains("stablehlo.while(%iterArg = %arg2, %iterArg_0 = %5, "),
         "{printed}"
     );
     assert!(printed.contains("\n    cond {\n"), "{printed}");

@@ -200,7 +200,7 @@ fn a_constraint_chain_ending_in_a_region_takes_over_uses_there_only() {
                 // The body's add reads the tail; the while and the negate
                 // read the argument.
                 "%6 = stablehlo.add %5, %4 ",
-                "stablehlo.while(%arg1 = %1, %arg2 = %arg0)",
+                "stablehlo.while(%iterArg = %1, %iterArg_0 = %arg0)",
                 "stablehlo.negate %arg0 ",
             ],
         ),

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use meshrun_compiler::ir::{
-    BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType, Function, ReduceKind,
-    Scalar, TensorType, UnaryOp,
+    BinaryOp, CompareDirection, CompareType, ConstantDialect, DenseLiteral, DotDims, ElemType,
+    Function, ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, MeshRef, TensorSharding};
@@ -142,21 +142,21 @@ fn constants_iota_convert() {
     check(
         "  %cst = stablehlo.constant dense<[1.000000e+00, -2.500000e+00]> : tensor<2xf32>",
         "  %0 = \"stablehlo.constant\"() <{value = dense<[1.0, -2.5]> : tensor<2xf32>}> : () -> tensor<2xf32>",
-        OpKind::Constant(lit.clone()),
+        OpKind::Constant(lit.clone(), Default::default()),
         0,
         &[f32s(&[2])],
     );
     check(
         "  %0 = sdy.constant dense<[1.0, -2.5]> : tensor<2xf32>",
         "  %0 = \"sdy.constant\"() <{value = dense<\"0x0000803F000020C0\"> : tensor<2xf32>}> : () -> tensor<2xf32>",
-        OpKind::Constant(lit),
+        OpKind::Constant(lit, ConstantDialect::Sdy),
         0,
         &[f32s(&[2])],
     );
     check(
         "  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>",
         "  %c = \"stablehlo.constant\"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>",
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(f64::NEG_INFINITY))),
+        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(f64::NEG_INFINITY)), Default::default()),
         0,
         &[f32s(&[])],
     );
@@ -483,15 +483,18 @@ fn constant_with_attributes_before_the_value() {
     assert!(op.shardings.is_some());
     assert_eq!(
         op.kind,
-        OpKind::Constant(DenseLiteral::Elements(vec![
-            Scalar::Bool(true),
-            Scalar::Bool(false),
-            Scalar::Bool(true),
-            Scalar::Bool(true)
-        ]))
+        OpKind::Constant(
+            DenseLiteral::Elements(vec![
+                Scalar::Bool(true),
+                Scalar::Bool(false),
+                Scalar::Bool(true),
+                Scalar::Bool(true)
+            ]),
+            ConstantDialect::Sdy
+        )
     );
     assert!(print_module(&m).contains(
-        "stablehlo.constant {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"y\"}]>]>} dense<[true, false, true, true]> : tensor<4xi1>"
+        "sdy.constant {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"y\"}]>]>} dense<[true, false, true, true]> : tensor<4xi1>"
     ));
 }
 
@@ -601,4 +604,51 @@ fn dot_algorithm_is_kept_and_printed_in_the_pretty_syntax() {
         )),
         "{printed}"
     );
+}
+
+/// Loop arguments are printed with MLIR's names: `%iterArg`, made unique
+/// with `_K` from one counter per function; a loop nested in a loop body
+/// sees the outer names (and continues the counter), a later loop in the
+/// function body does not (and restarts it).
+#[test]
+fn while_arguments_are_named_as_mlir_names_them() {
+    let src = r#"func.func @main(%arg0: tensor<i32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {
+  %0:2 = stablehlo.while(%a = %arg0, %b = %arg1) : tensor<i32>, tensor<4xf32>
+  cond {
+    %1 = stablehlo.compare LT, %a, %a : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  } do {
+    %1 = stablehlo.while(%c = %b) : tensor<4xf32>
+    cond {
+      %2 = stablehlo.compare LT, %a, %a : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    } do {
+      stablehlo.return %c : tensor<4xf32>
+    }
+    stablehlo.return %a, %1 : tensor<i32>, tensor<4xf32>
+  }
+  %1 = stablehlo.while(%d = %0#1) : tensor<4xf32>
+  cond {
+    %2 = stablehlo.compare LT, %arg0, %arg0 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %2 : tensor<i1>
+  } do {
+    stablehlo.return %d : tensor<4xf32>
+  }
+  return %1 : tensor<4xf32>
+}
+"#;
+    let m = parse_module(src).unwrap_or_else(|e| panic!("{e}"));
+    let printed = print_module(&m);
+    for line in [
+        "stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1)",
+        "stablehlo.while(%iterArg_1 = %iterArg_0)",
+        "stablehlo.compare LT, %iterArg, %iterArg",
+        "stablehlo.return %iterArg_1 : tensor<4xf32>",
+        "stablehlo.while(%iterArg = %0#1)",
+        "stablehlo.return %iterArg : tensor<4xf32>",
+    ] {
+        assert!(printed.contains(line), "no `{line}` in\n{printed}");
+    }
+    let again = parse_module(&printed).unwrap_or_else(|e| panic!("reparse: {e}\n{printed}"));
+    assert_eq!(print_module(&again), printed);
 }

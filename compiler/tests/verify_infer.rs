@@ -715,7 +715,7 @@ fn typed_ops_are_not_inferable() {
         OpKind::Reshape,
         OpKind::Iota { dim: 0 },
         OpKind::BroadcastInDim { dims: vec![] },
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0))),
+        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()),
         OpKind::Call { callee: "f".into() },
     ];
     for k in kinds {
@@ -835,7 +835,7 @@ fn reshape_convert_iota_constant() {
     );
     infer_constant(&DenseLiteral::Splat(Scalar::Bool(true)), &t(&[2], I1)).unwrap();
     infer_constant(&DenseLiteral::Elements(vec![]), &t(&[0, 3], F32)).unwrap();
-    let k = OpKind::Constant(splat);
+    let k = OpKind::Constant(splat, Default::default());
     check_result_types(&k, &[], &[t(&[2], F16)]).unwrap();
     let err = check_result_types(&k, &[], &[t(&[2], F16), t(&[2], F16)]).unwrap_err();
     assert!(err.contains("expects 1 result, got 2"), "{err}");

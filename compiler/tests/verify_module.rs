@@ -78,7 +78,7 @@ fn mlp() -> Module {
     let mut g = Function::new("finish", vec![t(&[16, 128])]);
     g.visibility = Visibility::Private;
     let c = g.push_op(
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.5))),
+        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.5)), Default::default()),
         vec![],
         vec![TensorType::scalar(F32)],
     );

@@ -63,7 +63,7 @@ fn shareable(unit: &Unit, instr: &Instr, p: &DeviceProgram) -> bool {
         Unit::TransposedDot(t) => big && t.reduce.is_none(),
         Unit::Instr(_) => match instr {
             Instr::Op {
-                kind: K::Constant(_) | K::Iota { .. },
+                kind: K::Constant(..) | K::Iota { .. },
                 ..
             } => true,
             Instr::Op { kind, operands, .. } => {
@@ -180,7 +180,7 @@ impl Executor<'_> {
                 let keep = matches!(
                     instr,
                     Instr::Op {
-                        kind: OpKind::Constant(_),
+                        kind: OpKind::Constant(..),
                         ..
                     }
                 ) && matches!(unit, Unit::Instr(_));

@@ -336,7 +336,7 @@ fn op_cases() -> Vec<Case> {
             cases.push(typed(OpKind::Iota { dim }, vec![], vec![ty(&[3, 4], e)]));
         }
         cases.push(typed(
-            OpKind::Constant(DenseLiteral::Splat(Scalar::Float(1.5))),
+            OpKind::Constant(DenseLiteral::Splat(Scalar::Float(1.5)), Default::default()),
             vec![],
             vec![ty(&[2, 2], e)],
         ));

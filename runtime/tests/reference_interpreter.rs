@@ -61,7 +61,7 @@ fn mlp_module() -> Module {
     );
     let t = f.result(t);
     let zero = f.push_op(
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0))),
+        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()),
         vec![],
         vec![f32_ty(&[])],
     );

@@ -45,6 +45,8 @@ pub fn propagate(file: &Path, args: &PropagateArgs) -> anyhow::Result<()> {
     let opts = PropagationOptions {
         conservative: args.conservative,
         close: !args.keep_open,
+        // Printed as Shardy prints it: a replicated value has no sharding.
+        explicit_replication: false,
         ..PropagationOptions::with_strategy(args.strategy)
     };
     let propagated = propagate_file(file, &module, &opts)?;

@@ -47,7 +47,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     }
     !matches!(
         kind,
-        OpKind::Constant(_)
+        OpKind::Constant(..)
             | OpKind::Iota { .. }
             | OpKind::Convert
             | OpKind::BroadcastInDim { .. }
@@ -100,7 +100,7 @@ pub fn infer_result_types(
             expect_operands(operand_types, 1)?;
             Ok(Vec::new())
         }
-        OpKind::Constant(_) => Err(not_inferable("infer_constant")),
+        OpKind::Constant(..) => Err(not_inferable("infer_constant")),
         OpKind::Iota { .. } => Err(not_inferable("infer_iota")),
         OpKind::Convert => Err(not_inferable("infer_convert")),
         OpKind::BroadcastInDim { .. } => Err(not_inferable("infer_broadcast_in_dim")),
@@ -150,7 +150,7 @@ pub fn check_result_types(
         return def.check(operands, results);
     }
     match kind {
-        OpKind::Constant(literal) => {
+        OpKind::Constant(literal, ..) => {
             expect_operands(operands, 0)?;
             infer_constant(literal, single_result(results)?).map(drop)
         }

@@ -17,6 +17,8 @@ pub use module::{
     find_attr, Computation, Function, Module, NamedAttr, OpData, OpId, ParamAttrs, Region, Value,
     ValueData, ValueDef, Visibility,
 };
-pub use ops::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, ReduceKind, UnaryOp};
+pub use ops::{
+    BinaryOp, CompareDirection, CompareType, ConstantDialect, DotDims, OpKind, ReduceKind, UnaryOp,
+};
 pub use types::{ElemType, TensorType};
 pub use verify::{function_errors, module_errors, verify_function, verify_module};

@@ -242,6 +242,16 @@ impl DotDims {
     }
 }
 
+/// How a constant is spelled: `stablehlo.constant`, or `sdy.constant`,
+/// which Shardy's import writes for every constant so that nothing folds
+/// or deduplicates it while shardings propagate. Both run the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ConstantDialect {
+    #[default]
+    Stablehlo,
+    Sdy,
+}
+
 /// Declares [`OpKind`] from the ops defined once in `crate::ops` (one
 /// line each: the variant and its definition) and the older hand-written
 /// ones, and derives the registry that maps a name to a defined op's
@@ -346,7 +356,8 @@ op_kinds! {
     Select,
     /// `clamp(min, operand, max)`.
     Clamp,
-    Constant(DenseLiteral),
+    /// A literal, and how the text spells the op (the value is the same).
+    Constant(DenseLiteral, ConstantDialect),
     Iota {
         dim: i64,
     },
@@ -416,7 +427,8 @@ impl OpKind {
             OpKind::Compare { .. } => "stablehlo.compare",
             OpKind::Select => "stablehlo.select",
             OpKind::Clamp => "stablehlo.clamp",
-            OpKind::Constant(_) => "stablehlo.constant",
+            OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
+            OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
             OpKind::Iota { .. } => "stablehlo.iota",
             OpKind::Convert => "stablehlo.convert",
             OpKind::BroadcastInDim { .. } => "stablehlo.broadcast_in_dim",

@@ -245,7 +245,7 @@ impl Builder {
 
     fn zeros(&mut self, ty: TensorType) -> Val {
         let lit = DenseLiteral::Splat(zero_of(ty.elem));
-        self.push(OpKind::Constant(lit), &[], ty)
+        self.push(OpKind::Constant(lit, Default::default()), &[], ty)
     }
 
     fn dot(&mut self, l: &Val, r: &Val, dims: &DotDims, ty: TensorType) -> Val {
@@ -559,7 +559,7 @@ mod tests {
                 OpKind::Slice { .. } => "slice",
                 OpKind::Reshape => "reshape",
                 OpKind::DotGeneral { .. } => "dot",
-                OpKind::Constant(_) => "zeros",
+                OpKind::Constant(..) => "zeros",
                 OpKind::Concatenate { .. } => "concat",
                 OpKind::Pad { .. } => "pad",
                 OpKind::Binary(_) => "add",

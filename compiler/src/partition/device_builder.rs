@@ -280,8 +280,8 @@ impl<'a> DeviceBuilder<'a> {
 fn scalar_constant(prog: &GlobalProgram, g: GValueId) -> Option<Scalar> {
     let step = prog.steps.iter().find(|s| s.results.contains(&g))?;
     match &step.kind {
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s))) => Some(*s),
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v))) if v.len() == 1 => {
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s), ..)) => Some(*s),
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v), ..)) if v.len() == 1 => {
             v.first().copied()
         }
         GStepKind::Compute(OpKind::BroadcastInDim { .. } | OpKind::Reshape)

@@ -586,7 +586,7 @@ impl<'a> Builder<'a> {
                 }
                 Ok(())
             }
-            OpKind::Constant(_) | OpKind::Iota { .. } => {
+            OpKind::Constant(..) | OpKind::Iota { .. } => {
                 let operands = op
                     .operands
                     .iter()
@@ -657,8 +657,8 @@ pub(crate) fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
         Scalar::Bool(b) => !*b,
     };
     match &step.kind {
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s))) => zero(s),
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v))) => v.iter().all(zero),
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s), ..)) => zero(s),
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v), ..)) => v.iter().all(zero),
         GStepKind::Compute(
             OpKind::BroadcastInDim { .. }
             | OpKind::Reshape

@@ -114,7 +114,7 @@ impl DeviceBuilder<'_> {
     fn splat(&mut self, step: usize, value: Scalar, ty: TensorType, name: String) -> LocalId {
         self.emit(
             step,
-            OpKind::Constant(DenseLiteral::Splat(value)),
+            OpKind::Constant(DenseLiteral::Splat(value), Default::default()),
             Vec::new(),
             ty,
             name,
@@ -201,9 +201,10 @@ impl DeviceBuilder<'_> {
         let vec_ty = TensorType::new(vec![values.len() as i64], ty.elem);
         let v = self.emit(
             step,
-            OpKind::Constant(DenseLiteral::Elements(
-                values.iter().map(|&v| lit(v)).collect(),
-            )),
+            OpKind::Constant(
+                DenseLiteral::Elements(values.iter().map(|&v| lit(v)).collect()),
+                Default::default(),
+            ),
             Vec::new(),
             vec_ty,
             format!("{name}.vec"),
@@ -572,7 +573,7 @@ fn is_splat_of(b: &DeviceBuilder, g: GValueId, value: &Scalar) -> bool {
         return false;
     };
     match &step.kind {
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(v))) => v == value,
+        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(v), ..)) => v == value,
         GStepKind::Compute(OpKind::BroadcastInDim { .. }) | GStepKind::Reshard => {
             is_splat_of(b, step.operands[0], value)
         }

@@ -205,7 +205,7 @@ impl DeviceBuilder<'_> {
             ));
         }
         match kind {
-            OpKind::Constant(DenseLiteral::Elements(_))
+            OpKind::Constant(DenseLiteral::Elements(_), ..)
                 if !is_replicated(&self.prog.values[results[0]].sharding) =>
             {
                 self.sharded_constant(i, kind, results[0])

@@ -22,8 +22,8 @@ fn scalar(s: &Scalar) -> String {
 pub fn op_attrs(kind: &OpKind) -> String {
     match kind {
         OpKind::Compare { direction, .. } => direction.name().to_string(),
-        OpKind::Constant(DenseLiteral::Splat(s)) => format!("dense<{}>", scalar(s)),
-        OpKind::Constant(DenseLiteral::Elements(v)) => {
+        OpKind::Constant(DenseLiteral::Splat(s), ..) => format!("dense<{}>", scalar(s)),
+        OpKind::Constant(DenseLiteral::Elements(v), ..) => {
             let head: Vec<String> = v.iter().take(4).map(scalar).collect();
             let more = if v.len() > 4 { ", ..." } else { "" };
             format!("dense<[{}{more}]>", head.join(", "))

@@ -72,7 +72,7 @@ pub fn non_identity_init(f: &Function) -> Option<SrcPos> {
             let elem = f.ty(*v).elem;
             match f.values.get(v.index()).map(|d| d.def) {
                 Some(ValueDef::Result { op: def, .. }) => match &f.op(def).kind {
-                    OpKind::Constant(lit) => lit.get(0) == identity_of(*kind, elem),
+                    OpKind::Constant(lit, ..) => lit.get(0) == identity_of(*kind, elem),
                     _ => false,
                 },
                 _ => false,

@@ -83,7 +83,7 @@ fn defining_op(f: &Function, v: Value) -> Option<&OpData> {
 /// The value of an integer scalar constant.
 fn constant_int(f: &Function, v: Value) -> Option<i64> {
     let op = defining_op(f, v)?;
-    let OpKind::Constant(lit) = &op.kind else {
+    let OpKind::Constant(lit, ..) = &op.kind else {
         return None;
     };
     if f.ty(v).num_elements() != 1 {

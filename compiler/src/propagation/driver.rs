@@ -49,6 +49,11 @@ pub struct Run<'a> {
     pub conservative: bool,
     /// Provenance label index of this run.
     pub stage: usize,
+    /// Whether returned values and the function's result shardings are
+    /// exchanged: only for the module's entry function, as Shardy's
+    /// `propagateFuncResults` does (other functions' results are tied to
+    /// their callers by calls, not by their attributes).
+    pub sync_results: bool,
 }
 
 /// The tensors of an edge: an op's operands and results, or a returned
@@ -353,6 +358,9 @@ impl<'a> Run<'a> {
     /// Exchange shardings between every returned value and its function
     /// result, as through an identity op, in both directions.
     fn func_results(&self, state: &mut FuncState, log: &mut VisitLog) -> Result<(), Diagnostic> {
+        if !self.sync_results {
+            return Ok(());
+        }
         for (i, &v) in self.f.returns.iter().enumerate() {
             let shape = &self.f.ty(v).shape;
             let rule = OpShardingRule::identity(shape, 1, 1);

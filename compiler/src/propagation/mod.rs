@@ -41,7 +41,6 @@ use std::fmt;
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{Module, OpKind};
 use crate::sharding::validate::validate_module;
-use crate::sharding::MeshRef;
 
 pub use direction::{Direction, Policy};
 pub use driver::FactorStrategy;
@@ -98,11 +97,16 @@ impl fmt::Display for Strategy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PropagationOptions {
     pub strategy: Strategy,
-    /// Close every sharding and give every value without one an explicit
-    /// replicated sharding at the end. The single-strategy runs can leave
+    /// Close every sharding at the end. The single-strategy runs can leave
     /// shardings open (as Shardy's single passes do) by turning this off;
     /// `Full` always closes.
     pub close: bool,
+    /// After closing, give every value left without a sharding an explicit
+    /// replicated one, so that the partitioner replicates it rather than
+    /// choosing a sharding for it (what it does for unannotated ops of
+    /// text propagated elsewhere). Off, the output is what Shardy prints:
+    /// a replicated value carries no sharding (`meshrun propagate`).
+    pub explicit_replication: bool,
     /// Shardy's conservative propagation (`conservative-propagation=true`):
     /// no sharding moves through a dimension that a reshape splits or
     /// merges (no sub-axes are propagated), a sliced or a padded dimension,
@@ -115,6 +119,7 @@ impl Default for PropagationOptions {
         PropagationOptions {
             strategy: Strategy::Full,
             close: true,
+            explicit_replication: true,
             conservative: false,
         }
     }
@@ -176,6 +181,7 @@ fn propagate_around_manual(
     let mut provenance = Vec::with_capacity(module.funcs.len());
     let defs = module.meshes.clone();
     let meshes = state::Meshes { defs: &defs };
+    let entry = module.entry().map(|f| f.name.clone());
     for (f, seeds) in module.funcs.iter_mut().zip(&seeds) {
         let mut seeds = seeds.clone();
         // Every strategy starts by making each sharding group's members
@@ -203,6 +209,7 @@ fn propagate_around_manual(
             graph: &graph,
             meshes,
             conservative: opts.conservative,
+            entry: Some(f.name.as_str()) == entry.as_deref(),
             stages: &mut stages,
             log: driver::VisitLog::new(f, &graph),
         }
@@ -216,32 +223,16 @@ fn propagate_around_manual(
             export::merge_constants(f);
             export::remove_sharding_groups(f);
             export::constraints_to_reshards(f);
+            export::remove_unused_reshards(f);
         }
         export::fix_io_shardings(&mut module);
     }
     if full || opts.close {
-        let first_mesh = module
-            .meshes
-            .first()
-            .map(|m| MeshRef::Symbol(m.name.clone()));
         for f in &mut module.funcs {
             export::close_shardings(f);
-            // Unsharded values are replicated on the mesh the function
-            // already uses (the module's first mesh if it uses none).
-            let used = f
-                .arg_attrs
-                .iter()
-                .filter_map(|a| a.sharding.as_ref())
-                .chain(
-                    f.all_ops()
-                        .into_iter()
-                        .filter_map(|id| f.op(id).shardings.as_ref()?.first()),
-                )
-                .map(|s| s.mesh.clone())
-                .next();
-            if let Some(mesh) = used.or_else(|| first_mesh.clone()) {
-                export::make_explicit(f, &mesh);
-            }
+        }
+        if opts.explicit_replication {
+            export::make_module_explicit(&mut module);
         }
     }
     for (f, prov) in module.funcs.iter_mut().zip(&mut provenance) {
@@ -328,6 +319,8 @@ struct Runner<'a> {
     graph: &'a graph::FuncGraph,
     meshes: state::Meshes<'a>,
     conservative: bool,
+    /// Whether `f` is the module's entry function (see `driver::Run`).
+    entry: bool,
     stages: &'a mut Vec<String>,
     log: driver::VisitLog,
 }
@@ -350,6 +343,7 @@ impl Runner<'_> {
             policy,
             conservative: self.conservative,
             stage,
+            sync_results: self.entry,
         }
         .propagate(st, &mut self.log)
     }

@@ -69,7 +69,7 @@ impl<'f> OpShapes<'f> {
             Some(crate::ir::ValueDef::Result { op, .. }) => f
                 .ops
                 .get(op.index())
-                .is_some_and(|o| matches!(o.kind, OpKind::Constant(_))),
+                .is_some_and(|o| matches!(o.kind, OpKind::Constant(..))),
             _ => false,
         };
         Ok(OpShapes {
@@ -115,7 +115,7 @@ impl<'a> RuleMaker<'a> {
             | OpKind::ShardingConstraint { .. } => self.pointwise_all_same_shape(),
             OpKind::Select => self.select(),
             OpKind::Clamp => self.clamp(),
-            OpKind::Constant(_)
+            OpKind::Constant(..)
             | OpKind::Iota { .. }
             | OpKind::Call { .. }
             | OpKind::Reshard { .. }

@@ -35,6 +35,8 @@ mod print_attr;
 mod print_defined;
 mod print_literal;
 mod printer;
+mod value_names;
 
 pub use parser::parse_module;
-pub use printer::{print_module, value_names};
+pub use printer::print_module;
+pub use value_names::value_names;

@@ -10,7 +10,7 @@ use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, UnaryO
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::{take_attr, RawAttr};
-use crate::text::parse_ops::OpParts;
+use crate::text::parse_ops::{constant_dialect, OpParts};
 use crate::text::parser::{attr_diag, FuncBuilder};
 
 /// Op names the generic form accepts (besides element-wise ones).
@@ -171,7 +171,7 @@ impl<'s> Cursor<'s> {
                         ));
                     }
                 }
-                OpKind::Constant(lit)
+                OpKind::Constant(lit, constant_dialect(name))
             }
             "stablehlo.iota" => OpKind::Iota {
                 dim: self.decode_int(&required(attrs, "iota_dimension")?)?,

@@ -39,7 +39,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         return arity_bounds(d.spec().operands);
     }
     match kind {
-        OpKind::Constant(_) | OpKind::Iota { .. } => exact(0),
+        OpKind::Constant(..) | OpKind::Iota { .. } => exact(0),
         OpKind::Unary(_)
         | OpKind::Convert
         | OpKind::BroadcastInDim { .. }
@@ -79,6 +79,14 @@ fn result_arity(kind: &OpKind) -> Option<usize> {
         OpKind::ShardingGroup { .. } => Some(0),
         OpKind::Call { .. } => None,
         _ => Some(1),
+    }
+}
+
+/// The spelling of a constant op named `name`.
+pub(crate) fn constant_dialect(name: &str) -> crate::ir::ConstantDialect {
+    match name {
+        "sdy.constant" => crate::ir::ConstantDialect::Sdy,
+        _ => crate::ir::ConstantDialect::Stablehlo,
     }
 }
 
@@ -160,7 +168,7 @@ impl<'s> Cursor<'s> {
                 let attrs = self.parse_opt_attr_dict()?;
                 let (lit, ty) = self.parse_dense_with_type()?;
                 Ok(OpParts {
-                    kind: OpKind::Constant(lit),
+                    kind: OpKind::Constant(lit, constant_dialect(name)),
                     operands: Vec::new(),
                     operand_types: Vec::new(),
                     result_types: vec![ty],

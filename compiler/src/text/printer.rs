@@ -10,13 +10,14 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    Function, Module, NamedAttr, OpData, OpId, OpKind, ParamAttrs, Region, TensorType, Value,
+    Function, Module, NamedAttr, OpData, OpKind, ParamAttrs, Region, TensorType, Value,
 };
 use crate::sharding::TensorSharding;
 use crate::text::lexer::quote;
 use crate::text::parse_attrs::is_bare_attr_name;
 use crate::text::parse_ops::DOT_ALGORITHM;
 use crate::text::print_literal::write_dense;
+use crate::text::value_names::{numbered_ops, value_names, value_names_from};
 
 pub fn print_module(m: &Module) -> String {
     let ops: usize = m.funcs.iter().map(|f| f.body.len()).sum();
@@ -123,86 +124,6 @@ fn write_int_list(out: &mut String, xs: &[i64]) {
         let _ = write!(out, "{x}");
     }
     out.push(']');
-}
-
-/// The printed name of every value of `f`: `%argN` for arguments, `%N`
-/// (or `%N#k` for multi-result ops) for op results in body order; `None`
-/// for values neither an argument nor defined by the body.
-pub fn value_names(f: &Function) -> Vec<Option<String>> {
-    value_names_from(f, 0, 0)
-}
-
-/// [`value_names`] with argument and result numbering starting at
-/// `arg_base` and `value_base`, as MLIR numbers nested regions: a region's
-/// values continue after every value of the block around it (siblings
-/// reuse the same numbers), so no name shadows one visible there.
-fn value_names_from(f: &Function, arg_base: usize, value_base: usize) -> Vec<Option<String>> {
-    let mut names = vec![None; f.values.len()];
-    name_block(f, &mut names, &f.args, &f.body, arg_base, value_base, 0);
-    names
-}
-
-/// Ops with results in `body` (each gets one number).
-fn numbered_ops(f: &Function, body: &[OpId]) -> usize {
-    body.iter()
-        .filter(|id| {
-            f.ops
-                .get(id.index())
-                .is_some_and(|op| !op.results.is_empty())
-        })
-        .count()
-}
-
-fn name_block(
-    f: &Function,
-    names: &mut [Option<String>],
-    args: &[Value],
-    body: &[OpId],
-    arg_base: usize,
-    value_base: usize,
-    depth: usize,
-) {
-    for (i, v) in args.iter().enumerate() {
-        if let Some(slot) = names.get_mut(v.index()) {
-            *slot = Some(format!("%arg{}", arg_base + i));
-        }
-    }
-    let mut next = value_base;
-    for id in body {
-        let Some(op) = f.ops.get(id.index()) else {
-            continue;
-        };
-        match op.results.as_slice() {
-            [] => continue,
-            [v] => {
-                if let Some(slot) = names.get_mut(v.index()) {
-                    *slot = Some(format!("%{next}"));
-                }
-            }
-            many => {
-                for (k, v) in many.iter().enumerate() {
-                    if let Some(slot) = names.get_mut(v.index()) {
-                        *slot = Some(format!("%{next}#{k}"));
-                    }
-                }
-            }
-        }
-        next += 1;
-    }
-    // The verifier bounds nesting for parsed programs; a built one that
-    // nests absurdly deep just stays unnamed past this depth.
-    if depth >= 64 {
-        return;
-    }
-    for id in body {
-        let Some(op) = f.ops.get(id.index()) else {
-            continue;
-        };
-        for r in &op.regions {
-            let base = arg_base + args.len();
-            name_block(f, names, &r.args, &r.body, base, next, depth + 1);
-        }
-    }
 }
 
 /// Prints one function (or one region's body); owns the value → name
@@ -523,8 +444,8 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.functional(op);
             }
-            OpKind::Constant(lit) => {
-                self.out.push_str("stablehlo.constant");
+            OpKind::Constant(lit, _) => {
+                self.out.push_str(&op.kind.name());
                 attrs(self);
                 self.out.push(' ');
                 let ty = op.results.first().and_then(|r| self.ty(*r));

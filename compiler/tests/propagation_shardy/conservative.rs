@@ -14,6 +14,7 @@ fn basic(src: &str, conservative: bool) -> Module {
         strategy: Strategy::Basic,
         close: false,
         conservative,
+        ..PropagationOptions::default()
     };
     propagate(&parse(src), &opts).unwrap_or_else(|e| panic!("propagation failed: {e}"))
 }

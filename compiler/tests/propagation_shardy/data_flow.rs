@@ -396,7 +396,7 @@ fn assert_loop_sharded(t: &str) {
     assert_line(
         t,
         &[
-            "stablehlo.add %arg1, %arg1 ",
+            "stablehlo.add %iterArg, %iterArg ",
             &format!("{{sdy.sharding = #sdy.sharding_per_value<[{AB_AB}]>}}"),
         ],
     );

@@ -147,7 +147,7 @@ pub fn order_dependent_reduce(f: &Function, nan: bool) -> Option<SrcPos> {
 /// may see NaN whatever its inputs.
 pub fn has_nan_constant(f: &Function) -> bool {
     f.ops.iter().any(|op| match &op.kind {
-        OpKind::Constant(lit) => {
+        OpKind::Constant(lit, ..) => {
             (0..lit.stored_len()).any(|i| matches!(lit.get(i), Scalar::Float(x) if x.is_nan()))
         }
         _ => false,

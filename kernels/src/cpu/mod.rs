@@ -138,7 +138,7 @@ fn compute(
             n(1)?;
             one(convert::convert(x[0], out.elem)?)
         }
-        OpKind::Constant(lit) => {
+        OpKind::Constant(lit, ..) => {
             n(0)?;
             one(HostTensor::from_literal(lit, out)?)
         }
@@ -308,7 +308,7 @@ mod tests {
         assert!(err.to_string().contains("declares tensor<2xf16>"), "{err}");
         let err = eval_op(&add, &[&a], std::slice::from_ref(&ty), Parallelism::None).unwrap_err();
         assert_eq!(err.to_string(), "stablehlo.add: expected 2 operands, got 1");
-        let c = OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.5)));
+        let c = OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.5)), Default::default());
         let got = eval_op(&c, &[], std::slice::from_ref(&ty), Parallelism::None).unwrap();
         assert_eq!(got, vec![f32t(&[2], &[0.5, 0.5])]);
     }

@@ -101,7 +101,7 @@ pub fn body_function(body: &Computation) -> Result<String, String> {
         let x: Vec<String> = op.operands.iter().map(|&v| name(v)).collect();
         let elem = |i: usize| f.ty(op.operands[i]).elem;
         let expr = match &op.kind {
-            OpKind::Constant(lit) => constant(lit, t)?,
+            OpKind::Constant(lit, ..) => constant(lit, t)?,
             OpKind::Reshape | OpKind::BroadcastInDim { .. } => x[0].clone(),
             OpKind::Convert => format!("convert_one<{t}>({})", x[0]),
             OpKind::Unary(u) => {

@@ -250,7 +250,7 @@ impl CudaDevice {
                 l.map1(&name, &x[0].data, &mut y, n).map_err(e)?;
                 one(y)
             }
-            OpKind::Constant(lit) => {
+            OpKind::Constant(lit, ..) => {
                 let t = HostTensor::from_literal(lit, out)?;
                 one(DevData::upload(&self.stream, &t).map_err(e)?)
             }

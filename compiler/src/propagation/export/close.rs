@@ -1,10 +1,10 @@
 //! The last export step: every sharding is closed (open dimensions become
 //! final, explicitly replicated axes are dropped; Shardy's
-//! `CloseShardingsPass`), and every argument, result and op result that
-//! still has no sharding gets an explicit fully replicated one, so that
-//! the partitioner never has to guess.
+//! `CloseShardingsPass`). A value left without a sharding is replicated,
+//! as in Shardy, and printed without one; `make_module_explicit` writes
+//! those replicated shardings out for the partitioner.
 
-use crate::ir::{Function, OpKind};
+use crate::ir::{Function, Module, OpKind};
 use crate::sharding::{MeshRef, TensorSharding};
 
 use super::io_shardings::closed;
@@ -26,6 +26,32 @@ pub fn close_shardings(f: &mut Function) {
         if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } = &mut op.kind
         {
             *sharding = closed(sharding);
+        }
+    }
+}
+
+/// Give every value of `module` without a sharding an explicit,
+/// closed, fully replicated one: on the mesh its function already uses,
+/// or the module's first mesh if it uses none.
+pub fn make_module_explicit(module: &mut Module) {
+    let first_mesh = module
+        .meshes
+        .first()
+        .map(|m| MeshRef::Symbol(m.name.clone()));
+    for f in &mut module.funcs {
+        let used = f
+            .arg_attrs
+            .iter()
+            .filter_map(|a| a.sharding.as_ref())
+            .chain(
+                f.all_ops()
+                    .into_iter()
+                    .filter_map(|id| f.op(id).shardings.as_ref()?.first()),
+            )
+            .map(|s| s.mesh.clone())
+            .next();
+        if let Some(mesh) = used.or_else(|| first_mesh.clone()) {
+            make_explicit(f, &mesh);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Passes after propagation, as Shardy's export pipeline runs them:
 //! named computations back to functions and calls (`calls`), merging
 //! constant copies, dropping sharding groups, turning constraints
-//! into reshards, fixing argument/result shardings, and closing everything.
+//! into reshards (and dropping the unused ones), fixing argument/result shardings, and closing everything.
 
 pub mod calls;
 pub mod cleanup;
@@ -10,7 +10,7 @@ pub mod io_shardings;
 pub mod merge;
 
 pub use calls::export_calls;
-pub use cleanup::{constraints_to_reshards, remove_sharding_groups};
-pub use close::{close_shardings, make_explicit};
+pub use cleanup::{constraints_to_reshards, remove_sharding_groups, remove_unused_reshards};
+pub use close::{close_shardings, make_explicit, make_module_explicit};
 pub use io_shardings::{evenly_sharded, fix_io_shardings};
 pub use merge::merge_constants;

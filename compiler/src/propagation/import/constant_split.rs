@@ -4,14 +4,15 @@
 //! element-wise ops of constants) and of each broadcast of a scalar, so
 //! that different users can shard their copies differently. Scalars
 //! themselves are shared (they are never sharded). Copies are placed just
-//! before the op they copy; the originals are dropped.
+//! before the op they copy; the originals are dropped. As in Shardy,
+//! every constant is then an `sdy.constant`.
 //!
 //! The export pass [`crate::propagation::export::merge_constants`] merges
 //! copies that ended up identical.
 
 use std::collections::HashMap;
 
-use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
+use crate::ir::{ConstantDialect, Function, OpId, OpKind, Value, ValueDef};
 use crate::propagation::blocks;
 
 /// Whether an op with only constant operands computes a constant.
@@ -39,6 +40,11 @@ struct Splitter<'f> {
 /// Split the constant sub-computations of `f` per use, in the body and in
 /// the regions of structural ops alike.
 pub fn split_constants(f: &mut Function) {
+    for id in f.all_ops() {
+        if let OpKind::Constant(_, dialect) = &mut f.ops[id.index()].kind {
+            *dialect = ConstantDialect::Sdy;
+        }
+    }
     let n = f.ops.len();
     let mut groups_of: HashMap<Value, Vec<OpId>> = HashMap::new();
     for id in f.all_ops() {
@@ -109,7 +115,7 @@ impl Splitter<'_> {
             return;
         }
         let is_constant = match &op.kind {
-            OpKind::Constant(_) | OpKind::Iota { .. } => true,
+            OpKind::Constant(..) | OpKind::Iota { .. } => true,
             kind => {
                 is_constant_preserving(kind)
                     && op.operands.iter().all(|&v| {
