@@ -289,3 +289,84 @@ func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"
     // wants it whole), so the value is gathered after the barrier.
     assert!(text.contains(r#"sdy.all_gather [{"a"}, {}]"#), "{text}");
 }
+
+/// Unreduced values reduced explicitly: propagation writes the
+/// `sdy.all_reduce`s Shardy's pipeline writes (one before each reshard
+/// that drops unreduced axes), the partitioner lowers them to the
+/// all-reduces it would write anyway, and the run equals the unsharded
+/// one. The same program partitioned from text with an explicit
+/// `sdy.all_reduce` moves the same bytes.
+#[test]
+fn explicit_all_reduces_run_as_the_reductions_they_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("delayed.mlir");
+    std::fs::write(
+        &file,
+        r#"sdy.mesh @mesh = <["a"=2, "b"=2, "c"=2]>
+func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b", "c"}]>}, %arg1: tensor<8x16xf32>) -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{?}, {"b", "c"}]>}) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}, {?}], unreduced={"b", "c"}>]>} : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %1 = sdy.reshard %0 <@mesh, [{"a"}, {}], unreduced={"c"}> : tensor<8x16xf32>
+  %2 = stablehlo.add %1, %1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{?}, {?}], unreduced={"c"}>]>} : tensor<8x16xf32>
+  %3 = sdy.reshard %2 <@mesh, [{"a"}, {}]> : tensor<8x16xf32>
+  return %3 : tensor<8x16xf32>
+}
+"#,
+    )
+    .unwrap();
+    let out = meshrun().arg("propagate").arg(&file).output().unwrap();
+    let propagated = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{propagated}");
+    for line in [
+        r#"sdy.all_reduce {"b"} %0 out_sharding=<@mesh, [{"a"}, {}], unreduced={"c"}>"#,
+        r#"sdy.all_reduce {"c"} %3 out_sharding=<@mesh, [{"a"}, {}]>"#,
+    ] {
+        assert!(propagated.contains(line), "no `{line}` in\n{propagated}");
+    }
+    let (code, stdout, stderr) = run(&file, &["--random-inputs", "3", "--check"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("(ok)"), "{stdout}");
+    // The propagated text, partitioned as written, moves what the
+    // pipeline does.
+    let written = dir.path().join("propagated.mlir");
+    std::fs::write(&written, &propagated).unwrap();
+    let bytes = |args: &[&str], f: &Path| {
+        let out = meshrun()
+            .arg("partition")
+            .args(args)
+            .arg(f)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let total = text
+            .lines()
+            .find_map(|l| l.split("(total ").nth(1))
+            .unwrap_or_else(|| panic!("no total in\n{text}"))
+            .to_string();
+        (total, text)
+    };
+    let (piped, _) = bytes(&[], &file);
+    let (as_written, text) = bytes(&["--no-propagate"], &written);
+    assert_eq!(piped, as_written);
+    assert!(text.contains("all_reduce"), "{text}");
+    // Along an axis the value is whole, the reduction has nothing to
+    // combine: the run still equals the unsharded one (no sum of copies).
+    let whole = dir.path().join("whole.mlir");
+    std::fs::write(
+        &whole,
+        r#"sdy.mesh @mesh = <["a"=2, "b"=2]>
+func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> tensor<8x16xf32> {
+  %0 = sdy.all_reduce {"b"} %arg0 out_sharding=<@mesh, [{"a"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&whole, &["--random-inputs", "3", "--check"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("(ok)"), "{stdout}");
+}

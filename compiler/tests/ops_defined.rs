@@ -1904,3 +1904,56 @@ fn reduce_precision_errors_name_op_and_position() {
     assert!(e.contains("result types must be (tensor<4xf32>)"), "{e}");
     assert!(!e.contains('\n'), "one line: {e}");
 }
+
+#[test]
+fn sdy_all_reduce_as_shardy_prints_it() {
+    let mesh = "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"c\"=2]>\n";
+    let pretty = format!(
+        "{mesh}{}",
+        module(
+            "%x: tensor<8x16xf32>",
+            "  %r = sdy.all_reduce {\"b\", \"c\":(1)2} %x out_sharding=<@mesh, [{\"a\"}, {}], unreduced={\"c\":(2)1}> : tensor<8x16xf32>",
+            "tensor<8x16xf32>",
+        )
+    );
+    let generic = format!(
+        "{mesh}{}",
+        module(
+            "%x: tensor<8x16xf32>",
+            "  %r = \"sdy.all_reduce\"(%x) <{out_sharding = #sdy.sharding<@mesh, [{\"a\"}, {}], unreduced={\"c\":(2)1}>, reduction_axes = #sdy<axis_ref_list{\"b\", \"c\":(1)2}>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>",
+            "tensor<8x16xf32>",
+        )
+    );
+    let (a, b) = (roundtrip(&pretty), roundtrip(&generic));
+    assert_eq!(last_kind(&a), last_kind(&b));
+    let printed = print_module(&b);
+    assert!(
+        printed.contains("sdy.all_reduce {\"b\", \"c\":(1)2} %arg0 out_sharding=<@mesh, [{\"a\"}, {}], unreduced={\"c\":(2)1}> : tensor<8x16xf32>"),
+        "{printed}"
+    );
+    for (op, want) in [
+        (
+            "sdy.all_reduce {\"b\"} %x out_sharding=<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>",
+            "which out_sharding still has unreduced",
+        ),
+        (
+            "sdy.all_reduce {} %x out_sharding=<@mesh, [{\"a\"}, {}]>",
+            "reduces along no axes",
+        ),
+        (
+            "sdy.all_reduce {\"b\"} %x out_sharding=<@mesh, [{\"a\"}]>",
+            "out_sharding has 1 dimensions but the operand has rank 2",
+        ),
+    ] {
+        let bad = format!(
+            "{mesh}{}",
+            module(
+                "%x: tensor<8x16xf32>",
+                &format!("  %r = {op} : tensor<8x16xf32>"),
+                "tensor<8x16xf32>"
+            )
+        );
+        let e = error(&bad);
+        assert!(e.contains(want), "{e}");
+    }
+}

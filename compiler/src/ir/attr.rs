@@ -49,6 +49,11 @@ pub enum Attr {
     Shardings(Vec<TensorSharding>),
     /// `#sdy<manual_axes{"x", "y"}>` (pretty forms write `{"x", "y"}`).
     ManualAxes(Vec<String>),
+    /// `#sdy.sharding<@mesh, [...]>` (pretty forms write `<@mesh, [...]>`).
+    Sharding(TensorSharding),
+    /// `#sdy<axis_ref_list{"x", "y":(1)2}>`: mesh axes and sub-axes
+    /// (pretty forms write `{"x", "y":(1)2}`).
+    AxisRefs(Vec<crate::sharding::AxisRef>),
     /// A bare identifier (`DEFAULT`, as pretty forms write enum values).
     Ident(String),
     /// A unit attribute (a dictionary entry without `= value`).
@@ -99,6 +104,8 @@ impl Attr {
             Attr::Enum { .. } => "a #dialect<enum>",
             Attr::Shardings(_) => "a #sdy.sharding_per_value<...>",
             Attr::ManualAxes(_) => "a #sdy<manual_axes{...}>",
+            Attr::Sharding(_) => "a #sdy.sharding<...>",
+            Attr::AxisRefs(_) => "a #sdy<axis_ref_list{...}>",
             Attr::Ident(_) => "a keyword",
             Attr::Unit => "a unit attribute",
             Attr::Opaque(_) => "an unrecognized attribute",

@@ -321,6 +321,7 @@ op_kinds! {
         CustomCall(crate::ops::custom_call::CustomCall),
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
         PropagationBarrier(crate::ops::propagation_barrier::PropagationBarrier),
+        SdyAllReduce(crate::ops::sdy_all_reduce::SdyAllReduce),
         Case(crate::ops::case::Case),
         CollectivePermute(crate::ops::collectives::CollectivePermute),
         Convolution(crate::ops::convolution::Convolution),

@@ -47,6 +47,12 @@ pub enum Fmt {
     Shardings(&'static str, &'static str),
     /// `key={"x", "y"}`: the attribute `attr`, a set of mesh axis names.
     AxisNames(&'static str, &'static str),
+    /// `{"x", "y":(1)2}`: the attribute `attr`, a list of mesh axes and
+    /// sub-axes, with no key (`sdy.all_reduce`'s reduction axes).
+    AxisRefs(&'static str),
+    /// `key=<@mesh, [...]>`: the attribute `attr`, one sharding
+    /// (`sdy.all_reduce`'s `out_sharding`).
+    Sharding(&'static str, &'static str),
     /// `(%a: t, ...) { ops }`: the next structural region with its block
     /// arguments written before it (`sdy.manual_computation`'s body).
     ArgsRegion,
@@ -92,6 +98,8 @@ impl Fmt {
             | Fmt::Assigned(_, a)
             | Fmt::Shardings(_, a)
             | Fmt::AxisNames(_, a)
+            | Fmt::Sharding(_, a)
+            | Fmt::AxisRefs(a)
             | Fmt::Symbol(a)
             | Fmt::Bare(_, a, _) => a == name,
             Fmt::Group(_, entries) => entries.iter().any(|&(_, a)| a == name),

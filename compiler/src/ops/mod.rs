@@ -46,6 +46,7 @@ pub mod reverse;
 pub mod rng_bit_generator;
 pub mod runnable;
 pub mod scatter;
+pub mod sdy_all_reduce;
 pub mod select_and_scatter;
 pub mod send_recv;
 pub mod sort;

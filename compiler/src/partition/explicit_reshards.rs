@@ -513,6 +513,55 @@ impl<'a> Builder<'a> {
         Ok(r)
     }
 
+    /// `sdy.all_reduce`: the operand's partial results along the reduction
+    /// axes combined (as its sharding says: sums or extrema), then placed
+    /// as `out_sharding`. The same all-reduce the partitioner writes for
+    /// an op that reads a partial value in full, so the bytes are too.
+    /// Along an axis the operand is not partial along there is nothing to
+    /// combine: the op is the identity on the whole value (its global
+    /// meaning, which the reference interpreter runs), never a sum of
+    /// copies.
+    pub(crate) fn sdy_all_reduce(
+        &mut self,
+        op: &OpData,
+        ar: &crate::ops::sdy_all_reduce::SdyAllReduce,
+        label: String,
+    ) -> Result<(), Diagnostic> {
+        let (&[operand], &[result]) = (&op.operands[..], &op.results[..]) else {
+            return Err(Diagnostic::new(
+                DiagKind::Type,
+                op.pos,
+                format!("{label} needs one operand and one result"),
+            ));
+        };
+        let g = self.lookup(operand, op.pos)?;
+        let src = self.prog.values[g].sharding.clone();
+        let axes: Vec<AxisRef> = ar
+            .reduction_axes
+            .iter()
+            .filter(|a| src.unreduced.contains(a))
+            .cloned()
+            .collect();
+        let cause = Cause {
+            op: label.clone(),
+            pos: op.pos,
+            reason: format!(
+                "explicit sdy.all_reduce along {}",
+                braced(&ar.reduction_axes)
+            ),
+        };
+        let reduced = if axes.is_empty() {
+            g
+        } else {
+            self.all_reduce(g, &axes, reduce_kind(src.unreduced_op), cause.clone())
+        };
+        let rank = self.f.ty(result).rank();
+        let target = self.normalize(Some(&ar.out_sharding), rank, None, op.pos, &label)?;
+        let r = self.reshard(reduced, &target, cause)?;
+        self.map.insert(result, r);
+        Ok(())
+    }
+
     pub(crate) fn all_reduce(
         &mut self,
         v: GValueId,
@@ -564,6 +613,7 @@ impl<'a> Builder<'a> {
                 op.pos,
                 format!("{label}: call of @{callee} was not inlined"),
             )),
+            OpKind::SdyAllReduce(ar) => self.sdy_all_reduce(op, ar, label),
             OpKind::Reshard { sharding } | OpKind::ShardingConstraint { sharding } => {
                 let [operand] = op.operands[..] else {
                     return Err(Diagnostic::new(

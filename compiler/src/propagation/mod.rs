@@ -230,6 +230,9 @@ fn propagate_around_manual(
     if full || opts.close {
         for f in &mut module.funcs {
             export::close_shardings(f);
+            if full {
+                export::insert_all_reduces(f);
+            }
         }
         if opts.explicit_replication {
             export::make_module_explicit(&mut module);

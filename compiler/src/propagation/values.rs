@@ -21,6 +21,8 @@ pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
                 OpKind::ManualComputation(mc) if data.shardings.is_none() => {
                     mc.out_shardings.get(index as usize)
                 }
+                // So do Shardy's collectives: `out_sharding`.
+                OpKind::SdyAllReduce(ar) if data.shardings.is_none() => Some(&ar.out_sharding),
                 _ => data.shardings.as_ref()?.get(index as usize),
             }
         }

@@ -96,6 +96,22 @@ impl<'s> Cursor<'s> {
             Tok::Hash if self.text() == "#sdy.sharding_per_value" => {
                 Ok(Attr::Shardings(self.parse_sharding_per_value()?))
             }
+            Tok::Hash if self.text() == "#sdy.sharding" => {
+                Ok(Attr::Sharding(self.parse_sharding_attr()?))
+            }
+            Tok::Hash
+                if self.text() == "#sdy"
+                    && self.peek_kind(1) == Tok::Less
+                    && self.peek_text(2) == "axis_ref_list" =>
+            {
+                // `#sdy`, `<`, `axis_ref_list`.
+                self.bump();
+                self.bump();
+                self.bump();
+                let axes = self.parse_axis_set("axis_ref_list")?;
+                self.expect(Tok::Greater, "#sdy<axis_ref_list...>")?;
+                Ok(Attr::AxisRefs(axes))
+            }
             Tok::Hash
                 if self.text() == "#sdy"
                     && self.peek_kind(1) == Tok::Less

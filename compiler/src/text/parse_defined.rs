@@ -174,6 +174,27 @@ impl<'s> Cursor<'s> {
                         raw: None,
                     });
                 }
+                Fmt::AxisRefs(attr) => {
+                    let at = self.pos();
+                    let value = Attr::AxisRefs(self.parse_axis_set(attr)?);
+                    given.push(Given {
+                        name: attr.to_string(),
+                        value,
+                        pos: at,
+                        raw: None,
+                    });
+                }
+                Fmt::Sharding(key, attr) => {
+                    self.expect_keyword_eq(key, name)?;
+                    let at = self.pos();
+                    let value = Attr::Sharding(self.parse_sharding_attr()?);
+                    given.push(Given {
+                        name: attr.to_string(),
+                        value,
+                        pos: at,
+                        raw: None,
+                    });
+                }
                 Fmt::AxisNames(key, attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();

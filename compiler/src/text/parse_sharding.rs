@@ -210,7 +210,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// `{"a", "b"}` after `replicated=` / `unreduced=`.
-    fn parse_axis_set(&mut self, context: &str) -> PResult<Vec<AxisRef>> {
+    pub(crate) fn parse_axis_set(&mut self, context: &str) -> PResult<Vec<AxisRef>> {
         self.expect(Tok::LBrace, context)?;
         let mut axes = Vec::new();
         if self.eat(Tok::RBrace) {

@@ -27,6 +27,12 @@ pub(crate) fn sharding_list(list: &[crate::sharding::TensorSharding]) -> String 
     format!("[{}]", items.join(", "))
 }
 
+/// `{"x", "y":(1)2}`: mesh axes and sub-axes.
+pub(crate) fn axis_ref_list(axes: &[crate::sharding::AxisRef]) -> String {
+    let items: Vec<String> = axes.iter().map(|a| a.to_string()).collect();
+    format!("{{{}}}", items.join(", "))
+}
+
 /// `{"x", "y"}`: a set of mesh axis names.
 pub(crate) fn axis_name_set(axes: &[String]) -> String {
     let items: Vec<String> = axes.iter().map(|a| quote(a)).collect();
@@ -90,6 +96,8 @@ impl fmt::Display for Attr {
             } => write!(f, "{dialect}<{keyword} {value}>"),
             Attr::Shardings(list) => write!(f, "#sdy.sharding_per_value<{}>", sharding_list(list)),
             Attr::ManualAxes(axes) => write!(f, "#sdy<manual_axes{}>", axis_name_set(axes)),
+            Attr::Sharding(s) => write!(f, "#sdy.sharding{s}"),
+            Attr::AxisRefs(axes) => write!(f, "#sdy<axis_ref_list{}>", axis_ref_list(axes)),
             Attr::Ident(s) | Attr::Opaque(s) => f.write_str(s),
             Attr::Unit => Ok(()),
         }

@@ -9,7 +9,7 @@ use crate::ir::NamedAttr;
 use crate::ir::{Computation, Function, OpData, OpKind, Value};
 use crate::ops::decode::I64Rows;
 use crate::ops::{AttrCodec, Fmt, OpDef, SigForm};
-use crate::text::print_attr::{axis_name_set, sharding_list};
+use crate::text::print_attr::{axis_name_set, axis_ref_list, sharding_list};
 use crate::text::printer::{write_attr_dict, FuncPrinter};
 
 /// A value as a pretty form writes it: integer arrays as `[1, 2]`,
@@ -168,13 +168,26 @@ impl FuncPrinter<'_> {
                     }
                     space = true;
                 }
-                Fmt::Shardings(key, name) | Fmt::AxisNames(key, name) => {
+                Fmt::AxisRefs(name) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    if let Some((_, Attr::AxisRefs(axes))) = attrs.iter().find(|(n, _)| *n == name)
+                    {
+                        self.out.push_str(&axis_ref_list(axes));
+                    }
+                    space = true;
+                }
+                Fmt::Shardings(key, name)
+                | Fmt::AxisNames(key, name)
+                | Fmt::Sharding(key, name) => {
                     if space {
                         self.out.push(' ');
                     }
                     let value = match attrs.iter().find(|(n, _)| *n == name) {
                         Some((_, Attr::Shardings(list))) => sharding_list(list),
                         Some((_, Attr::ManualAxes(axes))) => axis_name_set(axes),
+                        Some((_, Attr::Sharding(s))) => s.to_string(),
                         Some((_, other)) => other.to_string(),
                         None => String::new(),
                     };

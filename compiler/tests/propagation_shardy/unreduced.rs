@@ -60,7 +60,7 @@ fn an_unreduced_dot_result_is_reduced_where_it_is_used() {
             ("%arg0", r#"<@mesh, [{"a"}, {"b"}]>"#),
             ("%arg1", r#"<@mesh, [{"b"}, {}]>"#),
             ("%0", r#"<@mesh, [{"a"}, {}], unreduced={"b"}>"#),
-            ("%2", r#"<@mesh, [{"a"}, {"b"}]>"#),
+            ("%3", r#"<@mesh, [{"a"}, {"b"}]>"#),
             ("result0", r#"<@mesh, [{"a"}, {"b"}]>"#),
         ],
     );

@@ -84,7 +84,9 @@ pub fn make_explicit(f: &mut Function, mesh: &MeshRef) {
         if op.results.is_empty()
             || matches!(
                 op.kind,
-                OpKind::ShardingConstraint { .. } | OpKind::Reshard { .. }
+                OpKind::ShardingConstraint { .. }
+                    | OpKind::Reshard { .. }
+                    | OpKind::SdyAllReduce(_)
             )
         {
             continue;
