@@ -309,7 +309,11 @@ impl Search<'_> {
                 return None;
             }
         }
-        spare.is_empty().then_some(next)
+        // Spare pieces left over are dropped: the shard counts per
+        // dimension match, so every block is still held by as many
+        // devices before as after (`{a c}{} -> {b c}{}` moves block
+        // `(a, c)` to `(b, c)`).
+        Some(next)
     }
 
     fn exact_gather(&self, d: usize, dim: &[Piece]) -> bool {
