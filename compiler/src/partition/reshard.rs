@@ -174,7 +174,8 @@ pub fn plan_reshard(
         // bytes (it never grows the tensor, so it then also compares
         // lower), so no reshard costs more than the greedy plan.
         let bytes = cost.bytes;
-        if let Some(steps) = search(&c.extent, &c.start, &c.target, bytes / elem_bytes) {
+        let free = free_pieces(to_mesh, &c.start, &c.target);
+        if let Some(steps) = search(&c.extent, &c.start, &c.target, &free, bytes / elem_bytes) {
             let mut found = None;
             consider(&mut found, c.extent, steps)?;
             if let Some(f) = found.filter(|f| f.0.bytes < bytes) {
@@ -210,6 +211,17 @@ fn needs_search(
     let plain = c.prefix.is_empty() && c.selectors.iter().all(Vec::is_empty);
     let permutes = planned.is_none_or(|steps| steps.iter().any(|s| s.mv == Move::Permute));
     plain && same_order && from.unreduced.is_empty() && permutes
+}
+
+/// The parts of mesh axes neither `a` nor `b` uses (whole axes, and the
+/// rest of an axis one of them uses part of, so that `"x":(2)2` is offered
+/// as a third axis would be): the search may slice them to make a
+/// permute's blocks smaller and gather them last.
+fn free_pieces(mesh: &Mesh, a: &DimPieces, b: &DimPieces) -> Vec<Piece> {
+    let used: DimPieces = a.iter().chain(b).cloned().collect();
+    let mut free = complement(mesh, &used).unwrap_or_default();
+    free.retain(|p| p.size > 1);
+    free
 }
 
 /// How a candidate lowering compares: plans that never make the tensor

@@ -24,34 +24,62 @@ use std::collections::{BinaryHeap, HashMap};
 use crate::partition::pieces::{product, DimPieces, Piece};
 use crate::partition::planner::{exact, Move, Step};
 
-/// The most pieces (source and target together) the search works on.
+/// The most pieces (source, target and free ones together) the search
+/// works on.
 const MAX_PIECES: usize = 6;
+/// The most free pieces (in neither sharding) the search may slice.
+const MAX_FREE: usize = 2;
 /// States expanded before the search gives up.
 const MAX_STATES: usize = 4000;
 /// The most coordinate assignments enumerated to price one permute.
 const MAX_PERMUTE_ASSIGNMENTS: i64 = 4096;
 
 /// A search from `start` to `target` (aligned pieces, same mesh and device
-/// order) over a tensor laid out over `extent`; `bound` is the estimated
-/// cost (elements per device) to beat. The steps of the cheapest plan
-/// found below `bound`, if any.
+/// order) over a tensor laid out over `extent`; `free` are mesh pieces
+/// neither uses, which the search may slice and gather again at the end
+/// (a permute of a smaller block: `{b a}{} -> {a}{b}` slices `c`, permutes
+/// onto `{a c}{b}` and gathers `c`). `bound` is the estimated cost
+/// (elements per device) to beat. The steps of the cheapest plan found
+/// below `bound`, if any.
 pub(crate) fn search(
     extent: &[i64],
     start: &DimPieces,
     target: &DimPieces,
+    free: &[Piece],
     bound: f64,
 ) -> Option<Vec<Step>> {
     let (start, target) = atoms(start, target);
-    let pieces = all_pieces(&start, &target);
+    let mut pieces = all_pieces(&start, &target);
     if pieces.len() > MAX_PIECES {
         return None;
     }
+    let free = offered(free, MAX_PIECES - pieces.len());
+    pieces.extend(&free);
     Search {
         extent,
         target: &target,
+        free,
         pieces,
     }
     .run(&start, bound)
+}
+
+/// The free pieces the search may slice: at most [`MAX_FREE`] and `room`,
+/// cut into pieces of prime size where that still fits (so that part of
+/// a free axis can fill a shard count), the smallest first (they fit
+/// shard counts most often).
+fn offered(free: &[Piece], room: usize) -> Vec<Piece> {
+    let room = room.min(MAX_FREE);
+    let cut: Vec<Piece> = free.iter().flat_map(|&p| prime_parts(p)).collect();
+    let mut out = if cut.len() <= room {
+        cut
+    } else {
+        free.to_vec()
+    };
+    out.retain(|p| p.size > 1);
+    out.sort_by_key(|p| p.size);
+    out.truncate(room);
+    out
 }
 
 /// Every piece of both cut into pieces of prime size (major first), so that the
@@ -104,7 +132,9 @@ struct Node {
 struct Search<'a> {
     extent: &'a [i64],
     target: &'a DimPieces,
-    /// Every piece of the source and the target.
+    /// Pieces in neither sharding that may be sliced (and gathered last).
+    free: Vec<Piece>,
+    /// Every piece of the source and the target, and the free ones.
     pieces: Vec<Piece>,
 }
 
@@ -213,10 +243,11 @@ impl Search<'_> {
         out
     }
 
-    /// One target piece nobody holds, appended to any dimension.
+    /// One target or free piece nobody holds, appended to any dimension.
     fn slices(&self, state: &DimPieces, out: &mut Vec<(DimPieces, Move, f64)>) {
         let used = |p: &Piece| state.iter().any(|d| d.contains(p));
-        for &p in self.target.iter().flatten().filter(|p| !used(p)) {
+        let candidates = self.target.iter().flatten().chain(&self.free);
+        for &p in candidates.filter(|p| !used(p)) {
             for d in 0..state.len() {
                 let n = product(&state[d]);
                 if !exact(self.extent[d], n, n * p.size) {
