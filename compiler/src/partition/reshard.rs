@@ -175,7 +175,14 @@ pub fn plan_reshard(
         // lower), so no reshard costs more than the greedy plan.
         let bytes = cost.bytes;
         let free = free_pieces(to_mesh, &c.start, &c.target);
-        if let Some(steps) = search(&c.extent, &c.start, &c.target, &free, bytes / elem_bytes) {
+        if let Some(steps) = search(
+            shape,
+            &c.extent,
+            &c.start,
+            &c.target,
+            &free,
+            bytes / elem_bytes,
+        ) {
             let mut found = None;
             consider(&mut found, c.extent, steps)?;
             if let Some(f) = found.filter(|f| f.0.bytes < bytes) {
