@@ -205,10 +205,12 @@ pub fn plan_reshard(
 }
 
 /// Whether to also search for a cheaper plan than the greedy one
-/// (`search.rs`): only where the greedy planner needs a permute or finds
-/// nothing (elsewhere it moves only what must move), on a plain layout
-/// (no padding selectors to carry), on one device order and without
-/// partial sums.
+/// (`search.rs`): only where the greedy planner needs a permute, more
+/// than one all-to-all (one permute may set up a single all-to-all, or
+/// make the blocks smaller: `{a}{b}{} -> {b}{}{a}`) or finds nothing
+/// (elsewhere it moves only what must move), on a plain layout (no
+/// padding selectors to carry), on one device order and without partial
+/// sums.
 fn needs_search(
     planned: Option<&[Step]>,
     c: &Candidate,
@@ -216,8 +218,14 @@ fn needs_search(
     from: &TensorSharding,
 ) -> bool {
     let plain = c.prefix.is_empty() && c.selectors.iter().all(Vec::is_empty);
-    let permutes = planned.is_none_or(|steps| steps.iter().any(|s| s.mv == Move::Permute));
-    plain && same_order && from.unreduced.is_empty() && permutes
+    let costly = planned.is_none_or(|steps| {
+        let all_to_alls = steps
+            .iter()
+            .filter(|s| matches!(s.mv, Move::AllToAll { .. }))
+            .count();
+        all_to_alls > 1 || steps.iter().any(|s| s.mv == Move::Permute)
+    });
+    plain && same_order && from.unreduced.is_empty() && costly
 }
 
 /// The parts of mesh axes neither `a` nor `b` uses (whole axes, and the
