@@ -174,7 +174,15 @@ pub fn plan_reshard(
         // bytes (it never grows the tensor, so it then also compares
         // lower), so no reshard costs more than the greedy plan.
         let bytes = cost.bytes;
-        if let Some(steps) = search(&c.extent, &c.start, &c.target, bytes / elem_bytes) {
+        let free = free_pieces(to_mesh, &c.start, &c.target);
+        if let Some(steps) = search(
+            shape,
+            &c.extent,
+            &c.start,
+            &c.target,
+            &free,
+            bytes / elem_bytes,
+        ) {
             let mut found = None;
             consider(&mut found, c.extent, steps)?;
             if let Some(f) = found.filter(|f| f.0.bytes < bytes) {
@@ -197,10 +205,12 @@ pub fn plan_reshard(
 }
 
 /// Whether to also search for a cheaper plan than the greedy one
-/// (`search.rs`): only where the greedy planner needs a permute or finds
-/// nothing (elsewhere it moves only what must move), on a plain layout
-/// (no padding selectors to carry), on one device order and without
-/// partial sums.
+/// (`search.rs`): only where the greedy planner needs a permute, more
+/// than one all-to-all (one permute may set up a single all-to-all, or
+/// make the blocks smaller: `{a}{b}{} -> {b}{}{a}`) or finds nothing
+/// (elsewhere it moves only what must move), on a plain layout (no
+/// padding selectors to carry), on one device order and without partial
+/// sums.
 fn needs_search(
     planned: Option<&[Step]>,
     c: &Candidate,
@@ -208,8 +218,25 @@ fn needs_search(
     from: &TensorSharding,
 ) -> bool {
     let plain = c.prefix.is_empty() && c.selectors.iter().all(Vec::is_empty);
-    let permutes = planned.is_none_or(|steps| steps.iter().any(|s| s.mv == Move::Permute));
-    plain && same_order && from.unreduced.is_empty() && permutes
+    let costly = planned.is_none_or(|steps| {
+        let all_to_alls = steps
+            .iter()
+            .filter(|s| matches!(s.mv, Move::AllToAll { .. }))
+            .count();
+        all_to_alls > 1 || steps.iter().any(|s| s.mv == Move::Permute)
+    });
+    plain && same_order && from.unreduced.is_empty() && costly
+}
+
+/// The parts of mesh axes neither `a` nor `b` uses (whole axes, and the
+/// rest of an axis one of them uses part of, so that `"x":(2)2` is offered
+/// as a third axis would be): the search may slice them to make a
+/// permute's blocks smaller and gather them last.
+fn free_pieces(mesh: &Mesh, a: &DimPieces, b: &DimPieces) -> Vec<Piece> {
+    let used: DimPieces = a.iter().chain(b).cloned().collect();
+    let mut free = complement(mesh, &used).unwrap_or_default();
+    free.retain(|p| p.size > 1);
+    free
 }
 
 /// How a candidate lowering compares: plans that never make the tensor

@@ -24,34 +24,66 @@ use std::collections::{BinaryHeap, HashMap};
 use crate::partition::pieces::{product, DimPieces, Piece};
 use crate::partition::planner::{exact, Move, Step};
 
-/// The most pieces (source and target together) the search works on.
+/// The most pieces (source, target and free ones together) the search
+/// works on.
 const MAX_PIECES: usize = 6;
+/// The most free pieces (in neither sharding) the search may slice.
+const MAX_FREE: usize = 2;
 /// States expanded before the search gives up.
 const MAX_STATES: usize = 4000;
+/// The most pool pieces whose every order a permute tries (4! = 24).
+const MAX_ORDERED: usize = 4;
 /// The most coordinate assignments enumerated to price one permute.
 const MAX_PERMUTE_ASSIGNMENTS: i64 = 4096;
 
 /// A search from `start` to `target` (aligned pieces, same mesh and device
-/// order) over a tensor laid out over `extent`; `bound` is the estimated
-/// cost (elements per device) to beat. The steps of the cheapest plan
-/// found below `bound`, if any.
+/// order) over a tensor of `shape` laid out over `extent`; `free` are mesh pieces
+/// neither uses, which the search may slice and gather again at the end
+/// (a permute of a smaller block: `{b a}{} -> {a}{b}` slices `c`, permutes
+/// onto `{a c}{b}` and gathers `c`). `bound` is the estimated cost
+/// (elements per device) to beat. The steps of the cheapest plan found
+/// below `bound`, if any.
 pub(crate) fn search(
+    shape: &[i64],
     extent: &[i64],
     start: &DimPieces,
     target: &DimPieces,
+    free: &[Piece],
     bound: f64,
 ) -> Option<Vec<Step>> {
     let (start, target) = atoms(start, target);
-    let pieces = all_pieces(&start, &target);
+    let mut pieces = all_pieces(&start, &target);
     if pieces.len() > MAX_PIECES {
         return None;
     }
+    let free = offered(free, MAX_PIECES - pieces.len());
+    pieces.extend(&free);
     Search {
         extent,
+        shape,
         target: &target,
+        free,
         pieces,
     }
     .run(&start, bound)
+}
+
+/// The free pieces the search may slice: at most [`MAX_FREE`] and `room`,
+/// cut into pieces of prime size where that still fits (so that part of
+/// a free axis can fill a shard count), the smallest first (they fit
+/// shard counts most often).
+fn offered(free: &[Piece], room: usize) -> Vec<Piece> {
+    let room = room.min(MAX_FREE);
+    let cut: Vec<Piece> = free.iter().flat_map(|&p| prime_parts(p)).collect();
+    let mut out = if cut.len() <= room {
+        cut
+    } else {
+        free.to_vec()
+    };
+    out.retain(|p| p.size > 1);
+    out.sort_by_key(|p| p.size);
+    out.truncate(room);
+    out
 }
 
 /// Every piece of both cut into pieces of prime size (major first), so that the
@@ -103,8 +135,12 @@ struct Node {
 
 struct Search<'a> {
     extent: &'a [i64],
+    /// The tensor's real shape (the local length of an unsplit dimension).
+    shape: &'a [i64],
     target: &'a DimPieces,
-    /// Every piece of the source and the target.
+    /// Pieces in neither sharding that may be sliced (and gathered last).
+    free: Vec<Piece>,
+    /// Every piece of the source and the target, and the free ones.
     pieces: Vec<Piece>,
 }
 
@@ -173,12 +209,21 @@ impl Search<'_> {
     fn local(&self, state: &DimPieces) -> f64 {
         state
             .iter()
-            .zip(self.extent)
-            .map(|(d, &e)| {
-                let n = product(d);
-                ((e + n - 1) / n) as f64
-            })
+            .enumerate()
+            .map(|(d, pieces)| self.len(d, product(pieces)))
             .product()
+    }
+
+    /// The local length of dimension `d` split `n` ways: a block of the
+    /// padded extent, or the real size where it is not split (as the
+    /// lowering's local shapes have it, so that estimates follow real
+    /// bytes on padded dimensions).
+    fn len(&self, d: usize, n: i64) -> f64 {
+        if n == 1 {
+            self.shape[d] as f64
+        } else {
+            ((self.extent[d] + n - 1) / n) as f64
+        }
     }
 
     /// If `state` is the target followed, per dimension, by pieces the
@@ -213,10 +258,11 @@ impl Search<'_> {
         out
     }
 
-    /// One target piece nobody holds, appended to any dimension.
+    /// One target or free piece nobody holds, appended to any dimension.
     fn slices(&self, state: &DimPieces, out: &mut Vec<(DimPieces, Move, f64)>) {
         let used = |p: &Piece| state.iter().any(|d| d.contains(p));
-        for &p in self.target.iter().flatten().filter(|p| !used(p)) {
+        let candidates = self.target.iter().flatten().chain(&self.free);
+        for &p in candidates.filter(|p| !used(p)) {
             for d in 0..state.len() {
                 let n = product(&state[d]);
                 if !exact(self.extent[d], n, n * p.size) {
@@ -252,8 +298,7 @@ impl Search<'_> {
                     let mut next = state.clone();
                     next[s].truncate(state[s].len() - k);
                     next[t].extend(&moved);
-                    let len = |n: i64| ((self.extent[t] + n - 1) / n) as f64;
-                    let chunk = self.local(state) / len(nt) * len(nt * g);
+                    let chunk = self.local(state) / self.len(t, nt) * self.len(t, nt * g);
                     let mv = Move::AllToAll {
                         pieces: moved.clone(),
                         src: s,
@@ -265,51 +310,87 @@ impl Search<'_> {
         }
     }
 
-    /// A permute onto the target followed, per dimension, by the pieces it
-    /// does not use, in the order `state` holds them (so that more devices
-    /// keep their block), when the shard counts allow it.
+    /// Permutes that keep the shard counts per dimension: each dimension
+    /// becomes the longest prefix of its target that fits, then pieces of
+    /// the pool ([`Search::permute_pool`]) in some order: pieces the target
+    /// does not use (gathered last; their order decides how many devices
+    /// keep their block) or target pieces of other dimensions (an
+    /// all-to-all carries them there later: `{a b}{c}{} -> {}{a}{c b}`
+    /// permutes onto `{c b}{a}{}`).
     fn permute(&self, state: &DimPieces, out: &mut Vec<(DimPieces, Move, f64)>) {
-        let Some(next) = self.permute_target(state) else {
-            return;
-        };
-        if next == *state {
-            return;
-        }
-        if let Some(moved) = self.moved_fraction(state, &next) {
-            let cost = self.local(state) * moved;
-            out.push((next, Move::Permute, cost));
+        let mut seen: Vec<DimPieces> = Vec::new();
+        let (prefix, pool) = self.permute_pool(state);
+        for order in orders(&pool) {
+            let Some(next) = self.permute_fill(state, &prefix, &order) else {
+                continue;
+            };
+            if next == *state || seen.contains(&next) {
+                continue;
+            }
+            if let Some(moved) = self.moved_fraction(state, &next) {
+                let cost = self.local(state) * moved;
+                out.push((next.clone(), Move::Permute, cost));
+            }
+            seen.push(next);
         }
     }
 
-    fn permute_target(&self, state: &DimPieces) -> Option<DimPieces> {
-        let in_target = |p: &Piece| self.target.iter().any(|d| d.contains(p));
-        let mut spare: Vec<Piece> = state
+    /// Per dimension, the longest prefix of the target whose shard count
+    /// divides the state's; and the pieces left to fill the rest: the
+    /// state's pieces the target does not use (in the state's order), then
+    /// the target's pieces outside those prefixes (in the target's order).
+    fn permute_pool(&self, state: &DimPieces) -> (DimPieces, Vec<Piece>) {
+        let prefix: DimPieces = state
             .iter()
-            .flatten()
-            .filter(|p| !in_target(p))
-            .copied()
+            .zip(self.target)
+            .map(|(have, want)| {
+                let n = product(have);
+                let k = (0..=want.len())
+                    .rev()
+                    .find(|&k| n % product(&want[..k]) == 0)
+                    .unwrap_or(0);
+                want[..k].to_vec()
+            })
             .collect();
-        let mut next = self.target.clone();
+        let in_target = |p: &Piece| self.target.iter().any(|d| d.contains(p));
+        let in_prefix = |p: &Piece| prefix.iter().any(|d| d.contains(p));
+        let spare = state.iter().flatten().filter(|p| !in_target(p));
+        let rest = self.target.iter().flatten().filter(|p| !in_prefix(p));
+        let pool = spare.chain(rest).copied().collect();
+        (prefix, pool)
+    }
+
+    /// Each dimension's prefix filled from `order` (first fit) up to the
+    /// state's shard count; `None` if a dimension cannot be filled, or if
+    /// the pieces after a whole target dimension cannot be gathered
+    /// exactly. Pieces of `order` left over are dropped (every block is
+    /// still held by as many devices: `{a c}{} -> {b c}{}` moves block
+    /// `(a, c)` to `(b, c)`), or sliced later.
+    fn permute_fill(
+        &self,
+        state: &DimPieces,
+        prefix: &DimPieces,
+        order: &[Piece],
+    ) -> Option<DimPieces> {
+        let mut pool = order.to_vec();
+        let mut next = prefix.clone();
         for (d, dim) in next.iter_mut().enumerate() {
-            let (have, want) = (product(&state[d]), product(dim));
-            if have % want != 0 {
-                return None;
-            }
-            let mut cap = have / want;
+            let mut cap = product(&state[d]) / product(dim);
             let mut i = 0;
-            while cap > 1 && i < spare.len() {
-                if cap % spare[i].size == 0 {
-                    cap /= spare[i].size;
-                    dim.push(spare.remove(i));
+            while cap > 1 && i < pool.len() {
+                if cap % pool[i].size == 0 {
+                    cap /= pool[i].size;
+                    dim.push(pool.remove(i));
                 } else {
                     i += 1;
                 }
             }
-            if cap != 1 || (dim.len() > self.target[d].len() && !self.exact_gather(d, dim)) {
+            let whole = dim.starts_with(&self.target[d]) && dim.len() > self.target[d].len();
+            if cap != 1 || (whole && !self.exact_gather(d, dim)) {
                 return None;
             }
         }
-        spare.is_empty().then_some(next)
+        Some(next)
     }
 
     fn exact_gather(&self, d: usize, dim: &[Piece]) -> bool {
@@ -350,6 +431,27 @@ impl Search<'_> {
             .count();
         Some(moved as f64 / total as f64)
     }
+}
+
+/// The orders in which [`Search::permute_fill`] tries the pool: all of
+/// them for up to [`MAX_ORDERED`] pieces, else the pool's own and its
+/// reverse.
+fn orders(pool: &[Piece]) -> Vec<Vec<Piece>> {
+    if pool.len() > MAX_ORDERED {
+        let rev = pool.iter().rev().copied().collect();
+        return vec![pool.to_vec(), rev];
+    }
+    let mut out: Vec<Vec<Piece>> = vec![Vec::new()];
+    for _ in 0..pool.len() {
+        let mut longer = Vec::new();
+        for pre in &out {
+            for &p in pool.iter().filter(|p| !pre.contains(p)) {
+                longer.push([pre.as_slice(), &[p]].concat());
+            }
+        }
+        out = longer;
+    }
+    out
 }
 
 /// The steps from the root to node `id`, consecutive slices merged into
