@@ -24,7 +24,9 @@
 //! blocks move by more than whole shards) — the reshard falls back to
 //! gathering the dimensions that change and slicing them again: correct,
 //! but the local tensor grows before it shrinks
-//! ([`ReshardStrategy::GrowThenShrink`]).
+//! ([`ReshardStrategy::GrowThenShrink`]). The search then also tries plans
+//! that move data first and end in a gather and a slice, kept only if they
+//! move fewer bytes than the fallback.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -164,15 +166,20 @@ pub fn plan_reshard(
             }
         }
     }
-    if best.is_none() {
+    // Whether the best plan is the gather-then-slice fallback (or a
+    // searched plan that replaced it): only then may a searched plan
+    // gather before its last collective.
+    let fallback = best.is_none();
+    if fallback {
         let steps = gather_then_slice(&src, &tgt, same_axes && same_order);
         consider(&mut best, shape.to_vec(), steps)?;
     }
     for c in searches {
         let Some((cost, _, _)) = &best else { break };
         // A searched plan replaces the best one only if it moves fewer
-        // bytes (it never grows the tensor, so it then also compares
-        // lower), so no reshard costs more than the greedy plan.
+        // bytes (it never grows the tensor unless the best one is the
+        // fallback, which grows it too, so it then also compares lower),
+        // so no reshard costs more than the greedy plan.
         let bytes = cost.bytes;
         let free = free_pieces(to_mesh, &c.start, &c.target);
         if let Some(steps) = search(
@@ -182,6 +189,7 @@ pub fn plan_reshard(
             &c.target,
             &free,
             bytes / elem_bytes,
+            fallback,
         ) {
             let mut found = None;
             consider(&mut found, c.extent, steps)?;

@@ -13,10 +13,14 @@
 //! The search keeps the caller's order (slices, permutes and all-to-alls,
 //! then one final gather), so the tensor never becomes less sharded before
 //! the last collective, and every move keeps padded blocks exact
-//! ([`exact`]). It works on at most [`MAX_PIECES`] pieces and gives up
-//! after [`MAX_STATES`] states, and only prices a
-//! permute whose pieces take at most [`MAX_PERMUTE_ASSIGNMENTS`] device
-//! coordinates to enumerate, so it stays cheap on large meshes.
+//! ([`exact`]). Where the greedy planner finds nothing and the caller falls
+//! back to gathering and slicing again, the final gather may be followed
+//! by a slice of the target pieces it leaves missing (moving data first
+//! makes that gather smaller), and a permute may then put any pieces in
+//! any order. It works on at most [`MAX_PIECES`] pieces and gives up after
+//! [`MAX_STATES`] states, and only prices a permute whose pieces take at
+//! most [`MAX_PERMUTE_ASSIGNMENTS`] device coordinates to enumerate, so it
+//! stays cheap on large meshes.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -42,7 +46,12 @@ const MAX_PERMUTE_ASSIGNMENTS: i64 = 4096;
 /// (a permute of a smaller block: `{b a}{} -> {a}{b}` slices `c`, permutes
 /// onto `{a c}{b}` and gathers `c`). `bound` is the estimated cost
 /// (elements per device) to beat. The steps of the cheapest plan found
-/// below `bound`, if any.
+/// below `bound`, if any. With `regather` (only where the caller's best
+/// plan already grows the tensor: the gather-then-slice fallback) the
+/// plan may also end in a gather of more than the target leaves sharded
+/// and a free slice of the target pieces still missing
+/// (`{x}{y} -> {y}{x:(2)2}`: permute onto `{x:(1)2 y}{x:(2)2}`, gather
+/// `{x:(1)2 y}{}`, slice `{y}{}`).
 pub(crate) fn search(
     shape: &[i64],
     extent: &[i64],
@@ -50,6 +59,7 @@ pub(crate) fn search(
     target: &DimPieces,
     free: &[Piece],
     bound: f64,
+    regather: bool,
 ) -> Option<Vec<Step>> {
     let (start, target) = atoms(start, target);
     let mut pieces = all_pieces(&start, &target);
@@ -64,6 +74,7 @@ pub(crate) fn search(
         target: &target,
         free,
         pieces,
+        regather,
     }
     .run(&start, bound)
 }
@@ -142,6 +153,18 @@ struct Search<'a> {
     free: Vec<Piece>,
     /// Every piece of the source and the target, and the free ones.
     pieces: Vec<Piece>,
+    /// Whether the plan may end in a gather followed by a slice.
+    regather: bool,
+}
+
+/// How a plan ends from a state: per dimension, the minor pieces gathered
+/// and then the target pieces sliced (both empty where nothing is left).
+struct Finish {
+    cost: f64,
+    gathered: DimPieces,
+    /// The state after the gather (a prefix of the target per dimension).
+    kept: DimPieces,
+    sliced: DimPieces,
 }
 
 /// Costs are compared as integers (elements, scaled for permutes).
@@ -160,7 +183,7 @@ impl Search<'_> {
         best_at.insert(start.clone(), 0);
         let mut heap = BinaryHeap::new();
         heap.push(Reverse((0u64, 0usize)));
-        let mut best: Option<(u64, usize, Option<DimPieces>)> = None;
+        let mut best: Option<(u64, usize, Finish)> = None;
         let mut expanded = 0;
         while let Some(Reverse((cost, id))) = heap.pop() {
             if best.as_ref().is_some_and(|b| b.0 <= cost) || cost >= bound {
@@ -174,10 +197,10 @@ impl Search<'_> {
             if expanded > MAX_STATES {
                 break;
             }
-            if let Some((extra, gathered)) = self.finish(&state) {
-                let total = cost + key(extra);
+            if let Some(end) = self.finish(&state) {
+                let total = cost + key(end.cost);
                 if total < bound && best.as_ref().is_none_or(|b| total < b.0) {
-                    best = Some((total, id, gathered));
+                    best = Some((total, id, end));
                 }
             }
             for (next, mv, c) in self.moves(&state) {
@@ -193,11 +216,18 @@ impl Search<'_> {
                 heap.push(Reverse((total, nodes.len() - 1)));
             }
         }
-        let (_, id, gathered) = best?;
+        let (_, id, end) = best?;
         let mut steps = path(&nodes, id);
-        if let Some(g) = gathered {
+        if end.gathered.iter().any(|g| !g.is_empty()) {
             steps.push(Step {
-                mv: Move::Gather(g),
+                mv: Move::Gather(end.gathered),
+                after: end.kept,
+                on_target: true,
+            });
+        }
+        if end.sliced.iter().any(|s| !s.is_empty()) {
+            steps.push(Step {
+                mv: Move::Slice(end.sliced),
                 after: self.target.clone(),
                 on_target: true,
             });
@@ -226,27 +256,38 @@ impl Search<'_> {
         }
     }
 
-    /// If `state` is the target followed, per dimension, by pieces the
-    /// target does not use: what the final gather costs and gathers
-    /// (`None` when nothing is left to gather).
-    fn finish(&self, state: &DimPieces) -> Option<(f64, Option<DimPieces>)> {
-        if state == self.target {
-            return Some((0.0, None));
-        }
-        let mut gathered = Vec::with_capacity(state.len());
+    /// How the plan ends from `state`: if it is the target followed, per
+    /// dimension, by pieces the target does not use, the final gather of
+    /// those. With [`Search::regather`], a dimension may also keep only a
+    /// shorter prefix of its target (the longest whose gather and slice are
+    /// exact), gather the rest and slice the target's missing pieces after
+    /// the gather. `None` if no dimension ending fits.
+    fn finish(&self, state: &DimPieces) -> Option<Finish> {
+        let rank = state.len();
+        let mut end = Finish {
+            cost: 0.0,
+            gathered: Vec::with_capacity(rank),
+            kept: Vec::with_capacity(rank),
+            sliced: Vec::with_capacity(rank),
+        };
         for (d, (cur, want)) in state.iter().zip(self.target).enumerate() {
-            if !cur.starts_with(want) {
+            let common = cur.iter().zip(want).take_while(|(a, b)| a == b).count();
+            let lowest = if self.regather { 0 } else { want.len() };
+            if common < lowest {
                 return None;
             }
             let n = product(cur);
-            let rest = &cur[want.len()..];
-            if !exact(self.extent[d], n, n / product(rest)) {
-                return None;
-            }
-            gathered.push(rest.to_vec());
+            let k = (lowest..=common).rev().find(|&k| {
+                let kept = product(&want[..k]);
+                exact(self.extent[d], n, kept) && exact(self.extent[d], kept, product(want))
+            })?;
+            end.gathered.push(cur[k..].to_vec());
+            end.kept.push(want[..k].to_vec());
+            end.sliced.push(want[k..].to_vec());
         }
-        let g = gathered.iter().map(|r| product(r)).product::<i64>() as f64;
-        Some(((g - 1.0) * self.local(state), Some(gathered)))
+        let g = end.gathered.iter().map(|r| product(r)).product::<i64>() as f64;
+        end.cost = (g - 1.0) * self.local(state);
+        Some(end)
     }
 
     /// Every move from `state`, with the state it makes and its cost.
@@ -320,8 +361,23 @@ impl Search<'_> {
     fn permute(&self, state: &DimPieces, out: &mut Vec<(DimPieces, Move, f64)>) {
         let mut seen: Vec<DimPieces> = Vec::new();
         let (prefix, pool) = self.permute_pool(state);
-        for order in orders(&pool) {
-            let Some(next) = self.permute_fill(state, &prefix, &order) else {
+        let mut tries: Vec<(DimPieces, Vec<Piece>)> = vec![(prefix, pool)];
+        if self.regather {
+            // Ending in a gather and a slice, a dimension need not start
+            // with its target: any order of the pieces may be cheaper.
+            let mut all: Vec<Piece> = state.iter().flatten().copied().collect();
+            for &p in self.target.iter().flatten() {
+                if !all.contains(&p) {
+                    all.push(p);
+                }
+            }
+            tries.push((vec![Vec::new(); state.len()], all));
+        }
+        for (prefix, order) in tries
+            .iter()
+            .flat_map(|(prefix, pool)| orders(pool).into_iter().map(move |o| (prefix, o)))
+        {
+            let Some(next) = self.permute_fill(state, prefix, &order) else {
                 continue;
             };
             if next == *state || seen.contains(&next) {
@@ -386,7 +442,9 @@ impl Search<'_> {
                 }
             }
             let whole = dim.starts_with(&self.target[d]) && dim.len() > self.target[d].len();
-            if cap != 1 || (whole && !self.exact_gather(d, dim)) {
+            // (Ending in a gather and a slice, `finish` checks what it
+            // gathers.)
+            if cap != 1 || (whole && !self.regather && !self.exact_gather(d, dim)) {
                 return None;
             }
         }
