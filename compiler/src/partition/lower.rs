@@ -14,7 +14,10 @@
 //! non-divisible dimension shift (whole-block collectives would gather and
 //! slice again).
 
+use std::collections::HashMap;
+
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::ElemType;
 use crate::partition::collective::{collective_bytes, Collective, CollectiveKind};
 use crate::partition::error::ReshardError;
 use crate::partition::global::{GStepKind, GlobalProgram};
@@ -22,6 +25,7 @@ use crate::partition::limits::MAX_RESHARD_REMAP_ROUNDS;
 use crate::partition::remap_plan::{plan_remap, RemapPlan, RemapSource};
 use crate::partition::reshard::{lower_reshard, lower_reshard_between_meshes};
 use crate::sharding::layout::TensorLayout;
+use crate::sharding::TensorSharding;
 
 /// The collectives of every step (empty for compute steps, and for an
 /// all-reduce fused into the reshard after it).
@@ -54,9 +58,17 @@ impl Lowering {
     }
 }
 
+/// A reshard as planned: shape, element type, source and target
+/// shardings (which name their meshes).
+type ReshardKey = (Vec<i64>, ElemType, TensorSharding, TensorSharding);
+
 /// Lower every reshard and all-reduce of `prog`.
 pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
     let mut per_step: Vec<Vec<Collective>> = Vec::with_capacity(prog.steps.len());
+    // A program reshards the same kind of value the same way many times
+    // (every layer's weights, every use of a scanned activation): each
+    // distinct reshard is planned once (planning may search).
+    let mut planned: HashMap<ReshardKey, Vec<Collective>> = HashMap::new();
     for step in &prog.steps {
         let at = |msg: String| Diagnostic::new(DiagKind::Sharding, step.cause.pos, msg);
         let collectives = match &step.kind {
@@ -94,17 +106,32 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
                         *reduction,
                     )
                     .map(|c| vec![c]),
-                    _ if from_mesh == to_mesh => {
-                        lower_reshard(from_mesh, shape, elem, &src.sharding, &dst.sharding)
+                    _ => {
+                        let key = (
+                            shape.clone(),
+                            elem,
+                            src.sharding.clone(),
+                            dst.sharding.clone(),
+                        );
+                        match planned.get(&key) {
+                            Some(cs) => Ok(cs.clone()),
+                            None => if from_mesh == to_mesh {
+                                lower_reshard(from_mesh, shape, elem, &src.sharding, &dst.sharding)
+                            } else {
+                                lower_reshard_between_meshes(
+                                    from_mesh,
+                                    to_mesh,
+                                    shape,
+                                    elem,
+                                    &src.sharding,
+                                    &dst.sharding,
+                                )
+                            }
+                            .inspect(|cs| {
+                                planned.insert(key, cs.clone());
+                            }),
+                        }
                     }
-                    _ => lower_reshard_between_meshes(
-                        from_mesh,
-                        to_mesh,
-                        shape,
-                        elem,
-                        &src.sharding,
-                        &dst.sharding,
-                    ),
                 };
                 result.map_err(|e| {
                     Diagnostic::new(
