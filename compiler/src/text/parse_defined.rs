@@ -37,6 +37,18 @@ struct Given {
     raw: Option<RawAttr>,
 }
 
+impl Given {
+    /// The attribute `name` read from a pretty form's directive at `pos`.
+    fn pretty(name: &str, value: Attr, pos: SrcPos) -> Given {
+        Given {
+            name: name.to_string(),
+            value,
+            pos,
+            raw: None,
+        }
+    }
+}
+
 impl<'s> Cursor<'s> {
     /// `"name"(%a, ...) <{props}> ({regions}) {attrs} : (types) -> types`;
     /// the current token is the quoted name.
@@ -167,44 +179,24 @@ impl<'s> Cursor<'s> {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
                     let value = Attr::Shardings(self.parse_sharding_list(key)?);
-                    given.push(Given {
-                        name: attr.to_string(),
-                        value,
-                        pos: at,
-                        raw: None,
-                    });
+                    given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::AxisRefs(attr) => {
                     let at = self.pos();
                     let value = Attr::AxisRefs(self.parse_axis_set(attr)?);
-                    given.push(Given {
-                        name: attr.to_string(),
-                        value,
-                        pos: at,
-                        raw: None,
-                    });
+                    given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::Sharding(key, attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
                     let value = Attr::Sharding(self.parse_sharding_attr()?);
-                    given.push(Given {
-                        name: attr.to_string(),
-                        value,
-                        pos: at,
-                        raw: None,
-                    });
+                    given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::AxisNames(key, attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
                     let value = Attr::ManualAxes(self.parse_axis_name_set(key)?);
-                    given.push(Given {
-                        name: attr.to_string(),
-                        value,
-                        pos: at,
-                        raw: None,
-                    });
+                    given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::Sig(SigForm::TypeList) if operands.is_empty() && !self.at(Tok::Colon) => {
                     types = Some((Vec::new(), Vec::new()));
@@ -257,22 +249,12 @@ impl<'s> Cursor<'s> {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
                     let value = self.parse_attr_value(0)?;
-                    given.push(Given {
-                        name: attr.to_string(),
-                        value,
-                        pos: at,
-                        raw: None,
-                    });
+                    given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::Symbol(attr) => {
                     let at = self.pos();
                     let value = Attr::Str(self.parse_symbol(name)?);
-                    given.push(Given {
-                        name: attr.to_string(),
-                        value,
-                        pos: at,
-                        raw: None,
-                    });
+                    given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::AttrDict | Fmt::AttrDictWith(_) => {
                     let raws = self.parse_opt_attr_dict()?;
@@ -283,12 +265,7 @@ impl<'s> Cursor<'s> {
                     let at = self.pos();
                     let body = self.capture_value(key)?;
                     let value = Attr::Opaque(format!("{dialect}<{}>", self.range_text(body)));
-                    given.push(Given {
-                        name: attr.to_string(),
-                        value,
-                        pos: at,
-                        raw: None,
-                    });
+                    given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::Group(key, entries) => {
                     self.expect_keyword_eq(key, name)?;
@@ -316,12 +293,7 @@ impl<'s> Cursor<'s> {
                         self.bump();
                         self.expect(Tok::Equal, key)?;
                         let value = self.parse_attr_value(0)?;
-                        given.push(Given {
-                            name: attr.to_string(),
-                            value,
-                            pos: at,
-                            raw: None,
-                        });
+                        given.push(Given::pretty(attr, value, at));
                     }
                 }
                 Fmt::Sig(form) => {
