@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, Context};
 
-use meshrun_compiler::partition::padding::non_identity_init;
+use meshrun_compiler::partition::local::padding::non_identity_init;
 use meshrun_compiler::Module;
 use meshrun_kernels::cpu::body_laws::order_dependent_reduce;
 use meshrun_kernels::HostTensor;

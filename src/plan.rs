@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use meshrun_compiler::partition::report::collective_report;
+use meshrun_compiler::partition::program::report::collective_report;
 use meshrun_compiler::partition::{partition as partition_module, PartitionedProgram};
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::sharding::{Mesh, TensorSharding};

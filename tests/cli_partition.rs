@@ -3,7 +3,7 @@
 //!
 //! The check runs the SPMD program on every device in turn (a plain
 //! sequential simulation of the collectives, following the semantics in
-//! `compiler/src/partition/collective.rs` and `program.rs`), with
+//! `compiler/src/partition/reshard/collective.rs` and `program.rs`), with
 //! local ops through the CPU kernels, then gathers the outputs by their
 //! shardings and compares them with the fixtures' `out_K.npy`. It is a
 //! test of the partitioner, not of the runtime (which has its own).
@@ -783,7 +783,7 @@ fn random_program(rng: &mut Rng) -> (String, Vec<Vec<usize>>) {
 
 /// Random case 172: the dot's partial sums are all-reduced over x, then
 /// resharded to [{"y"}, {"x"}] by a plan whose first all-slice over x cuts
-/// the 6 rows as if they were 8 (blocks of 4, see `partition::padded`);
+/// the 6 rows as if they were 8 (blocks of 4, see `partition::reshard::padded`);
 /// the reduce-scatter fused from the two must cut the same blocks.
 #[test]
 fn reduce_scatter_fused_into_a_padded_reshard_keeps_its_blocks() {

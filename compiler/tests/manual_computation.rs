@@ -6,7 +6,7 @@
 
 use meshrun_compiler::ir::{verify_module, OpKind, ReduceKind};
 use meshrun_compiler::ops::collectives::reduction_of;
-use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
+use meshrun_compiler::partition::global::explicit_reshards::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::{partition, CollectiveKind, Instr};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::Module;

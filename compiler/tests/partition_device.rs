@@ -4,7 +4,7 @@
 //! `tests/cli_partition.rs`.)
 
 use meshrun_compiler::ir::{OpKind, Scalar};
-use meshrun_compiler::partition::print_program::print_device;
+use meshrun_compiler::partition::program::print::print_device;
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_compiler::partition::{partition, DeviceProgram, Instr, RemapEntry};
 use meshrun_compiler::text::parse_module;

@@ -2,7 +2,7 @@
 //! which partial results get all-reduced, and how that is lowered.
 
 use meshrun_compiler::ir::{ElemType, Module, OpKind, ReduceKind, TensorType};
-use meshrun_compiler::partition::explicit_reshards::insert_explicit_reshards;
+use meshrun_compiler::partition::global::explicit_reshards::insert_explicit_reshards;
 use meshrun_compiler::partition::global::{GStepKind, GlobalProgram};
 use meshrun_compiler::partition::partition;
 use meshrun_compiler::partition::CollectiveKind;

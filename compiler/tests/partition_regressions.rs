@@ -4,14 +4,14 @@
 //! These programs only move data (reshape, negate), so they are checked on
 //! index tensors: every input element is its global flat index, the device
 //! program is run device by device (collectives with
-//! `partition::simulate::apply`, local instructions here), and every real
+//! `partition::reshard::simulate::apply`, local instructions here), and every real
 //! element of every output block must be the element the output sharding
 //! puts there. A local op that reads padding as data, or a block that sits
 //! on the wrong device, shows up as a wrong cell.
 
 use meshrun_compiler::ir::OpKind;
 use meshrun_compiler::partition::global::GStepKind;
-use meshrun_compiler::partition::simulate::{apply, layout_blocks, Block, Blocks, Cell};
+use meshrun_compiler::partition::reshard::simulate::{apply, layout_blocks, Block, Blocks, Cell};
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_compiler::partition::{
     partition, DeviceProgram, Instr, LocalId, PartitionedProgram, RemapEntry,

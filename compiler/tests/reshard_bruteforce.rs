@@ -26,7 +26,7 @@
 //! same data are one node of the search.
 //!
 //! Moves, each a collective on whole local blocks, defined by what it does
-//! to the data (the semantics of `partition::collective`), not by
+//! to the data (the semantics of `partition::reshard::collective`), not by
 //! sharding rules:
 //! - **all-slice** over unused pieces (per dimension, in any order): each
 //!   member keeps chunk `q` of its block, `q` its rank along the
@@ -90,7 +90,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::partition::simulate::{self, compare, layout_blocks, Block, Blocks, Cell};
+use meshrun_compiler::partition::reshard::simulate::{
+    self, compare, layout_blocks, Block, Blocks, Cell,
+};
 use meshrun_compiler::partition::{device_groups, AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::sharding::validate::validate_sharding;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, Mesh, TensorSharding};

@@ -6,7 +6,7 @@ mod reshard_common;
 
 use meshrun_compiler::diag::{DiagKind, Diagnostic};
 use meshrun_compiler::ir::{ElemType, ReduceKind};
-use meshrun_compiler::partition::simulate::{apply, compare, layout_blocks, run};
+use meshrun_compiler::partition::reshard::simulate::{apply, compare, layout_blocks, run};
 use meshrun_compiler::partition::{
     check_reshard, device_groups, lower_reshard, lower_reshard_between_meshes, Collective,
     CollectiveKind, ReshardError, Side, SimError,
@@ -325,7 +325,7 @@ fn partial_blocks(
     m: &Mesh,
     s: &TensorSharding,
     shape: &[i64],
-) -> meshrun_compiler::partition::simulate::Blocks {
+) -> meshrun_compiler::partition::reshard::simulate::Blocks {
     layout_blocks(m, s, shape).unwrap()
 }
 
@@ -335,7 +335,7 @@ fn summed(
     s: &TensorSharding,
     shape: &[i64],
     parts: u32,
-) -> meshrun_compiler::partition::simulate::Blocks {
+) -> meshrun_compiler::partition::reshard::simulate::Blocks {
     let mut b = layout_blocks(m, s, shape).unwrap();
     for block in b.values_mut() {
         for c in block.cells.iter_mut().filter(|c| !c.is_pad()) {

@@ -9,7 +9,7 @@
 //! a CUDA or MPI backend plugs in without touching it.
 
 use meshrun_compiler::ir::{OpKind, Scalar, TensorType};
-use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cpu::fusion::Chain;
 use meshrun_kernels::{HostTensor, KernelError};

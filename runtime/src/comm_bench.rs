@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use half::{bf16, f16};
 use meshrun_compiler::ir::{ElemType, ReduceKind, Scalar, TensorType};
-use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_kernels::{with_array, HostElem, HostTensor};
 

@@ -13,7 +13,7 @@
 
 use std::collections::HashSet;
 
-use meshrun_compiler::partition::collective::CollectiveKind;
+use meshrun_compiler::partition::reshard::collective::CollectiveKind;
 use meshrun_compiler::partition::{Block, DeviceProgram, Instr, LocalId};
 
 use crate::error::RuntimeError;

@@ -60,7 +60,7 @@
 //! whichever way a device runs a group.
 
 use meshrun_compiler::ir::{DotDims, ElemType, OpKind, TensorType};
-use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::{DeviceProgram, Instr};
 use meshrun_kernels::cpu::fusion::{Arg, Chain, Step, StepOp};
 use meshrun_kernels::cpu::reduce_precision::Format;

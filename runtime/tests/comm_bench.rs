@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use meshrun_compiler::ir::{ElemType, OpKind, Scalar, TensorType};
-use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::{eval_op, with_array, HostElem, HostTensor, Parallelism};
 use meshrun_runtime::backend::{Backend, Device, DeviceError, Participation};

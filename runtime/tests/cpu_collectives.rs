@@ -1,13 +1,13 @@
 //! Collectives on the CPU backend, on arbitrary device groups (not in
 //! mesh order, not contiguous), against a direct element-by-element
-//! computation of the semantics in `partition::collective`. Each test runs
+//! computation of the semantics in `partition::reshard::collective`. Each test runs
 //! the devices as real threads meeting in the rendezvous.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use meshrun_compiler::ir::{ElemType, ReduceKind, TensorType};
-use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_kernels::HostTensor;
 use meshrun_runtime::backend::{Backend, Device, DeviceError, Participation};

@@ -32,7 +32,7 @@ use meshrun_compiler::ir::{
 };
 use meshrun_compiler::ops::ragged_dot::{RaggedDot, RaggedDotDims};
 use meshrun_compiler::ops::reduce::{Reduce, ReduceAttrs};
-use meshrun_compiler::partition::collective::{AllToAllDims, Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::text::parse_module;

@@ -96,7 +96,7 @@ fn a_device_panic_is_caught_and_reported() {
 #[test]
 fn waiting_members_wake_when_a_peer_fails() {
     use meshrun_compiler::ir::{ElemType, TensorType};
-    use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+    use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
     use meshrun_compiler::sharding::TensorSharding;
     let backend = CpuBackend::new();
     let c = Collective {

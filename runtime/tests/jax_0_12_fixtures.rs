@@ -9,7 +9,7 @@
 //! held to XLA's bytes per device (`common/fixture_folder.rs`). The ones
 //! that do not run yet are listed with their one-line errors.
 
-use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
+use meshrun_compiler::partition::global::explicit_reshards::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::CollectiveKind;
 
 #[path = "common/fixture_files.rs"]

@@ -53,7 +53,7 @@ fn every_model_runs_sharded_matches_jax_and_moves_no_more_than_xla() {
 /// `lax.all_to_all(x, "x", 0, 0)` (split and concatenate one dimension):
 /// each device receives 7 of its 8 chunks, XLA's 448 bytes per all-to-all,
 /// through a [1, 8, c] view of the dimension (see
-/// `partition::manual_ops::same_dim_all_to_all`).
+/// `partition::local::manual_ops::same_dim_all_to_all`).
 #[test]
 fn expert_all_to_all_on_one_dimension_moves_what_xla_does() {
     let (_, ours, b) =

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::text::parse_module;
 use meshrun_compiler::Module;
 use meshrun_kernels::Parallelism;

@@ -11,7 +11,7 @@
 //! collectives.
 //! Every fixture must pass; none is skipped.
 
-use meshrun_compiler::partition::manual::WRITTEN_IN_SHARD_MAP;
+use meshrun_compiler::partition::global::explicit_reshards::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::CollectiveKind;
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::Parallelism;

@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use meshrun::compiler::partition::print_program::{print_device, print_global, print_lowered};
+use meshrun::compiler::partition::program::print::{print_device, print_global, print_lowered};
 use meshrun::compiler::propagation::PropagationOptions;
 use meshrun::cost::memory::memory_per_device;
 use meshrun::load::load_file;

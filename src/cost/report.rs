@@ -14,7 +14,7 @@
 //! scheduler reach.
 
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::partition::report::{collective_report, ReportEntry};
+use meshrun_compiler::partition::program::report::{collective_report, ReportEntry};
 use meshrun_compiler::partition::PartitionedProgram;
 
 use crate::cost::error::CostError;

@@ -9,10 +9,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use meshrun_compiler::partition::padding::non_identity_init;
+use meshrun_compiler::partition::local::padding::non_identity_init;
 use meshrun_compiler::partition::partition;
-use meshrun_compiler::partition::print_program::{print_device, print_global, print_lowered};
-use meshrun_compiler::partition::report::collective_report;
+use meshrun_compiler::partition::program::print::{print_device, print_global, print_lowered};
+use meshrun_compiler::partition::program::report::collective_report;
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::text::print_module;
 use meshrun_kernels::cpu::body_laws::{has_nan_constant, order_dependent_reduce};

@@ -34,7 +34,7 @@
 //! parallelism with no weights gathered). `group_sizes` stays replicated
 //! along its group dimension (its own need-replication factor): every
 //! device needs every offset; its prefix dims go with lhs's.
-//! `partition::local_ragged_dot` gives the local op the first global
+//! `partition::local::ragged_dot` gives the local op the first global
 //! index of its block of the ragged dimension and the first global group
 //! of its block of groups (rhs's in mode 1, the result's in mode 2) as
 //! two meshrun-internal rank-0 integer operands.

@@ -139,7 +139,7 @@ impl OpDef for RngBitGenerator {
     /// needs replication and is blocked;
     /// each output dimension is a factor of its own that only the output
     /// has (the partitioner still computes the bits whole: see
-    /// `partition::op_reshards`).
+    /// `partition::global::explicit_reshards::op_reshards`).
     fn rule(
         &self,
         shapes: &RuleShapes,

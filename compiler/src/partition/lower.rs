@@ -8,7 +8,7 @@
 //! reduce-scatter: each device then receives only its part of the sum.
 //!
 //! A reshard that changes the sharding of a single dimension may instead
-//! be *remapped* ([`crate::partition::remap_plan`]): every device fetches
+//! be *remapped* ([`crate::partition::reshard::remap_plan`]): every device fetches
 //! exactly the elements it lacks from the device holding them. That is
 //! chosen when it moves fewer bytes, which happens when blocks of a
 //! non-divisible dimension shift (whole-block collectives would gather and
@@ -18,11 +18,11 @@ use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::ElemType;
-use crate::partition::collective::{collective_bytes, Collective, CollectiveKind};
-use crate::partition::error::ReshardError;
 use crate::partition::global::{GStepKind, GlobalProgram};
 use crate::partition::limits::MAX_RESHARD_REMAP_ROUNDS;
-use crate::partition::remap_plan::{plan_remap, RemapPlan, RemapSource};
+use crate::partition::reshard::collective::{collective_bytes, Collective, CollectiveKind};
+use crate::partition::reshard::error::ReshardError;
+use crate::partition::reshard::remap_plan::{plan_remap, RemapPlan, RemapSource};
 use crate::partition::reshard::{lower_reshard, lower_reshard_between_meshes};
 use crate::sharding::layout::TensorLayout;
 use crate::sharding::TensorSharding;
@@ -205,7 +205,7 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
         )
         .map_err(at)?;
         // The all-slice may cut blocks of a padded dimension laid out over
-        // a longer extent than the sharding's own (`partition::padded`):
+        // a longer extent than the sharding's own (`partition::reshard::padded`):
         // the rest of the reshard expects exactly its blocks, so the
         // reduce-scatter keeps them.
         scatter.out_local_shape = first.out_local_shape.clone();

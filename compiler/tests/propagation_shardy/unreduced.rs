@@ -6,7 +6,7 @@
 //! value (fully or partially), and `unreduced=max{...}` names a reduction
 //! other than a sum.
 
-use meshrun_compiler::partition::explicit_reshards::insert_explicit_reshards;
+use meshrun_compiler::partition::global::explicit_reshards::insert_explicit_reshards;
 use meshrun_compiler::partition::global::{GStepKind, GlobalProgram};
 use meshrun_compiler::propagation::Strategy;
 use meshrun_compiler::text::parse_module;

@@ -128,7 +128,7 @@ pub fn lower_and_check(
         };
         let divisible = |s: &TensorSharding| shards(s).iter().zip(shape).all(|(&n, &d)| d % n == 0);
         // Blocks laid out over a padded extent (a dimension planned as
-        // longer than it is, see `partition::padded`) may grow by padding.
+        // longer than it is, see `partition::reshard::padded`) may grow by padding.
         let real_local = |s: &TensorSharding| -> Vec<i64> {
             shards(s)
                 .iter()

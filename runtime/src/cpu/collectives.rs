@@ -2,7 +2,7 @@
 //! members of one group (by rank), the result of one member. The exchange
 //! itself (who gets whose block) is the rendezvous's job
 //! ([`super::rendezvous`]); these functions are pure, so they are tested
-//! directly against the semantics in `partition::collective`.
+//! directly against the semantics in `partition::reshard::collective`.
 //!
 //! Positions a result has but no input holds (padding past the end of a
 //! block) are zero. Reductions combine the members' blocks element by
@@ -14,7 +14,7 @@
 use std::ops::Range;
 
 use meshrun_compiler::ir::ReduceKind;
-use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_kernels::HostTensor;
 
 use super::alloc;
@@ -363,7 +363,7 @@ mod tests {
     use super::*;
     use half::f16;
     use meshrun_compiler::ir::ElemType;
-    use meshrun_compiler::partition::collective::CollectiveKind;
+    use meshrun_compiler::partition::reshard::collective::CollectiveKind;
     use meshrun_compiler::sharding::TensorSharding;
 
     fn coll(kind: CollectiveKind, inp: &[i64], out: &[i64], factors: &[i64]) -> Collective {

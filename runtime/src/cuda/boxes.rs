@@ -10,7 +10,7 @@
 //! (`layout::box_copy`), reading the source block wherever the route put
 //! it (`routes`).
 
-use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 
 use crate::cpu::collectives::{digits, dims};
 
@@ -184,7 +184,7 @@ mod tests {
     use crate::blocks::{copy_box, zeros_like_elem, BoxCopy};
     use crate::cpu::collectives as cpu;
     use meshrun_compiler::ir::{ElemType, ReduceKind};
-    use meshrun_compiler::partition::collective::AllToAllDims;
+    use meshrun_compiler::partition::reshard::collective::AllToAllDims;
     use meshrun_compiler::sharding::TensorSharding;
     use meshrun_kernels::HostTensor;
 

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use cudarc::nccl::{Comm, Group, Id};
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 use meshrun_kernels::cuda::names;
 
 use super::boxes::{result_boxes, SourceBox};

@@ -20,7 +20,7 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaContext, CudaStream};
 use meshrun_compiler::ir::infer::check_result_types;
 use meshrun_compiler::ir::{CompareType, OpKind, Scalar, TensorType, UnaryOp};
-use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cuda::names;
 use meshrun_kernels::{eval_op, HostTensor, KernelError, Parallelism};

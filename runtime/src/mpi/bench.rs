@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::collective::Collective;
+use meshrun_compiler::partition::reshard::collective::Collective;
 
 use super::device::MpiDevice;
 use super::MpiBackend;
@@ -138,7 +138,7 @@ pub fn time_comm_bench(
 mod tests {
     use super::*;
     use crate::backend::Participation;
-    use meshrun_compiler::partition::collective::CollectiveKind;
+    use meshrun_compiler::partition::reshard::collective::CollectiveKind;
 
     #[test]
     fn permute_partners_come_from_the_pairs() {

@@ -29,7 +29,7 @@
 use std::sync::Arc;
 
 use meshrun_compiler::ir::{ElemType, ReduceKind, TensorType};
-use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 use meshrun_kernels::HostTensor;
 use mpi::topology::SimpleCommunicator;
 

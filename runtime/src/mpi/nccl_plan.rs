@@ -26,7 +26,7 @@
 //! simple enough to trust without a GPU to test on.
 
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::partition::collective::{Collective, CollectiveKind};
+use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 
 use super::comms::{membership, Membership};
 use crate::cuda::routes::{native_reduce_op, NcclOp};
@@ -193,7 +193,7 @@ pub fn world_partition(ranks: usize) -> Vec<Vec<usize>> {
 mod tests {
     use super::*;
     use meshrun_compiler::ir::ReduceKind;
-    use meshrun_compiler::partition::collective::AllToAllDims;
+    use meshrun_compiler::partition::reshard::collective::AllToAllDims;
     use meshrun_compiler::sharding::TensorSharding;
 
     fn collective(kind: CollectiveKind, reduction: Option<ReduceKind>) -> Collective {
