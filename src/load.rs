@@ -5,8 +5,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::ir::verify::verify_module;
-use meshrun_compiler::sharding::validate::validate_module;
 use meshrun_compiler::{text, Diagnostic, Module};
 
 /// An error tied to a file: `FILE:LINE:COL: message` (or `FILE: message`
@@ -44,7 +44,7 @@ pub fn load_str(path: &Path, src: &str) -> Result<Module, LoadError> {
     };
     let module = text::parse_module(src).map_err(at)?;
     verify_module(&module).map_err(at)?;
-    validate_module(&module).map_err(at)?;
+    validate_module_shardings(&module).map_err(at)?;
     Ok(module)
 }
 

@@ -5,7 +5,6 @@
 use std::fmt::Write;
 
 use meshrun_compiler::ir::{Function, Module, TensorType};
-use meshrun_compiler::sharding::validate::resolve_mesh;
 use meshrun_compiler::sharding::TensorSharding;
 
 use crate::render::describe_sharding;
@@ -55,7 +54,7 @@ fn value(
     };
     let _ = writeln!(out, "{label}: {ty}  {s}");
     let mesh_name = s.mesh_name().unwrap_or("<inline>");
-    match resolve_mesh(module, &s.mesh) {
+    match module.resolve_mesh(&s.mesh) {
         Some(mesh) => out.push_str(&describe_sharding(ty, s, mesh_name, mesh)),
         None => {
             let _ = writeln!(out, "  unknown mesh @{mesh_name}");

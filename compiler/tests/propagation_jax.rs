@@ -30,7 +30,6 @@ use std::path::{Path, PathBuf};
 use meshrun_compiler::ir::{Function, Module, OpKind, Value, ValueDef};
 use meshrun_compiler::propagation::values::sharding_of;
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
-use meshrun_compiler::sharding::validate::resolve_mesh;
 use meshrun_compiler::sharding::{DimSharding, TensorSharding};
 use meshrun_compiler::text::parse_module;
 
@@ -61,7 +60,7 @@ fn norm(module: &Module, rank: usize, s: Option<&TensorSharding>) -> Norm {
             unreduced: Vec::new(),
         },
         Some(s) => Norm {
-            mesh: resolve_mesh(module, &s.mesh).cloned(),
+            mesh: module.resolve_mesh(&s.mesh).cloned(),
             dims: s
                 .dims
                 .iter()

@@ -13,7 +13,7 @@ mod propagation_support;
 use meshrun_compiler::ir::Module;
 use meshrun_compiler::propagation::values::sharding_of;
 use meshrun_compiler::propagation::Strategy;
-use meshrun_compiler::sharding::validate::{resolve_mesh, validate_sharding};
+use meshrun_compiler::sharding::validate::validate_sharding;
 use propagation_support::{expect, run, run_ok};
 
 /// `tanh` then a dot whose contracting dimension is sharded by the size-1
@@ -49,7 +49,7 @@ fn assert_all_valid(m: &Module) {
         let Some(s) = sharding_of(f, value) else {
             continue;
         };
-        let mesh = resolve_mesh(m, &s.mesh).expect("known mesh");
+        let mesh = m.resolve_mesh(&s.mesh).expect("known mesh");
         if let Err(e) = validate_sharding(s, mesh, v.ty.rank()) {
             panic!("value {i} has the invalid sharding {s}: {e}");
         }

@@ -361,16 +361,17 @@ fn projection_of_an_op_uses_its_annotations() {
         vec![TensorType::new(vec![2, 4], ElemType::F32)],
     );
     let rule = rule_for_op(&f, op).expect("valid").expect("rule");
-    let p = ShardingProjection::build_for_op(&f, op, &rule, &mesh, false).expect("projects");
+    let data = &f.ops[op.index()];
+    let annotated = |values: &[meshrun_compiler::ir::Value]| -> Vec<_> {
+        values.iter().map(|&v| f.sharding_of(v)).collect()
+    };
+    let (operands, results) = (annotated(&data.operands), annotated(&data.results));
+    let p = ShardingProjection::build(&rule, &operands, &results, &mesh, false).expect("projects");
     assert_eq!(p.operands[0].factors[&0].axes, vec![sub("x", 1, 2)]);
     assert!(p.results[0]
         .factors
         .values()
         .all(|f| f.axes.is_empty() && !f.is_closed));
-    assert_eq!(
-        ShardingProjection::build_for_op(&f, meshrun_compiler::OpId(9), &rule, &mesh, false),
-        Err(ProjectionError::UnknownOp(9))
-    );
 }
 
 #[test]

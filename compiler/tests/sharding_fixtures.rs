@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
+use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::sharding::layout::TensorLayout;
-use meshrun_compiler::sharding::validate::{resolve_mesh, validate_module};
 use meshrun_compiler::text::parse_module;
 
 fn fixture_files() -> Vec<PathBuf> {
@@ -26,13 +26,13 @@ fn jax_fixture_shardings_are_valid_and_lay_out() {
     for path in fixture_files() {
         let src = std::fs::read_to_string(&path).expect("fixture is readable");
         let module = parse_module(&src).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
-        if let Err(d) = validate_module(&module) {
+        if let Err(d) = validate_module_shardings(&module) {
             panic!("{}:{}: {}", path.display(), d.pos, d.message);
         }
         for func in &module.funcs {
             for (&v, attrs) in func.args.iter().zip(&func.arg_attrs) {
                 let Some(s) = &attrs.sharding else { continue };
-                let mesh = resolve_mesh(&module, &s.mesh).expect("validated");
+                let mesh = module.resolve_mesh(&s.mesh).expect("validated");
                 let shape = &func.ty(v).shape;
                 let layout = TensorLayout::new(mesh, s, shape)
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -1,9 +1,9 @@
-//! `validate_module`: every mesh and every sharding of a module built in
+//! `validate_module_shardings`: every mesh and every sharding of a module built in
 //! memory is checked, and the diagnostic names the tensor, the axis and the
 //! position of the op or function that carries it.
 
+use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, Function, Module, OpKind, TensorType};
-use meshrun_compiler::sharding::validate::{resolve_mesh, validate_module};
 use meshrun_compiler::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 use meshrun_compiler::{DiagKind, SrcPos};
 
@@ -74,14 +74,14 @@ fn main_mut(m: &mut Module) -> &mut Function {
 
 #[test]
 fn valid_module_passes() {
-    assert_eq!(validate_module(&matmul_module()), Ok(()));
+    assert_eq!(validate_module_shardings(&matmul_module()), Ok(()));
 }
 
 #[test]
 fn unknown_axis_on_argument_names_argument_mesh_and_axes() {
     let mut m = matmul_module();
     main_mut(&mut m).arg_attrs[0].sharding = Some(on_mesh(&[&["q"], &[]]));
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!(d.kind, DiagKind::Sharding);
     assert_eq!((d.pos.line, d.pos.col), (2, 3));
     assert_eq!(
@@ -96,7 +96,7 @@ fn axis_used_twice_on_op_result_points_at_the_op() {
     let f = main_mut(&mut m);
     let dot = f.body[0];
     f.op_mut(dot).shardings = Some(vec![on_mesh(&[&["data"], &["data"]])]);
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!((d.pos.line, d.pos.col), (4, 10));
     assert_eq!(
         d.message,
@@ -108,7 +108,7 @@ fn axis_used_twice_on_op_result_points_at_the_op() {
 fn function_result_sharding_is_checked() {
     let mut m = matmul_module();
     main_mut(&mut m).result_attrs[0].sharding = Some(on_mesh(&[&["data"]]));
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!(
         d.message,
         "invalid sharding on result 0 of @main: sharding has 1 dimension shardings but the tensor has rank 2"
@@ -122,7 +122,7 @@ fn sharding_count_must_match_results() {
     let dot = f.body[0];
     let s = on_mesh(&[&["data"], &[]]);
     f.op_mut(dot).shardings = Some(vec![s.clone(), s]);
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!(d.kind, DiagKind::Sharding);
     assert_eq!((d.pos.line, d.pos.col), (4, 10));
     assert_eq!(
@@ -141,14 +141,14 @@ fn constraint_and_reshard_shardings_are_checked() {
     f.op_mut(c).kind = OpKind::ShardingConstraint {
         sharding: bad.clone(),
     };
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!((d.pos.line, d.pos.col), (5, 10));
     assert_eq!(
         d.message,
         r#"invalid sharding on sdy.sharding_constraint: replicated axes {"model", "data"} are not in mesh order: write {"data", "model"}"#
     );
     main_mut(&mut m).op_mut(c).kind = OpKind::Reshard { sharding: bad };
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert!(
         d.message.starts_with("invalid sharding on sdy.reshard: "),
         "{}",
@@ -160,7 +160,7 @@ fn constraint_and_reshard_shardings_are_checked() {
 fn unknown_mesh_lists_the_defined_ones() {
     let mut m = matmul_module();
     main_mut(&mut m).arg_attrs[1].sharding = Some(TensorSharding::new("other", dims(&[&[], &[]])));
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!(
         d.message,
         "invalid sharding on argument 1 (%arg1) of @main: mesh @other is not defined (meshes: @mesh)"
@@ -175,9 +175,9 @@ fn inline_meshes_resolve_and_are_checked() {
         mesh: MeshRef::Inline(inline.clone()),
         ..on_mesh(&[&[], &[]])
     };
-    assert_eq!(resolve_mesh(&m, &s.mesh), Some(&inline));
+    assert_eq!(m.resolve_mesh(&s.mesh), Some(&inline));
     main_mut(&mut m).arg_attrs[0].sharding = Some(s);
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!(
         d.message,
         r#"invalid sharding on argument 0 (%arg0) of @main: axis "a" appears twice in the mesh"#
@@ -187,7 +187,7 @@ fn inline_meshes_resolve_and_are_checked() {
         ..TensorSharding::new("unused", dims(&[&["a"], &[]]))
     };
     main_mut(&mut m).arg_attrs[0].sharding = Some(good);
-    assert_eq!(validate_module(&m), Ok(()));
+    assert_eq!(validate_module_shardings(&m), Ok(()));
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn module_meshes_are_checked() {
         "bad",
         Mesh::new(&[("x", 2)]).with_device_ids(vec![1, 2]),
     ));
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!(
         d.message,
         "invalid mesh @bad: device_ids must be a permutation of 0..2; sorted they are [1, 2]"
@@ -205,7 +205,7 @@ fn module_meshes_are_checked() {
     m.meshes.pop();
     m.meshes.push(mesh_def("mesh", Mesh::new(&[("x", 2)])));
     assert_eq!(
-        validate_module(&m).unwrap_err().message,
+        validate_module_shardings(&m).unwrap_err().message,
         "mesh @mesh is defined twice"
     );
 }
@@ -225,7 +225,7 @@ fn every_function_is_checked() {
     let r = helper.result(sum);
     helper.set_returns(vec![r]);
     m.funcs.push(helper);
-    let d = validate_module(&m).unwrap_err();
+    let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!((d.pos.line, d.pos.col), (10, 8));
     assert_eq!(
         d.message,

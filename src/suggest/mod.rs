@@ -26,7 +26,7 @@ pub use mesh_arg::parse_mesh;
 
 use std::time::Instant;
 
-use meshrun_compiler::sharding::validate::validate_module;
+use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::sharding::{Mesh, MeshDef, TensorSharding};
 use meshrun_compiler::text::value_names;
 use meshrun_compiler::Module;
@@ -167,7 +167,7 @@ fn with_mesh(mut module: Module, mesh: Option<&Mesh>) -> Result<Module, SuggestE
             }
         }
     }
-    validate_module(&module).map_err(|d| SuggestError::MeshMismatch(d.to_string()))?;
+    validate_module_shardings(&module).map_err(|d| SuggestError::MeshMismatch(d.to_string()))?;
     Ok(module)
 }
 

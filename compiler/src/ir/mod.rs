@@ -21,4 +21,5 @@ pub use ops::{
     BinaryOp, CompareDirection, CompareType, ConstantDialect, DotDims, OpKind, ReduceKind, UnaryOp,
 };
 pub use types::{ElemType, TensorType};
+pub use verify::shardings::validate_module_shardings;
 pub use verify::{function_errors, module_errors, verify_function, verify_module};

@@ -7,7 +7,7 @@
 use crate::diag::SrcPos;
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
-use crate::sharding::{MeshDef, TensorSharding};
+use crate::sharding::{Mesh, MeshDef, MeshRef, TensorSharding};
 
 /// An SSA value of a function: an argument or an op result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -102,6 +102,20 @@ pub struct OpData {
     /// Other attributes, kept verbatim.
     pub attrs: Vec<NamedAttr>,
     pub pos: SrcPos,
+}
+
+impl OpData {
+    /// Whether the op has no results and one rank-0 sharding: not a
+    /// value's sharding but where the op runs (Shardy keeps `sdy.sharding`
+    /// on a side-effecting custom call without results, maximal meshes
+    /// included).
+    pub fn is_placement_only(&self) -> bool {
+        self.results.is_empty()
+            && self
+                .shardings
+                .as_ref()
+                .is_some_and(|s| s.len() == 1 && s[0].dims.is_empty())
+    }
 }
 
 /// Attributes of a function argument or result.
@@ -518,6 +532,15 @@ impl Module {
 
     pub fn func_mut(&mut self, name: &str) -> Option<&mut Function> {
         self.funcs.iter_mut().find(|f| f.name == name)
+    }
+
+    /// The mesh a sharding refers to: the module mesh of that name, or the
+    /// inline one.
+    pub fn resolve_mesh<'a>(&'a self, r: &'a MeshRef) -> Option<&'a Mesh> {
+        match r {
+            MeshRef::Symbol(name) => self.mesh(name).map(|d| &d.mesh),
+            MeshRef::Inline(mesh) => Some(mesh),
+        }
     }
 
     pub fn mesh(&self, name: &str) -> Option<&MeshDef> {

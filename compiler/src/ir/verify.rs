@@ -21,6 +21,7 @@ use crate::sharding::{MeshRef, TensorSharding};
 
 mod call_graph;
 mod manual;
+pub mod shardings;
 
 /// Check a whole module; `Err` is its first problem.
 pub fn verify_module(m: &Module) -> Result<(), Diagnostic> {
@@ -434,7 +435,7 @@ impl<'a> FunctionChecker<'a> {
         let Some(shardings) = &op.shardings else {
             return;
         };
-        if shardings.len() != results.len() && !crate::sharding::is_placement_only(op) {
+        if shardings.len() != results.len() && !op.is_placement_only() {
             self.op_error(
                 op,
                 DiagKind::Sharding,

@@ -39,8 +39,8 @@ pub mod worklist;
 use std::fmt;
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::validate_module_shardings;
 use crate::ir::{Module, OpKind};
-use crate::sharding::validate::validate_module;
 
 pub use direction::{Direction, Policy};
 pub use driver::FactorStrategy;
@@ -168,7 +168,7 @@ fn propagate_around_manual(
     // values defined before use, types that fit the ops).
     check_constraints(module)?;
     crate::ir::verify_module(module)?;
-    validate_module(module)?;
+    validate_module_shardings(module)?;
     let mut module = module.clone();
     let full = opts.strategy == Strategy::Full;
     // Where the import passes got shardings from, per function.
@@ -405,7 +405,7 @@ fn check_constraints(module: &Module) -> Result<(), Diagnostic> {
             };
             let rank = input_ty.ty.rank();
             let value = values::describe_value(f, op.operands[0]);
-            let Some(mesh) = sharding::validate::resolve_mesh(module, &sharding.mesh) else {
+            let Some(mesh) = module.resolve_mesh(&sharding.mesh) else {
                 return Err(Diagnostic::new(
                     DiagKind::Sharding,
                     op.pos,

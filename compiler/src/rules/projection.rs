@@ -19,7 +19,6 @@
 use std::collections::BTreeMap;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::{Function, OpId, Value};
 use crate::rules::axis_algebra::{self, axis_size, push_or_merge, PrefixStatus, UnknownAxis};
 use crate::rules::rule::{OpShardingRule, TensorId, TensorMapping};
 use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, ReductionOp, SubAxis, TensorSharding};
@@ -99,8 +98,6 @@ pub enum ProjectionError {
     },
     #[error(transparent)]
     UnknownAxis(#[from] UnknownAxis),
-    #[error("the function has no op number {0}")]
-    UnknownOp(u32),
     #[error("factor {factor} has no sharding in this tensor")]
     MissingFactor { factor: usize },
     #[error("factor {factor} of size {factor_size} is sharded {sharded_size} ways but is not the minor-most factor of its dimension")]
@@ -166,26 +163,6 @@ impl ShardingProjection {
             operands: project("operand", &rule.operands, operands, TensorId::Operand)?,
             results: project("result", &rule.results, results, TensorId::Result)?,
         })
-    }
-
-    /// `build` with the shardings the operands and results of `op` in `f`
-    /// are annotated with (`Function::sharding_of`).
-    pub fn build_for_op(
-        f: &Function,
-        op: OpId,
-        rule: &OpShardingRule,
-        mesh: &Mesh,
-        closed_if_missing: bool,
-    ) -> Result<ShardingProjection, ProjectionError> {
-        let Some(data) = f.ops.get(op.index()) else {
-            return Err(ProjectionError::UnknownOp(op.0));
-        };
-        let shardings = |values: &[Value]| -> Vec<Option<&TensorSharding>> {
-            values.iter().map(|&v| f.sharding_of(v)).collect()
-        };
-        let operands = shardings(&data.operands);
-        let results = shardings(&data.results);
-        ShardingProjection::build(rule, &operands, &results, mesh, closed_if_missing)
     }
 
     /// A projection in which every tensor shards each of its factors along

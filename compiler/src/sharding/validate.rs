@@ -17,7 +17,6 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::{Function, Module, OpData, OpKind, TensorType, Value};
 use crate::sharding::mesh::Mesh;
 use crate::sharding::tensor::{AxisRef, MeshRef, SubAxis, TensorSharding};
 
@@ -220,7 +219,7 @@ impl From<ShardingError> for Diagnostic {
     }
 }
 
-fn join<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+pub(crate) fn join<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
     items
         .into_iter()
         .map(|i| i.to_string())
@@ -234,7 +233,7 @@ fn braced(axes: &[AxisRef]) -> String {
 }
 
 /// `@mesh` for a module mesh, `the inline mesh` for one written in place.
-fn mesh_label(r: &MeshRef) -> String {
+pub(crate) fn mesh_label(r: &MeshRef) -> String {
     match r {
         MeshRef::Symbol(s) => format!("@{s}"),
         MeshRef::Inline(_) => "the inline mesh".into(),
@@ -334,15 +333,6 @@ pub fn validate_mesh(mesh: &Mesh) -> Result<(), ShardingError> {
         }
     }
     Ok(())
-}
-
-/// The mesh a sharding refers to: the module mesh of that name, or the
-/// inline one.
-pub fn resolve_mesh<'a>(module: &'a Module, r: &'a MeshRef) -> Option<&'a Mesh> {
-    match r {
-        MeshRef::Symbol(name) => module.mesh(name).map(|d| &d.mesh),
-        MeshRef::Inline(mesh) => Some(mesh),
-    }
 }
 
 /// Checks one axis reference on its own: the axis exists and, for a
@@ -564,115 +554,6 @@ pub fn validate_sharding(
         }
     }
     Ok(())
-}
-
-/// Checks every mesh and every sharding of `module`: function arguments and
-/// results, each op's per-result shardings (one per result), and the
-/// sharding of `sdy.sharding_constraint` / `sdy.reshard`.
-pub fn validate_module(module: &Module) -> Result<(), Diagnostic> {
-    let mut names = std::collections::HashSet::new();
-    for def in &module.meshes {
-        if !names.insert(def.name.as_str()) {
-            return Err(Diagnostic::new(
-                DiagKind::Sharding,
-                def.pos,
-                format!("mesh @{} is defined twice", def.name),
-            ));
-        }
-        validate_mesh(&def.mesh).map_err(|e| {
-            Diagnostic::new(
-                DiagKind::Sharding,
-                def.pos,
-                format!("invalid mesh @{}: {e}", def.name),
-            )
-        })?;
-    }
-    for func in &module.funcs {
-        validate_function(module, func)?;
-    }
-    Ok(())
-}
-
-fn validate_function(module: &Module, func: &Function) -> Result<(), Diagnostic> {
-    for (i, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {
-        if let (Some(s), Some(ty)) = (&attrs.sharding, value_type(func, v)) {
-            check_in_module(module, s, ty).map_err(|e| {
-                e.to_diagnostic(
-                    func.pos,
-                    &format!("argument {i} (%arg{i}) of @{}", func.name),
-                )
-            })?;
-        }
-    }
-    for (i, (ty, attrs)) in func.result_types.iter().zip(&func.result_attrs).enumerate() {
-        if let Some(s) = &attrs.sharding {
-            check_in_module(module, s, ty)
-                .map_err(|e| e.to_diagnostic(func.pos, &format!("result {i} of @{}", func.name)))?;
-        }
-    }
-    for (_, op) in func.ops_in_order() {
-        validate_op(module, func, op)?;
-    }
-    Ok(())
-}
-
-fn validate_op(module: &Module, func: &Function, op: &OpData) -> Result<(), Diagnostic> {
-    let name = op.kind.name();
-    if let Some(shardings) = &op.shardings {
-        if shardings.len() != op.results.len() && !crate::sharding::is_placement_only(op) {
-            return Err(Diagnostic::new(
-                DiagKind::Sharding,
-                op.pos,
-                format!(
-                    "{name} has {} shardings in sdy.sharding but {} result{}",
-                    shardings.len(),
-                    op.results.len(),
-                    if op.results.len() == 1 { "" } else { "s" }
-                ),
-            ));
-        }
-        for (i, (s, &v)) in shardings.iter().zip(&op.results).enumerate() {
-            let Some(ty) = value_type(func, v) else {
-                continue;
-            };
-            check_in_module(module, s, ty)
-                .map_err(|e| e.to_diagnostic(op.pos, &format!("result {i} of {name}")))?;
-        }
-    }
-    if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } = &op.kind {
-        let value = op.results.first().or(op.operands.first());
-        if let Some(ty) = value.and_then(|&v| value_type(func, v)) {
-            check_in_module(module, sharding, ty).map_err(|e| e.to_diagnostic(op.pos, &name))?;
-        }
-    }
-    Ok(())
-}
-
-/// The type of `v`, if `v` belongs to `func` (dangling ids are the IR
-/// verifier's business, not a reason to panic here).
-fn value_type(func: &Function, v: Value) -> Option<&TensorType> {
-    func.values.get(v.index()).map(|d| &d.ty)
-}
-
-/// Resolves the sharding's mesh (checking an inline one) and validates the
-/// sharding against it and the tensor type.
-fn check_in_module(
-    module: &Module,
-    sharding: &TensorSharding,
-    ty: &TensorType,
-) -> Result<(), ShardingError> {
-    let mesh = resolve_mesh(module, &sharding.mesh).ok_or_else(|| ShardingError::UnknownMesh {
-        mesh: mesh_label(&sharding.mesh),
-        available: if module.meshes.is_empty() {
-            "none".into()
-        } else {
-            join(module.meshes.iter().map(|m| format!("@{}", m.name)))
-        },
-    })?;
-    if let MeshRef::Inline(m) = &sharding.mesh {
-        validate_mesh(m)?;
-    }
-    validate_sharding(sharding, mesh, ty.rank())
 }
 
 #[cfg(test)]
