@@ -9,7 +9,8 @@
 //!   and planning logic;
 //! - [`executor`] — runs a partitioned device program on any backend
 //!   (`exec_plan`: scopes, releases and collective places per block;
-//!   `exec_blocks`: running blocks, loops and branches);
+//!   `exec_blocks`: running blocks, loops and branches; `exec_step`: one
+//!   instruction or fused unit; `exec_options`: how to run);
 //! - [`fusion`] — which element-wise chains of a device program run as
 //!   one pass;
 //! - [`shard_io`] — global inputs to per-device blocks and back;
@@ -37,8 +38,10 @@ pub mod cpu;
 pub mod cuda;
 pub mod error;
 mod exec_blocks;
+mod exec_options;
 mod exec_plan;
 mod exec_profile;
+mod exec_step;
 pub mod executor;
 pub mod fusion;
 #[cfg(feature = "mpi")]

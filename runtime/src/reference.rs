@@ -330,7 +330,7 @@ impl<'m> Interpreter<'m> {
                 let mut carried = operands;
                 let mut iterations = 0u64;
                 loop {
-                    crate::executor::count_loop_iteration(
+                    crate::exec_options::count_loop_iteration(
                         &mut iterations,
                         self.max_loop_iterations,
                     )

@@ -447,7 +447,7 @@ impl Spmd<'_> {
         let mut running = active.to_vec();
         let mut iterations = 0u64;
         loop {
-            crate::executor::count_loop_iteration(&mut iterations, self.max_loop_iterations)
+            crate::exec_options::count_loop_iteration(&mut iterations, self.max_loop_iterations)
                 .map_err(err)?;
             let p = self.run_region(f, env, cond, carried.clone(), &running, manual, depth)?;
             for (d, on) in running.iter_mut().enumerate().filter(|(_, on)| **on) {
