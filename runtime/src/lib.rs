@@ -52,6 +52,7 @@ pub mod random_inputs;
 pub mod reference;
 mod reference_collectives;
 mod reference_manual;
+mod reference_scope;
 mod replica_results;
 pub mod shard_io;
 pub mod testgen;

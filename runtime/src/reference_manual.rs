@@ -33,8 +33,8 @@ use meshrun_compiler::sharding::{DimSharding, Mesh, MeshRef, TensorSharding};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::error::RuntimeError;
-use crate::reference::{region_uses, MAX_CALL_DEPTH};
 use crate::reference_collectives::{is_collective, run_collective, Lanes};
+use crate::reference_scope::{region_uses, MAX_CALL_DEPTH};
 use crate::shard_io;
 
 /// Meshes larger than this are refused: the reference holds every
