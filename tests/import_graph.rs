@@ -613,7 +613,6 @@ const KNOWN: &[(&str, &str, &[&str])] = &[
         &["explicit_reshards", "structure"],
     ),
     ("compiler/src", "partition", &["program", "program_regions"]),
-    ("runtime/src", "cuda", &["backend", "collectives", "device"]),
     ("kernels/src", "crate", &["cpu", "tensor"]),
 ];
 

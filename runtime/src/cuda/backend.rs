@@ -21,16 +21,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::{CudaContext, CudaStream};
-use cudarc::nccl::Id;
 use meshrun_kernels::HostTensor;
 
 use super::buffer::{CudaBuffer, DevData};
-use super::collectives::Item;
 use super::device::{CudaDevice, DeviceState};
 use super::kernels::GpuKernels;
 use super::nvrtc;
 use super::placement::Placement;
 use super::probe::{self, GpuInfo};
+use super::run_shared::{NcclIds, RunShared};
 use crate::backend::Backend;
 use crate::cpu::rendezvous::Rendezvous;
 use crate::error::RuntimeError;
@@ -57,18 +56,6 @@ struct Slot {
 struct Seating {
     placement: Placement,
     slots: HashMap<i64, Arc<Slot>>,
-}
-
-/// NCCL unique ids by communicator member list, shared by the devices of
-/// one seating (an id may seed only one communicator).
-pub(crate) type NcclIds = Arc<Mutex<HashMap<Vec<i64>, Id>>>;
-
-/// What the devices of one run share.
-pub(crate) struct RunShared {
-    pub(crate) rendezvous: Rendezvous<Item>,
-    pub(crate) placement: Placement,
-    pub(crate) nccl_ids: NcclIds,
-    pub(crate) fallbacks: Arc<AtomicUsize>,
 }
 
 /// The CUDA backend.

@@ -36,20 +36,9 @@ use super::device::{gpu_err, CudaDevice};
 use super::ffi::SendComm;
 use super::layout::{box_copy, dims, StridedCopy};
 use super::routes::{native_reduce_op, GroupPlan, NcclOp, Needs, Route};
+use super::run_shared::Item;
 use crate::backend::{DeviceError, Participation};
 use crate::cpu::rendezvous::{Poisoned, SlotKey};
-
-/// What devices swap in the run's rendezvous.
-#[derive(Clone)]
-pub enum Item {
-    /// A member's block (phase 0).
-    Block(CudaBuffer),
-    /// What a GPU's leader received for its GPU: blocks by group rank
-    /// (phase 1).
-    Received(Arc<Vec<(usize, CudaBuffer)>>),
-    /// A member with nothing to hand over (phase 1).
-    Nothing,
-}
 
 fn peer_failed(p: Poisoned) -> DeviceError {
     DeviceError::PeerFailed(p.failed)

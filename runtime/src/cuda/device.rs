@@ -25,12 +25,12 @@ use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cuda::names;
 use meshrun_kernels::{eval_op, HostTensor, KernelError, Parallelism};
 
-use super::backend::RunShared;
 use super::buffer::{scalar_bits, CudaBuffer, DevData};
 use super::dot;
 use super::ffi::SendComm;
 use super::kernels::{GpuKernels, Launcher};
 use super::layout::{self, box_copy, dim_walk, row_major_strides, StridedCopy};
+use super::run_shared::RunShared;
 use crate::backend::{Device, DeviceError, Participation};
 
 /// What a mesh device keeps between runs (only its own thread holds it

@@ -65,6 +65,8 @@ pub mod nvrtc;
 #[cfg(feature = "cuda")]
 mod ragged_op;
 #[cfg(feature = "cuda")]
+mod run_shared;
+#[cfg(feature = "cuda")]
 mod window_op;
 
 #[cfg(all(feature = "cuda", feature = "mpi"))]
