@@ -613,7 +613,6 @@ const KNOWN: &[(&str, &str, &[&str])] = &[
         &["explicit_reshards", "structure"],
     ),
     ("compiler/src", "partition", &["program", "program_regions"]),
-    ("kernels/src", "crate", &["cpu", "tensor"]),
 ];
 
 /// One circle: the crate, the parent module, its members, and a text with
