@@ -7,6 +7,8 @@
 //!   collectives through shared memory;
 //! - [`cuda`] — the CUDA backend (NVIDIA GPUs, NCCL) and its placement
 //!   and planning logic;
+//! - `spmd` — the driver every backend runs its devices with (a thread
+//!   per device, panics caught, the first failure reported);
 //! - [`executor`] — runs a partitioned device program on any backend
 //!   (`exec_plan`: scopes, releases and collective places per block;
 //!   `exec_blocks`: running blocks, loops and branches; `exec_step`: one
@@ -55,6 +57,7 @@ mod reference_manual;
 mod reference_scope;
 mod replica_results;
 pub mod shard_io;
+mod spmd;
 pub mod testgen;
 pub mod wide_reference;
 
