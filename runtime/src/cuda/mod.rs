@@ -61,6 +61,8 @@ pub mod ffi;
 #[cfg(feature = "cuda")]
 pub mod kernels;
 #[cfg(feature = "cuda")]
+pub mod nccl_comms;
+#[cfg(feature = "cuda")]
 pub mod nvrtc;
 #[cfg(feature = "cuda")]
 mod ragged_op;
