@@ -11,6 +11,7 @@ pub mod partition;
 pub mod propagation;
 pub mod rules;
 pub mod sharding;
+pub mod splitmix;
 pub mod text;
 
 pub use diag::{DiagKind, Diagnostic, SrcPos};

@@ -456,11 +456,6 @@ impl HostTensor {
             })
     }
 
-    /// This tensor converted to element type `to` (`stablehlo.convert`).
-    pub fn convert(&self, to: ElemType) -> Result<HostTensor> {
-        crate::cpu::convert::convert(self, to)
-    }
-
     /// The array if this tensor holds `T`.
     pub fn array<T: HostElem>(&self) -> Option<&ArrayD<T>> {
         T::array(self)

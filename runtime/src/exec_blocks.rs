@@ -17,8 +17,9 @@ use meshrun_compiler::partition::{BranchInstr, DeviceProgram, Instr, LocalId, Lo
 
 use crate::backend::{Device, DeviceError, ShareHandle};
 use crate::error::RuntimeError;
+use crate::exec_options::{count_loop_iteration, ExecOptions};
 use crate::exec_plan::BlockPlan;
-use crate::executor::{instr_name, ExecOptions, Executor};
+use crate::exec_step::{self, instr_name, live_ref};
 use crate::fusion::Unit;
 use crate::replica_results::{Begin, ReplicaResults};
 
@@ -31,6 +32,7 @@ const SHARE_MIN_ELEMS: i64 = 1 << 18;
 
 /// One device's state while it runs a program.
 pub(crate) struct BlockRun<'r, D: Device> {
+    pub program: &'r DeviceProgram,
     pub dev: &'r mut D,
     /// The device's position in the program's device list.
     pub pos: usize,
@@ -88,246 +90,239 @@ fn shareable(unit: &Unit, instr: &Instr, p: &DeviceProgram) -> bool {
     }
 }
 
-impl Executor<'_> {
-    /// Run `instrs` unit by unit (with their `plan`: at the top level some
-    /// units are fused groups); `top` marks the program's top level, where
-    /// test faults are injected.
-    pub(crate) fn run_block<D: Device>(
-        &self,
-        r: &mut BlockRun<'_, D>,
-        instrs: &[Instr],
-        plan: &BlockPlan,
-        top: bool,
-    ) -> Result<(), RuntimeError>
-    where
-        D::Buffer: Clone,
-    {
-        let p = self.program;
-        let id = r.dev.id();
-        for (u, unit) in plan.units.iter().enumerate() {
-            let i = unit.instr();
-            let instr = &instrs[i];
-            let fail = |e: DeviceError| instruction_error(id, instrs, i, e);
-            if let Some(f) = r
-                .opts
-                .fault
-                .filter(|f| top && f.device == id && unit.covers(f.instr))
-            {
-                if f.panic {
-                    panic!("injected fault at instruction {}", f.instr);
-                }
-                // Named by the instruction it was injected at, which may be
-                // any member of a fused unit.
-                let e = DeviceError::Invalid("injected fault".into());
-                return Err(instruction_error(id, instrs, f.instr, e));
+/// Run `instrs` unit by unit (with their `plan`: at the top level some
+/// units are fused groups); `top` marks the program's top level, where
+/// test faults are injected.
+pub(crate) fn run_block<D: Device>(
+    r: &mut BlockRun<'_, D>,
+    instrs: &[Instr],
+    plan: &BlockPlan,
+    top: bool,
+) -> Result<(), RuntimeError>
+where
+    D::Buffer: Clone,
+{
+    let p = r.program;
+    let id = r.dev.id();
+    for (u, unit) in plan.units.iter().enumerate() {
+        let i = unit.instr();
+        let instr = &instrs[i];
+        let fail = |e: DeviceError| instruction_error(id, instrs, i, e);
+        if let Some(f) = r
+            .opts
+            .fault
+            .filter(|f| top && f.device == id && unit.covers(f.instr))
+        {
+            if f.panic {
+                panic!("injected fault at instruction {}", f.instr);
             }
-            let started = crate::exec_profile::enabled().then(crate::exec_profile::Stamp::now);
-            // A result a replica made from these very blocks.
-            let share = r.shared.filter(|_| top && shareable(unit, instr, p));
-            let keyed = share.and_then(|_| {
-                let handles: Option<Vec<(usize, ShareHandle)>> = unit
-                    .operands(p)
-                    .iter()
-                    .map(|&v| r.dev.share_handle(r.env.get(v)?.as_ref()?))
-                    .collect();
-                Some(handles?.into_iter().unzip::<_, _, Vec<_>, Vec<_>>())
-            });
-            let (taken, claim) = match (share, &keyed) {
-                (Some(sh), Some((keys, _))) => {
-                    let dev = &*r.dev;
-                    match sh.begin(u, keys, |h| dev.shared_buffer(h)) {
-                        Some(Begin::Hit(results)) => (Some(results), None),
-                        Some(Begin::Compute(claim)) => (None, Some(claim)),
-                        None => (None, None),
-                    }
+            // Named by the instruction it was injected at, which may be
+            // any member of a fused unit.
+            let e = DeviceError::Invalid("injected fault".into());
+            return Err(instruction_error(id, instrs, f.instr, e));
+        }
+        let started = crate::exec_profile::enabled().then(crate::exec_profile::Stamp::now);
+        // A result a replica made from these very blocks.
+        let share = r.shared.filter(|_| top && shareable(unit, instr, p));
+        let keyed = share.and_then(|_| {
+            let handles: Option<Vec<(usize, ShareHandle)>> = unit
+                .operands(p)
+                .iter()
+                .map(|&v| r.dev.share_handle(r.env.get(v)?.as_ref()?))
+                .collect();
+            Some(handles?.into_iter().unzip::<_, _, Vec<_>, Vec<_>>())
+        });
+        let (taken, claim) = match (share, &keyed) {
+            (Some(sh), Some((keys, _))) => {
+                let dev = &*r.dev;
+                match sh.begin(u, keys, |h| dev.shared_buffer(h)) {
+                    Some(Begin::Hit(results)) => (Some(results), None),
+                    Some(Begin::Compute(claim)) => (None, Some(claim)),
+                    None => (None, None),
                 }
-                _ => (None, None),
-            };
-            let from_replica = taken.is_some();
-            let ids = unit_results(unit, instr);
-            let results = match (unit, instr) {
-                _ if from_replica => taken.unwrap_or_default(),
-                (Unit::Group(g), _) => vec![self.fused(r.dev, r.pos, g, r.env).map_err(&fail)?],
-                (Unit::TransposedDot(t), _) => {
-                    let reduce = t.reduce.as_ref().map(|red| {
-                        let instance = *r.instances;
-                        *r.instances += 1;
-                        (instance, plan.parts[red.instr].as_slice())
-                    });
-                    vec![self
-                        .transposed_dot(r.dev, r.pos, t, reduce, r.env)
-                        .map_err(&fail)?]
-                }
-                (Unit::DotChain(c), _) => {
-                    vec![self.dot_chain(r.dev, r.pos, c, r.env).map_err(&fail)?]
-                }
-                (Unit::Instr(_), Instr::Loop(l)) => self.run_loop(r, l, &plan.subs[i], &fail)?,
-                (Unit::Instr(_), Instr::Branch(b)) => {
-                    self.run_branch(r, b, &plan.subs[i], &fail)?
-                }
-                (Unit::Instr(_), _) => {
+            }
+            _ => (None, None),
+        };
+        let from_replica = taken.is_some();
+        let ids = unit_results(unit, instr);
+        let results = match (unit, instr) {
+            _ if from_replica => taken.unwrap_or_default(),
+            (Unit::Group(g), _) => {
+                vec![exec_step::fused(p, r.dev, r.pos, g, r.env).map_err(&fail)?]
+            }
+            (Unit::TransposedDot(t), _) => {
+                let reduce = t.reduce.as_ref().map(|red| {
                     let instance = *r.instances;
-                    if matches!(instr, Instr::Collective { .. }) {
-                        *r.instances += 1;
-                    }
-                    self.step(r.dev, r.pos, &plan.parts[i], instance, instr, r.env)
-                        .map_err(&fail)?
-                }
-            };
-            if let (Some(sh), false) = (share, from_replica) {
-                // A constant is kept: its device lets go of it after its
-                // last read, maybe before a replica comes for it.
-                let keep = matches!(
-                    instr,
-                    Instr::Op {
-                        kind: OpKind::Constant(..),
-                        ..
-                    }
-                ) && matches!(unit, Unit::Instr(_));
-                let made: Option<Vec<ShareHandle>> = results
-                    .iter()
-                    .map(|b| match keep {
-                        true => r.dev.share_kept(b),
-                        false => r.dev.share_handle(b).map(|(_, h)| h),
-                    })
-                    .collect();
-                match (keyed, claim, made) {
-                    (Some((_, operands)), Some(c), Some(made)) => c.done(operands, made),
-                    // The claim, dropped, lets waiting replicas go.
-                    _ => sh.passed(u),
-                }
+                    *r.instances += 1;
+                    (instance, plan.parts[red.instr].as_slice())
+                });
+                vec![exec_step::transposed_dot(p, r.dev, r.pos, t, reduce, r.env).map_err(&fail)?]
             }
-            if let Some(t0) = started {
-                let what = match unit {
-                    Unit::Group(g) => format!("fused {} ops", g.members.len()),
-                    Unit::TransposedDot(t) if t.reduce.is_some() => {
-                        "transposed dot_general + all-reduce".into()
-                    }
-                    Unit::TransposedDot(_) => "transposed dot_general".into(),
-                    Unit::DotChain(c) => format!(
-                        "dot_general{} + fused {} ops",
-                        if c.dot_instrs.len() > 1 {
-                            " (transposed)"
-                        } else {
-                            ""
-                        },
-                        c.group.members.len()
-                    ),
-                    Unit::Instr(_) => instr_name(instr),
-                };
-                let ty = ids.first().map(|&v| p.values[v].ty.to_string());
-                let from = if from_replica { " (a replica's)" } else { "" };
-                crate::exec_profile::add(format!("{what}{from} -> {}", ty.unwrap_or_default()), t0);
+            (Unit::DotChain(c), _) => {
+                vec![exec_step::dot_chain(p, r.dev, r.pos, c, r.env).map_err(&fail)?]
             }
-            if results.len() != ids.len() {
-                return Err(fail(DeviceError::Invalid(format!(
-                    "{} results for {} values",
-                    results.len(),
-                    ids.len()
-                ))));
-            }
-            for (&v, b) in ids.iter().zip(results) {
-                if !r.opts.skip_type_checks {
-                    let got = r.dev.buffer_type(&b);
-                    let want = &p.values[v].ty;
-                    if &got != want {
-                        return Err(fail(DeviceError::Invalid(format!(
-                            "made {got} for {} of local type {want}",
-                            p.values[v].name
-                        ))));
-                    }
+            (Unit::Instr(_), Instr::Loop(l)) => run_loop(r, l, &plan.subs[i], &fail)?,
+            (Unit::Instr(_), Instr::Branch(b)) => run_branch(r, b, &plan.subs[i], &fail)?,
+            (Unit::Instr(_), _) => {
+                let instance = *r.instances;
+                if matches!(instr, Instr::Collective { .. }) {
+                    *r.instances += 1;
                 }
-                r.env[v] = Some(b);
+                exec_step::step(p, r.dev, r.pos, &plan.parts[i], instance, instr, r.env)
+                    .map_err(&fail)?
             }
-            for &v in &plan.frees[u] {
-                if let Some(b) = r.env[v].take() {
-                    r.dev.release(b);
+        };
+        if let (Some(sh), false) = (share, from_replica) {
+            // A constant is kept: its device lets go of it after its
+            // last read, maybe before a replica comes for it.
+            let keep = matches!(
+                instr,
+                Instr::Op {
+                    kind: OpKind::Constant(..),
+                    ..
                 }
+            ) && matches!(unit, Unit::Instr(_));
+            let made: Option<Vec<ShareHandle>> = results
+                .iter()
+                .map(|b| match keep {
+                    true => r.dev.share_kept(b),
+                    false => r.dev.share_handle(b).map(|(_, h)| h),
+                })
+                .collect();
+            match (keyed, claim, made) {
+                (Some((_, operands)), Some(c), Some(made)) => c.done(operands, made),
+                // The claim, dropped, lets waiting replicas go.
+                _ => sh.passed(u),
             }
         }
-        for &v in &plan.leftovers {
+        if let Some(t0) = started {
+            let what = match unit {
+                Unit::Group(g) => format!("fused {} ops", g.members.len()),
+                Unit::TransposedDot(t) if t.reduce.is_some() => {
+                    "transposed dot_general + all-reduce".into()
+                }
+                Unit::TransposedDot(_) => "transposed dot_general".into(),
+                Unit::DotChain(c) => format!(
+                    "dot_general{} + fused {} ops",
+                    if c.dot_instrs.len() > 1 {
+                        " (transposed)"
+                    } else {
+                        ""
+                    },
+                    c.group.members.len()
+                ),
+                Unit::Instr(_) => instr_name(instr),
+            };
+            let ty = ids.first().map(|&v| p.values[v].ty.to_string());
+            let from = if from_replica { " (a replica's)" } else { "" };
+            crate::exec_profile::add(format!("{what}{from} -> {}", ty.unwrap_or_default()), t0);
+        }
+        if results.len() != ids.len() {
+            return Err(fail(DeviceError::Invalid(format!(
+                "{} results for {} values",
+                results.len(),
+                ids.len()
+            ))));
+        }
+        for (&v, b) in ids.iter().zip(results) {
+            if !r.opts.skip_type_checks {
+                let got = r.dev.buffer_type(&b);
+                let want = &p.values[v].ty;
+                if &got != want {
+                    return Err(fail(DeviceError::Invalid(format!(
+                        "made {got} for {} of local type {want}",
+                        p.values[v].name
+                    ))));
+                }
+            }
+            r.env[v] = Some(b);
+        }
+        for &v in &plan.frees[u] {
             if let Some(b) = r.env[v].take() {
                 r.dev.release(b);
             }
         }
-        Ok(())
     }
-
-    fn run_loop<D: Device>(
-        &self,
-        r: &mut BlockRun<'_, D>,
-        l: &LoopInstr,
-        plans: &[BlockPlan],
-        fail: &dyn Fn(DeviceError) -> RuntimeError,
-    ) -> Result<Vec<D::Buffer>, RuntimeError>
-    where
-        D::Buffer: Clone,
-    {
-        let [cond_plan, body_plan] = plans else {
-            return Err(fail(DeviceError::Invalid(
-                "a loop without two blocks".into(),
-            )));
-        };
-        let mut carried = l
-            .inits
-            .iter()
-            .map(|&v| live(r, v))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(fail)?;
-        let mut iterations = 0u64;
-        loop {
-            crate::executor::count_loop_iteration(&mut iterations, r.opts.max_loop_iterations)
-                .map_err(|m| fail(DeviceError::Invalid(m)))?;
-            bind(r, &l.cond.args, carried.clone());
-            self.run_block(r, &l.cond.instrs, cond_plan, false)?;
-            let pred = yielded(r, &l.cond.results, cond_plan).map_err(fail)?;
-            let go = r.dev.read_scalar(&pred[0]).map_err(fail)?;
-            for b in pred {
-                r.dev.release(b);
-            }
-            let go = go.scalar_bool().ok_or_else(|| {
-                fail(DeviceError::Invalid(
-                    "the loop condition is not a tensor<i1>".into(),
-                ))
-            })?;
-            if !go {
-                return Ok(carried);
-            }
-            bind(r, &l.body.args, carried);
-            self.run_block(r, &l.body.instrs, body_plan, false)?;
-            carried = yielded(r, &l.body.results, body_plan).map_err(fail)?;
+    for &v in &plan.leftovers {
+        if let Some(b) = r.env[v].take() {
+            r.dev.release(b);
         }
     }
+    Ok(())
+}
 
-    fn run_branch<D: Device>(
-        &self,
-        r: &mut BlockRun<'_, D>,
-        b: &BranchInstr,
-        plans: &[BlockPlan],
-        fail: &dyn Fn(DeviceError) -> RuntimeError,
-    ) -> Result<Vec<D::Buffer>, RuntimeError>
-    where
-        D::Buffer: Clone,
-    {
-        let index = live(r, b.index).map_err(fail)?;
-        let index = r.dev.read_scalar(&index).map_err(fail)?;
-        let index = index.scalar_i64().ok_or_else(|| {
+fn run_loop<D: Device>(
+    r: &mut BlockRun<'_, D>,
+    l: &LoopInstr,
+    plans: &[BlockPlan],
+    fail: &dyn Fn(DeviceError) -> RuntimeError,
+) -> Result<Vec<D::Buffer>, RuntimeError>
+where
+    D::Buffer: Clone,
+{
+    let [cond_plan, body_plan] = plans else {
+        return Err(fail(DeviceError::Invalid(
+            "a loop without two blocks".into(),
+        )));
+    };
+    let mut carried = l
+        .inits
+        .iter()
+        .map(|&v| live(r, v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fail)?;
+    let mut iterations = 0u64;
+    loop {
+        count_loop_iteration(&mut iterations, r.opts.max_loop_iterations)
+            .map_err(|m| fail(DeviceError::Invalid(m)))?;
+        bind(r, &l.cond.args, carried.clone());
+        run_block(r, &l.cond.instrs, cond_plan, false)?;
+        let pred = yielded(r, &l.cond.results, cond_plan).map_err(fail)?;
+        let go = r.dev.read_scalar(&pred[0]).map_err(fail)?;
+        for b in pred {
+            r.dev.release(b);
+        }
+        let go = go.scalar_bool().ok_or_else(|| {
             fail(DeviceError::Invalid(
-                "the branch index is not an integer scalar".into(),
+                "the loop condition is not a tensor<i1>".into(),
             ))
         })?;
-        let n = b.branches.len();
-        // As `stablehlo.case`: an index out of range runs the last branch.
-        let k = usize::try_from(index)
-            .ok()
-            .filter(|&k| k < n)
-            .unwrap_or(n - 1);
-        let (Some(block), Some(plan)) = (b.branches.get(k), plans.get(k)) else {
-            return Err(fail(DeviceError::Invalid(format!("no branch {k}"))));
-        };
-        self.run_block(r, &block.instrs, plan, false)?;
-        yielded(r, &block.results, plan).map_err(fail)
+        if !go {
+            return Ok(carried);
+        }
+        bind(r, &l.body.args, carried);
+        run_block(r, &l.body.instrs, body_plan, false)?;
+        carried = yielded(r, &l.body.results, body_plan).map_err(fail)?;
     }
+}
+
+fn run_branch<D: Device>(
+    r: &mut BlockRun<'_, D>,
+    b: &BranchInstr,
+    plans: &[BlockPlan],
+    fail: &dyn Fn(DeviceError) -> RuntimeError,
+) -> Result<Vec<D::Buffer>, RuntimeError>
+where
+    D::Buffer: Clone,
+{
+    let index = live(r, b.index).map_err(fail)?;
+    let index = r.dev.read_scalar(&index).map_err(fail)?;
+    let index = index.scalar_i64().ok_or_else(|| {
+        fail(DeviceError::Invalid(
+            "the branch index is not an integer scalar".into(),
+        ))
+    })?;
+    let n = b.branches.len();
+    // As `stablehlo.case`: an index out of range runs the last branch.
+    let k = usize::try_from(index)
+        .ok()
+        .filter(|&k| k < n)
+        .unwrap_or(n - 1);
+    let (Some(block), Some(plan)) = (b.branches.get(k), plans.get(k)) else {
+        return Err(fail(DeviceError::Invalid(format!("no branch {k}"))));
+    };
+    run_block(r, &block.instrs, plan, false)?;
+    yielded(r, &block.results, plan).map_err(fail)
 }
 
 /// Device `device`'s error `e` at instruction `i` of `instrs`, or the
@@ -349,7 +344,7 @@ fn live<D: Device>(r: &BlockRun<'_, D>, v: LocalId) -> Result<D::Buffer, DeviceE
 where
     D::Buffer: Clone,
 {
-    crate::executor::live_ref(r.env, v).cloned()
+    live_ref(r.env, v).cloned()
 }
 
 fn bind<D: Device>(r: &mut BlockRun<'_, D>, args: &[LocalId], values: Vec<D::Buffer>) {

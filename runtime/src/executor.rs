@@ -7,7 +7,7 @@
 //! ([`crate::fusion`]), and works out, per collective, each device's group
 //! and rank, and per value the unit (instruction or fused group) that reads
 //! it last, so a device drops every value right after its last use
-//! (`exec_blocks` runs the units). Then:
+//! (`exec_blocks` runs the blocks, `exec_step` each unit). Then:
 //!
 //! 1. [`Executor::place`] splits global inputs into per-device blocks and
 //!    uploads them (once; many runs can use them, like device arrays);
@@ -17,69 +17,17 @@
 //!
 //! [`Executor::run_global`] does all three.
 
-use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::partition::{DeviceProgram, Instr, PerDevice};
+use meshrun_compiler::partition::DeviceProgram;
 use meshrun_kernels::HostTensor;
 
-use crate::backend::{Backend, Device, DeviceError, Participation};
+use crate::backend::{Backend, Device};
 use crate::error::RuntimeError;
-use crate::exec_blocks::BlockRun;
-use crate::exec_plan::{plan_block, BlockPlan, Part};
-use crate::fusion::{self, DotChain, Group, TransposedDot, Unit};
+use crate::exec_blocks::{run_block, BlockRun};
+pub use crate::exec_options::{ExecOptions, InjectedFault};
+use crate::exec_plan::{plan_block, BlockPlan};
+use crate::fusion::{self, Group, Unit};
 use crate::replica_results::ReplicaResults;
 use crate::shard_io;
-
-/// Value `v`'s buffer in `env`, or the error that it is not live (a
-/// program the plan checked never gets it).
-pub(crate) fn live_ref<B>(env: &[Option<B>], v: usize) -> Result<&B, DeviceError> {
-    env.get(v)
-        .and_then(Option::as_ref)
-        .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))
-}
-
-/// `live_ref` of each of `values`.
-fn live_refs<'e, B>(env: &'e [Option<B>], values: &[usize]) -> Result<Vec<&'e B>, DeviceError> {
-    values.iter().map(|&v| live_ref(env, v)).collect()
-}
-
-/// A test hook: make one device fail at one instruction, with an error or
-/// a panic, to check that a failing device fails the whole run promptly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InjectedFault {
-    pub device: i64,
-    pub instr: usize,
-    pub panic: bool,
-}
-
-/// How to run.
-#[derive(Debug, Clone, Default)]
-pub struct ExecOptions {
-    /// Do not check each result's type against the program's local type.
-    /// The check is cheap and turns a wrong block shape into an error at
-    /// the instruction that made it, so it is on by default.
-    pub skip_type_checks: bool,
-    /// See [`InjectedFault`]; `None` outside tests.
-    pub fault: Option<InjectedFault>,
-    /// Stop a `while` loop that has run this many iterations with an
-    /// error instead of running on (`None`: no limit, as XLA). Every device
-    /// evaluates the same predicate, so all stop at the same iteration.
-    /// The fuzzer sets it: a mutated program may never terminate.
-    pub max_loop_iterations: Option<u64>,
-}
-
-/// Count one more iteration of a `while` loop, or say why the run stops:
-/// the loop already ran `max` iterations (see
-/// [`ExecOptions::max_loop_iterations`]). The executor and both reference
-/// interpreters count with it, so they stop at the same iteration.
-pub(crate) fn count_loop_iteration(iterations: &mut u64, max: Option<u64>) -> Result<(), String> {
-    if max.is_some_and(|max| *iterations >= max) {
-        return Err(format!(
-            "the loop ran {iterations} iterations, the limit set for this run"
-        ));
-    }
-    *iterations += 1;
-    Ok(())
-}
 
 /// Inputs split and uploaded: per device (program order), one buffer per
 /// program input.
@@ -353,6 +301,7 @@ impl<'p> Executor<'p> {
         }
         let mut instances = 0u64;
         let mut run = BlockRun {
+            program: p,
             dev,
             pos,
             env: &mut env,
@@ -360,7 +309,7 @@ impl<'p> Executor<'p> {
             shared,
             opts,
         };
-        self.run_block(&mut run, &p.instrs, &self.plan, true)?;
+        run_block(&mut run, &p.instrs, &self.plan, true)?;
         p.outputs
             .iter()
             .map(|io| {
@@ -369,230 +318,5 @@ impl<'p> Executor<'p> {
                     .ok_or_else(|| bad(format!("output value #{} was not computed", io.value)))
             })
             .collect()
-    }
-
-    /// Run a fused group: in one pass if the device can, else its members
-    /// one by one (their intermediate values live in `env` meanwhile and
-    /// are released after the root).
-    pub(crate) fn fused<D: Device>(
-        &self,
-        dev: &mut D,
-        pos: usize,
-        g: &Group,
-        env: &mut [Option<D::Buffer>],
-    ) -> Result<D::Buffer, DeviceError> {
-        {
-            let ops = live_refs(env, &g.operands)?;
-            if let Some(r) = dev.fused(&g.chain, &ops) {
-                return r;
-            }
-        }
-        let p = self.program;
-        let mut root = None;
-        let mut made = Vec::with_capacity(g.members.len());
-        for &m in &g.members {
-            let instr = &p.instrs[m];
-            // A shared broadcast that also ran on its own is live already.
-            if m != g.root && instr.results().first().is_some_and(|&v| env[v].is_some()) {
-                continue;
-            }
-            // Members are element-wise ops: no collective place or number.
-            let mut results = self.step(dev, pos, &[], 0, instr, env)?;
-            let (Some(&v), Some(b)) = (instr.results().first(), results.pop()) else {
-                return Err(DeviceError::Invalid(format!(
-                    "instruction {m} made no result"
-                )));
-            };
-            if m == g.root {
-                root = Some(b);
-            } else {
-                env[v] = Some(b);
-                made.push(v);
-            }
-        }
-        for v in made {
-            if let Some(b) = env[v].take() {
-                dev.release(b);
-            }
-        }
-        root.ok_or_else(|| DeviceError::Invalid("a fused group without its root".into()))
-    }
-
-    /// Run a [`DotChain`]: on the dot's tiles if the device can, else the
-    /// dot, then its group (fused or op by op) reading it.
-    pub(crate) fn dot_chain<D: Device>(
-        &self,
-        dev: &mut D,
-        pos: usize,
-        c: &DotChain,
-        env: &mut [Option<D::Buffer>],
-    ) -> Result<D::Buffer, DeviceError> {
-        let dot_ty = self.program.values[c.dot_result].ty.clone();
-        let product = {
-            let dot_ops = live_refs(env, &c.dot_operands)?;
-            let chain_ops = c
-                .group
-                .operands
-                .iter()
-                .enumerate()
-                .map(|(k, &v)| (k != c.slot).then(|| live_ref(env, v)).transpose())
-                .collect::<Result<Vec<_>, _>>()?;
-            if let Some(r) = dev.dot_fused(&c.kind, &dot_ops, &dot_ty, &c.group.chain, &chain_ops) {
-                return r;
-            }
-            dev.op(&c.kind, &dot_ops, &[dot_ty])?
-                .pop()
-                .ok_or_else(|| DeviceError::Invalid("the dot made no result".into()))?
-        };
-        env[c.dot_result] = Some(product);
-        let r = self.fused(dev, pos, &c.group, env);
-        if let Some(b) = env[c.dot_result].take() {
-            dev.release(b);
-        }
-        r
-    }
-
-    /// Run a [`TransposedDot`]: its swapped `dot_general`, which makes the
-    /// transpose's result, then its all-reduce if it has one (`reduce`:
-    /// the collective's instance and each device's place in it).
-    pub(crate) fn transposed_dot<D: Device>(
-        &self,
-        dev: &mut D,
-        pos: usize,
-        t: &TransposedDot,
-        reduce: Option<(u64, &[Part])>,
-        env: &[Option<D::Buffer>],
-    ) -> Result<D::Buffer, DeviceError> {
-        let ops = live_refs(env, &t.operands)?;
-        let ty = &self.program.values[t.result].ty;
-        let product = dev
-            .op(&t.kind, &ops, std::slice::from_ref(ty))?
-            .pop()
-            .ok_or_else(|| DeviceError::Invalid("the dot made no result".into()))?;
-        let (Some(red), Some((instance, parts))) = (&t.reduce, reduce) else {
-            return Ok(product);
-        };
-        let part = match parts.get(pos) {
-            Some(&Part::Group { group, rank }) => Participation::Group {
-                group,
-                rank,
-                members: &red.collective.groups[group],
-            },
-            _ => return Err(DeviceError::Invalid("no place in the all-reduce".into())),
-        };
-        let summed = dev.collective(instance, &red.collective, part, &product, ty);
-        dev.release(product);
-        summed
-    }
-
-    /// Run one instruction without blocks; its results in
-    /// `instr.results()` order. `parts` is each device's place in it if it
-    /// is a collective, `instance` numbers the collective within the run
-    /// (the same on every device: all run the same control flow).
-    pub(crate) fn step<D: Device>(
-        &self,
-        dev: &mut D,
-        pos: usize,
-        parts: &[Part],
-        instance: u64,
-        instr: &Instr,
-        env: &[Option<D::Buffer>],
-    ) -> Result<Vec<D::Buffer>, DeviceError> {
-        let p = self.program;
-        let get = |v: usize| live_ref(env, v);
-        let ty = |v: usize| -> &TensorType { &p.values[v].ty };
-        let at = |t: &PerDevice<i64>| t.at(pos).copied().unwrap_or(0);
-        Ok(match instr {
-            Instr::Op {
-                kind,
-                operands,
-                results,
-                ..
-            } => {
-                let ops = operands
-                    .iter()
-                    .map(|&v| get(v))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let tys: Vec<TensorType> = results.iter().map(|&v| ty(v).clone()).collect();
-                dev.op(kind, &ops, &tys)?
-            }
-            Instr::Iota {
-                result,
-                dim,
-                offset,
-                ..
-            } => vec![dev.iota(ty(*result), *dim, at(offset))?],
-            Instr::Collective {
-                collective,
-                operand,
-                result,
-                ..
-            } => {
-                let part = match parts.get(pos) {
-                    Some(&Part::Group { group, rank }) => Participation::Group {
-                        group,
-                        rank,
-                        members: &collective.groups[group],
-                    },
-                    Some(&Part::Permute { send_to, recv_from }) => {
-                        Participation::Permute { send_to, recv_from }
-                    }
-                    None => return Err(DeviceError::Invalid("no place in the collective".into())),
-                };
-                vec![dev.collective(instance, collective, part, get(*operand)?, ty(*result))?]
-            }
-            Instr::Mask {
-                operand,
-                dim,
-                valid,
-                fill,
-                ..
-            } => vec![dev.mask(get(*operand)?, *dim, at(valid), *fill)?],
-            Instr::SliceDim {
-                operand,
-                dim,
-                start,
-                size,
-                ..
-            } => vec![dev.slice_dim(get(*operand)?, *dim, at(start), *size)?],
-            Instr::Remap {
-                sources,
-                fill,
-                result,
-                dim,
-                table,
-                ..
-            } => {
-                let srcs = sources
-                    .iter()
-                    .map(|&v| get(v))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let fill = fill.map(get).transpose()?;
-                let entries = table
-                    .at(pos)
-                    .ok_or_else(|| DeviceError::Invalid("no remap table for this device".into()))?;
-                vec![dev.remap(&srcs, fill, ty(*result), *dim, entries)?]
-            }
-            Instr::Loop(_) | Instr::Branch(_) => {
-                return Err(DeviceError::Invalid(
-                    "a loop or branch is run by run_block".into(),
-                ))
-            }
-        })
-    }
-}
-
-/// A short name for errors: the op name, the collective kind, or the
-/// instruction kind.
-pub(crate) fn instr_name(instr: &Instr) -> String {
-    match instr {
-        Instr::Op { kind, .. } => kind.name(),
-        Instr::Iota { .. } => "iota".into(),
-        Instr::Collective { collective, .. } => collective.kind.to_string(),
-        Instr::Mask { .. } => "mask".into(),
-        Instr::SliceDim { .. } => "slice".into(),
-        Instr::Remap { .. } => "remap".into(),
-        Instr::Loop(_) => "loop".into(),
-        Instr::Branch(_) => "branch".into(),
     }
 }

@@ -7,9 +7,12 @@
 //!   collectives through shared memory;
 //! - [`cuda`] — the CUDA backend (NVIDIA GPUs, NCCL) and its placement
 //!   and planning logic;
+//! - `spmd` — the driver every backend runs its devices with (a thread
+//!   per device, panics caught, the first failure reported);
 //! - [`executor`] — runs a partitioned device program on any backend
 //!   (`exec_plan`: scopes, releases and collective places per block;
-//!   `exec_blocks`: running blocks, loops and branches);
+//!   `exec_blocks`: running blocks, loops and branches; `exec_step`: one
+//!   instruction or fused unit; `exec_options`: how to run);
 //! - [`fusion`] — which element-wise chains of a device program run as
 //!   one pass;
 //! - [`shard_io`] — global inputs to per-device blocks and back;
@@ -37,8 +40,10 @@ pub mod cpu;
 pub mod cuda;
 pub mod error;
 mod exec_blocks;
+mod exec_options;
 mod exec_plan;
 mod exec_profile;
+mod exec_step;
 pub mod executor;
 pub mod fusion;
 #[cfg(feature = "mpi")]
@@ -49,8 +54,10 @@ pub mod random_inputs;
 pub mod reference;
 mod reference_collectives;
 mod reference_manual;
+mod reference_scope;
 mod replica_results;
 pub mod shard_io;
+mod spmd;
 pub mod testgen;
 pub mod wide_reference;
 

@@ -8,37 +8,10 @@
 //! others.
 
 use meshrun_compiler::ir::{Scalar, TensorType};
+use meshrun_compiler::splitmix::SplitMix64;
 use meshrun_kernels::{with_array, HostElem, HostTensor};
 
 use crate::capacity::{host_memory_bytes, human_bytes};
-
-/// SplitMix64: small, fast, and good enough for test data.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-}
 
 /// Random input number `index` of type `ty` for `seed`.
 pub fn random_tensor(ty: &TensorType, seed: u64, index: usize) -> Result<HostTensor, String> {

@@ -18,10 +18,8 @@ use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 use crate::capacity::{self, host_memory_bytes};
 use crate::error::RuntimeError;
 use crate::reference_manual;
-
-/// Calls nested deeper than this are reported instead of overflowing the
-/// stack (StableHLO programs from JAX are never recursive).
-pub const MAX_CALL_DEPTH: usize = 64;
+use crate::reference_scope::region_uses;
+pub use crate::reference_scope::MAX_CALL_DEPTH;
 
 /// Run `func` of `module` on `inputs` and return its results. Inputs must
 /// match the function's argument types exactly (shape and element type).
@@ -157,21 +155,6 @@ fn last_uses(f: &Function) -> Vec<Option<usize>> {
         }
     }
     last
-}
-
-/// Every value a region (and the regions nested in it) uses.
-pub(crate) fn region_uses(f: &Function, r: &Region) -> Vec<Value> {
-    let mut out = r.returns.clone();
-    let mut stack: Vec<&Region> = vec![r];
-    while let Some(r) = stack.pop() {
-        out.extend(&r.returns);
-        for &id in &r.body {
-            let op = f.op(id);
-            out.extend(&op.operands);
-            stack.extend(&op.regions);
-        }
-    }
-    out
 }
 
 /// The values of one function run so far.
@@ -330,7 +313,7 @@ impl<'m> Interpreter<'m> {
                 let mut carried = operands;
                 let mut iterations = 0u64;
                 loop {
-                    crate::executor::count_loop_iteration(
+                    crate::exec_options::count_loop_iteration(
                         &mut iterations,
                         self.max_loop_iterations,
                     )

@@ -33,8 +33,8 @@ use meshrun_compiler::sharding::{DimSharding, Mesh, MeshRef, TensorSharding};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::error::RuntimeError;
-use crate::reference::{region_uses, MAX_CALL_DEPTH};
 use crate::reference_collectives::{is_collective, run_collective, Lanes};
+use crate::reference_scope::{region_uses, MAX_CALL_DEPTH};
 use crate::shard_io;
 
 /// Meshes larger than this are refused: the reference holds every
@@ -447,7 +447,7 @@ impl Spmd<'_> {
         let mut running = active.to_vec();
         let mut iterations = 0u64;
         loop {
-            crate::executor::count_loop_iteration(&mut iterations, self.max_loop_iterations)
+            crate::exec_options::count_loop_iteration(&mut iterations, self.max_loop_iterations)
                 .map_err(err)?;
             let p = self.run_region(f, env, cond, carried.clone(), &running, manual, depth)?;
             for (d, on) in running.iter_mut().enumerate().filter(|(_, on)| **on) {

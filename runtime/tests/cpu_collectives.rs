@@ -9,11 +9,11 @@ use std::time::Duration;
 use meshrun_compiler::ir::{ElemType, ReduceKind, TensorType};
 use meshrun_compiler::partition::reshard::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::sharding::TensorSharding;
+use meshrun_compiler::splitmix::SplitMix64;
 use meshrun_kernels::HostTensor;
 use meshrun_runtime::backend::{Backend, Device, DeviceError, Participation};
 use meshrun_runtime::cpu::collectives as coll;
 use meshrun_runtime::cpu::{CpuBackend, CpuBuffer, CpuDevice};
-use meshrun_runtime::random_inputs::SplitMix64;
 use meshrun_runtime::RuntimeError;
 
 fn collective(kind: CollectiveKind, groups: Vec<Vec<i64>>, inp: &[i64], out: &[i64]) -> Collective {

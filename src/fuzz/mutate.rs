@@ -4,22 +4,20 @@
 //! the sharding and type syntax spliced in, element types and axis names
 //! exchanged, the text truncated.
 
-/// SplitMix64: small, fast and seedable, so every case is reproducible
-/// from its seed alone.
+use meshrun_compiler::splitmix::SplitMix64;
+
+/// The mutations' random choices: SplitMix64, seedable, so every case is
+/// reproducible from its seed alone.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).

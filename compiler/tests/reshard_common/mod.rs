@@ -8,6 +8,7 @@ use meshrun_compiler::partition::{
     check_reshard, plan_reshard, Collective, CollectiveKind, ReshardPlan, ReshardStrategy,
 };
 use meshrun_compiler::sharding::{AxisRef, DimSharding, Mesh, TensorSharding};
+use meshrun_compiler::splitmix::SplitMix64;
 
 pub fn mesh(axes: &[(&str, i64)]) -> Mesh {
     Mesh::new(axes)
@@ -168,21 +169,16 @@ pub fn lower_and_check(
     plan
 }
 
-/// A small deterministic generator (splitmix64) for randomized cases that
-/// are reproducible from one seed.
-pub struct CaseRng(u64);
+/// Randomized cases reproducible from one seed (SplitMix64).
+pub struct CaseRng(SplitMix64);
 
 impl CaseRng {
     pub fn new(seed: u64) -> CaseRng {
-        CaseRng(seed)
+        CaseRng(SplitMix64::new(seed))
     }
 
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).

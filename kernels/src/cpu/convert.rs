@@ -9,6 +9,15 @@ use crate::cpu::map::map;
 use crate::error::Result;
 use crate::tensor::{with_elem_type, HostElem, HostTensor};
 
+// Here rather than in `tensor.rs`: the conversion is a kernel (`map`
+// over the pool's arrays), and the tensor type sits below every kernel.
+impl HostTensor {
+    /// This tensor converted to element type `to` (`stablehlo.convert`).
+    pub fn convert(&self, to: ElemType) -> Result<HostTensor> {
+        convert(self, to)
+    }
+}
+
 /// `x` converted to element type `to` (a copy when the type is the same).
 pub fn convert(x: &HostTensor, to: ElemType) -> Result<HostTensor> {
     if x.elem_type() == to {

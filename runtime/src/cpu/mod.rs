@@ -32,8 +32,6 @@ mod pool;
 pub mod reduce;
 pub mod rendezvous;
 
-use std::any::Any;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use meshrun_kernels::{HostTensor, Parallelism};
@@ -44,6 +42,7 @@ use rendezvous::Rendezvous;
 
 use crate::backend::Backend;
 use crate::error::RuntimeError;
+use crate::spmd::{catch_device_panic, run_per_device, Threads};
 
 /// The CPU backend. `Parallelism::None` inside each device when a run has
 /// several devices, always: they share the cores, and their threads are
@@ -158,17 +157,6 @@ pub fn join_global_pool() {
         .build_global();
 }
 
-/// The message of a panic payload.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".into()
-    }
-}
-
 /// The most simulated devices of one run: each is a thread blocked in
 /// collectives until its peers arrive, and with a thousand threads a
 /// trivial program already takes 15 s on two cores (4096: over 100 s),
@@ -224,14 +212,7 @@ impl Backend for CpuBackend {
         let run_one = |id: i64| -> Result<R, RuntimeError> {
             let mut dev = CpuDevice::new(id, par, self.chunked_min, comm.clone());
             dev.dot_epilogues = self.dot_epilogues;
-            let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut dev)));
-            let result = match outcome {
-                Ok(r) => r,
-                Err(payload) => Err(RuntimeError::DevicePanic {
-                    device: id,
-                    message: panic_message(payload.as_ref()),
-                }),
-            };
+            let result = catch_device_panic(id, || body(&mut dev));
             if result.is_err() {
                 comm.poison(id);
             }
@@ -248,22 +229,13 @@ impl Backend for CpuBackend {
             return rayon::scope(|_| run_one(*id)).map(|r| vec![r]);
         }
         let lease = PoolLease::take(devices.len()).map_err(RuntimeError::Program)?;
-        let mut results: Vec<Option<Result<R, RuntimeError>>> =
-            (0..devices.len()).map(|_| None).collect();
-        lease.pool().scope(|s| {
-            for (slot, &id) in results.iter_mut().zip(devices) {
-                let run_one = &run_one;
-                s.spawn(move |_| *slot = Some(run_one(id)));
-            }
-        });
-        let results = results
-            .into_iter()
-            .zip(devices)
-            .map(|(r, &id)| {
-                r.unwrap_or_else(|| Err(RuntimeError::Program(format!("device {id} did not run"))))
-            })
-            .collect();
-        first_failure(devices, results, comm.failed())
+        run_per_device(
+            devices,
+            Threads::Pool(lease.pool()),
+            &run_one,
+            &|id| comm.poison(id),
+            &|| comm.failed(),
+        )
     }
 
     fn upload_shared(
@@ -276,26 +248,4 @@ impl Backend for CpuBackend {
         let shared = Arc::new(t);
         Ok(devices.iter().map(|_| shared.clone()).collect())
     }
-}
-
-/// All results, or the error of the device that failed first (`failed`,
-/// as recorded by the rendezvous), else the first error in device order.
-fn first_failure<R>(
-    devices: &[i64],
-    results: Vec<Result<R, RuntimeError>>,
-    failed: Option<i64>,
-) -> Result<Vec<R>, RuntimeError> {
-    if results.iter().all(Result::is_ok) {
-        return Ok(results.into_iter().flatten().collect());
-    }
-    let mut first = None;
-    for (r, &id) in results.into_iter().zip(devices) {
-        if let Err(e) = r {
-            if Some(id) == failed {
-                return Err(e);
-            }
-            first.get_or_insert(e);
-        }
-    }
-    Err(first.unwrap_or_else(|| RuntimeError::Program("a device failed".into())))
 }

@@ -14,26 +14,24 @@
 //!
 //! [`prepare`]: crate::Backend::prepare
 
-use std::any::Any;
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::{CudaContext, CudaStream};
-use cudarc::nccl::Id;
 use meshrun_kernels::HostTensor;
 
 use super::buffer::{CudaBuffer, DevData};
-use super::collectives::Item;
 use super::device::{CudaDevice, DeviceState};
 use super::kernels::GpuKernels;
 use super::nvrtc;
 use super::placement::Placement;
 use super::probe::{self, GpuInfo};
+use super::run_shared::{NcclIds, RunShared};
 use crate::backend::Backend;
 use crate::cpu::rendezvous::Rendezvous;
 use crate::error::RuntimeError;
+use crate::spmd::{catch_device_panic, run_per_device, Threads};
 
 /// Use at most this many GPUs (e.g. `MESHRUN_CUDA_GPUS=2` to run 8 mesh
 /// devices on 2 GPUs of an 8-GPU machine; `CUDA_VISIBLE_DEVICES` works
@@ -59,18 +57,6 @@ struct Seating {
     slots: HashMap<i64, Arc<Slot>>,
 }
 
-/// NCCL unique ids by communicator member list, shared by the devices of
-/// one seating (an id may seed only one communicator).
-pub(crate) type NcclIds = Arc<Mutex<HashMap<Vec<i64>, Id>>>;
-
-/// What the devices of one run share.
-pub(crate) struct RunShared {
-    pub(crate) rendezvous: Rendezvous<Item>,
-    pub(crate) placement: Placement,
-    pub(crate) nccl_ids: NcclIds,
-    pub(crate) fallbacks: Arc<AtomicUsize>,
-}
-
 /// The CUDA backend.
 pub struct CudaBackend {
     gpus: Vec<Gpu>,
@@ -85,17 +71,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn cuda_err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> RuntimeError + '_ {
     move |e| RuntimeError::Program(format!("CUDA: {what}: {e}"))
-}
-
-/// The message of a panic payload.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".into()
-    }
 }
 
 impl CudaBackend {
@@ -198,28 +173,6 @@ impl CudaBackend {
     }
 }
 
-/// All results, or the error of the device that failed first (as
-/// recorded by the rendezvous), else the first error in device order.
-fn first_failure<R>(
-    devices: &[i64],
-    results: Vec<Result<R, RuntimeError>>,
-    failed: Option<i64>,
-) -> Result<Vec<R>, RuntimeError> {
-    if results.iter().all(Result::is_ok) {
-        return Ok(results.into_iter().flatten().collect());
-    }
-    let mut first = None;
-    for (r, &id) in results.into_iter().zip(devices) {
-        if let Err(e) = r {
-            if Some(id) == failed {
-                return Err(e);
-            }
-            first.get_or_insert(e);
-        }
-    }
-    Err(first.unwrap_or_else(|| RuntimeError::Program("a device failed".into())))
-}
-
 impl Backend for CudaBackend {
     type Buffer = CudaBuffer;
     type Device = CudaDevice;
@@ -307,14 +260,7 @@ impl Backend for CudaBackend {
                 state,
                 shared: shared.clone(),
             };
-            let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut dev)));
-            let result = match outcome {
-                Ok(r) => r,
-                Err(payload) => Err(RuntimeError::DevicePanic {
-                    device: id,
-                    message: panic_message(payload.as_ref()),
-                }),
-            };
+            let result = catch_device_panic(id, || body(&mut dev));
             // Kernels run asynchronously: their errors surface here, and
             // the run's time includes the GPU's work.
             let result = result.and_then(|r| {
@@ -329,38 +275,13 @@ impl Backend for CudaBackend {
             }
             result
         };
-        let results: Vec<Result<R, RuntimeError>> = std::thread::scope(|s| {
-            let handles: Vec<_> = devices
-                .iter()
-                .map(|&id| {
-                    let run_one = &run_one;
-                    std::thread::Builder::new()
-                        .name(format!("cuda-device-{id}"))
-                        .spawn_scoped(s, move || run_one(id))
-                })
-                .collect();
-            for (h, &id) in handles.iter().zip(devices) {
-                if h.is_err() {
-                    shared.rendezvous.poison(id);
-                }
-            }
-            handles
-                .into_iter()
-                .zip(devices)
-                .map(|(h, &id)| match h {
-                    Err(e) => Err(RuntimeError::Program(format!(
-                        "cannot start the thread of device {id}: {e}"
-                    ))),
-                    Ok(h) => h.join().unwrap_or_else(|payload| {
-                        Err(RuntimeError::DevicePanic {
-                            device: id,
-                            message: panic_message(payload.as_ref()),
-                        })
-                    }),
-                })
-                .collect()
-        });
-        first_failure(devices, results, shared.rendezvous.failed())
+        run_per_device(
+            devices,
+            Threads::Spawned("cuda-device"),
+            &run_one,
+            &|id| shared.rendezvous.poison(id),
+            &|| shared.rendezvous.failed(),
+        )
     }
 }
 

@@ -33,23 +33,11 @@ use meshrun_kernels::cuda::names;
 use super::boxes::{result_boxes, SourceBox};
 use super::buffer::{with_dev, CudaBuffer, DevData};
 use super::device::{gpu_err, CudaDevice};
-use super::ffi::SendComm;
 use super::layout::{box_copy, dims, StridedCopy};
 use super::routes::{native_reduce_op, GroupPlan, NcclOp, Needs, Route};
+use super::run_shared::Item;
 use crate::backend::{DeviceError, Participation};
 use crate::cpu::rendezvous::{Poisoned, SlotKey};
-
-/// What devices swap in the run's rendezvous.
-#[derive(Clone)]
-pub enum Item {
-    /// A member's block (phase 0).
-    Block(CudaBuffer),
-    /// What a GPU's leader received for its GPU: blocks by group rank
-    /// (phase 1).
-    Received(Arc<Vec<(usize, CudaBuffer)>>),
-    /// A member with nothing to hand over (phase 1).
-    Nothing,
-}
 
 fn peer_failed(p: Poisoned) -> DeviceError {
     DeviceError::PeerFailed(p.failed)
@@ -144,13 +132,10 @@ impl CudaDevice {
     /// created on first use: every member calls this at the same point of
     /// the program, and `ncclCommInitRank` waits for all of them.
     fn comm(&mut self, members: &[i64], rank: usize) -> Result<&Comm, DeviceError> {
-        if !self.state.comms.contains_key(members) {
+        let (shared, ctx, stream) = (&self.shared, &self.ctx, &self.stream);
+        self.state.comms.get_or_create(members, || {
             let id = {
-                let mut ids = self
-                    .shared
-                    .nccl_ids
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                let mut ids = shared.nccl_ids.lock().unwrap_or_else(|e| e.into_inner());
                 match ids.get(members) {
                     Some(id) => *id,
                     None => {
@@ -160,24 +145,16 @@ impl CudaDevice {
                     }
                 }
             };
-            self.bind()?;
-            let comm = Comm::from_rank(self.stream.clone(), rank, members.len(), id)
-                .map_err(nccl_err("ncclCommInitRank"))?;
-            self.state.comms.insert(members.to_vec(), SendComm(comm));
-        }
-        self.state
-            .comms
-            .get(members)
-            .map(|c| &c.0)
-            .ok_or_else(|| DeviceError::Invalid("no NCCL communicator".into()))
+            bind(ctx)?;
+            Comm::from_rank(stream.clone(), rank, members.len(), id)
+                .map_err(nccl_err("ncclCommInitRank"))
+        })
     }
 
     /// Make this device's context current (before raw NCCL calls: a drop
     /// of another GPU's buffer may have switched it).
     fn bind(&self) -> Result<(), DeviceError> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| gpu_err(format!("CUDA: {e}")))
+        bind(&self.ctx)
     }
 
     fn exchange(
@@ -517,3 +494,9 @@ impl CudaDevice {
 
 /// A shared handle to device data.
 type DevRef = Arc<DevData>;
+
+/// Make `ctx` the calling thread's current context.
+fn bind(ctx: &cudarc::driver::CudaContext) -> Result<(), DeviceError> {
+    ctx.bind_to_thread()
+        .map_err(|e| gpu_err(format!("CUDA: {e}")))
+}

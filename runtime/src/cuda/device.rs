@@ -12,7 +12,6 @@
 //! `rng_bit_generator` and `bitcast_convert` have GPU kernels
 //! (`data_op`). Needs a GPU to run (not exercised in CI).
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -25,12 +24,12 @@ use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cuda::names;
 use meshrun_kernels::{eval_op, HostTensor, KernelError, Parallelism};
 
-use super::backend::RunShared;
 use super::buffer::{scalar_bits, CudaBuffer, DevData};
 use super::dot;
-use super::ffi::SendComm;
 use super::kernels::{GpuKernels, Launcher};
 use super::layout::{self, box_copy, dim_walk, row_major_strides, StridedCopy};
+use super::nccl_comms::NcclComms;
+use super::run_shared::RunShared;
 use crate::backend::{Device, DeviceError, Participation};
 
 /// What a mesh device keeps between runs (only its own thread holds it
@@ -39,7 +38,7 @@ use crate::backend::{Device, DeviceError, Participation};
 pub struct DeviceState {
     pub(crate) blas: Option<CudaBlas>,
     /// NCCL communicators this device drives, by member list.
-    pub(crate) comms: HashMap<Vec<i64>, SendComm>,
+    pub(crate) comms: NcclComms<Vec<i64>>,
 }
 
 /// One mesh device of a CUDA run.

@@ -61,9 +61,13 @@ pub mod ffi;
 #[cfg(feature = "cuda")]
 pub mod kernels;
 #[cfg(feature = "cuda")]
+pub mod nccl_comms;
+#[cfg(feature = "cuda")]
 pub mod nvrtc;
 #[cfg(feature = "cuda")]
 mod ragged_op;
+#[cfg(feature = "cuda")]
+mod run_shared;
 #[cfg(feature = "cuda")]
 mod window_op;
 

@@ -59,7 +59,6 @@ pub use imp::CudaRankBackend;
 
 #[cfg(feature = "cuda")]
 mod imp {
-    use std::panic::{catch_unwind, AssertUnwindSafe};
     use std::sync::{Arc, Mutex, MutexGuard};
 
     use cudarc::driver::{CudaContext, CudaStream};
@@ -67,12 +66,13 @@ mod imp {
 
     use super::super::cuda_rank_device::{CudaRankDevice, RankState};
     use super::super::session::RankBackend;
-    use super::super::{check_world, panic_message, MpiBackend};
+    use super::super::{check_world, MpiBackend};
     use super::rank_gpu;
     use crate::backend::Backend;
     use crate::cuda::buffer::{CudaBuffer, DevData};
     use crate::cuda::{probe, CudaUnavailable};
     use crate::error::RuntimeError;
+    use crate::spmd::catch_device_panic;
 
     /// The rank's GPU as a [`Backend`] with one device per rank (see the
     /// module doc). Borrows the [`MpiBackend`], which must outlive it.
@@ -167,21 +167,17 @@ mod imp {
                 self.mpi.abort(self.cuda_err("bind context", e));
             }
             let mut dev = CudaRankDevice::new(state, id, devices.into(), self.mpi.rank());
-            let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut dev)));
+            let outcome = catch_device_panic(id, || body(&mut dev));
             // Kernels and NCCL calls run asynchronously: their errors
             // surface here, and the run's time includes the GPU's work.
             let synced = self.stream.synchronize();
             *lock(&self.state) = Some(dev.into_state());
             match outcome {
-                Ok(Ok(r)) => match synced {
+                Ok(r) => match synced {
                     Ok(()) => Ok(vec![r]),
                     Err(e) => self.mpi.abort(format_args!("device {id}: CUDA: {e}")),
                 },
-                Ok(Err(e)) => self.mpi.abort(e),
-                Err(payload) => self.mpi.abort(format_args!(
-                    "device {id} panicked: {}",
-                    panic_message(payload.as_ref())
-                )),
+                Err(e) => self.mpi.abort(e),
             }
         }
     }

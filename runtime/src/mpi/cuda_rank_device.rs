@@ -21,7 +21,6 @@
 //! **Untested: needs GPUs and NCCL**, which this machine and CI lack; the
 //! plans are unit tested in [`super::nccl_plan`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::nccl::Comm;
@@ -37,8 +36,8 @@ use crate::cpu::collectives::dims;
 use crate::cuda::boxes::result_boxes;
 use crate::cuda::buffer::{with_dev, CudaBuffer, DevData};
 use crate::cuda::device::CudaDevice;
-use crate::cuda::ffi::SendComm;
 use crate::cuda::layout::{box_copy, StridedCopy};
+use crate::cuda::nccl_comms::NcclComms;
 
 fn invalid(m: impl Into<String>) -> DeviceError {
     DeviceError::Invalid(m.into())
@@ -98,14 +97,14 @@ macro_rules! with_pair {
 /// kernels, cuBLAS handle) and its NCCL communicators by partition.
 pub struct RankState {
     device: CudaDevice,
-    comms: HashMap<Vec<Vec<usize>>, SendComm>,
+    comms: NcclComms<Vec<Vec<usize>>>,
 }
 
 impl RankState {
     pub(crate) fn new(device: CudaDevice) -> RankState {
         RankState {
             device,
-            comms: HashMap::new(),
+            comms: NcclComms::default(),
         }
     }
 }
@@ -146,30 +145,24 @@ impl CudaRankDevice {
         let mpi_comm = comms::group_comm(partition, self.rank)
             .map_err(invalid)?
             .ok_or_else(|| invalid("a group of one has no communicator"))?;
-        if !self.state.comms.contains_key(partition) {
+        let dev = &self.state.device;
+        self.state.comms.get_or_create(partition, || {
             // Each rank checks NCCL itself (cudarc panics when the library
             // cannot be loaded); a rank that fails ends the job.
             crate::cuda::probe::nccl().map_err(invalid)?;
             let id = gpu::broadcast_id_over(&*mpi_comm, gpu::new_nccl_id)
                 .map_err(|e| invalid(e.to_string()))?;
-            let dev = &self.state.device;
             dev.ctx
                 .bind_to_thread()
                 .map_err(|e| invalid(format!("CUDA: {e}")))?;
-            let comm = Comm::from_rank(
+            Comm::from_rank(
                 dev.stream.clone(),
                 me.rank,
                 me.group_size,
                 gpu::nccl_id_from_bytes(&id),
             )
-            .map_err(nccl_err("ncclCommInitRank"))?;
-            self.state.comms.insert(partition.to_vec(), SendComm(comm));
-        }
-        self.state
-            .comms
-            .get(partition)
-            .map(|c| &c.0)
-            .ok_or_else(|| invalid("no NCCL communicator"))
+            .map_err(nccl_err("ncclCommInitRank"))
+        })
     }
 
     /// The result of `c` for group member `rank` of `size` made of box

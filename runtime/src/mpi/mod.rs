@@ -50,10 +50,8 @@ pub mod nccl_plan;
 pub mod session;
 pub mod wire;
 
-use std::any::Any;
 use std::fmt::Display;
 use std::io::Write;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use meshrun_kernels::{HostTensor, Parallelism};
@@ -67,6 +65,7 @@ use crate::backend::Backend;
 use crate::cpu::rendezvous::Rendezvous;
 use crate::cpu::{CpuDevice, CHUNKED_ALL_REDUCE_MIN_ELEMS};
 use crate::error::RuntimeError;
+use crate::spmd::catch_device_panic;
 
 /// Environment variables that tell how many ranks share this node
 /// (Open MPI, MPICH/Hydra, Slurm), in the order they are consulted.
@@ -238,17 +237,6 @@ pub fn check_world(devices: usize, ranks: usize) -> Result<(), RuntimeError> {
     )))
 }
 
-/// The message of a panic payload.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".into()
-    }
-}
-
 impl Backend for MpiBackend {
     type Buffer = MpiBuffer;
     type Device = MpiDevice;
@@ -292,14 +280,9 @@ impl Backend for MpiBackend {
             Arc::new(Rendezvous::new()),
         );
         let mut dev = MpiDevice::new(local, id, devices.into(), self.rank, self.chunked_min);
-        let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut dev)));
-        match outcome {
-            Ok(Ok(r)) => Ok(vec![r]),
-            Ok(Err(e)) => self.abort(e),
-            Err(payload) => self.abort(format_args!(
-                "device {id} panicked: {}",
-                panic_message(payload.as_ref())
-            )),
+        match catch_device_panic(id, || body(&mut dev)) {
+            Ok(r) => Ok(vec![r]),
+            Err(e) => self.abort(e),
         }
     }
 }

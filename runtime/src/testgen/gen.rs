@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::rng::Rng;
 use super::text::{elems, ty, Mesh, Val, MAX_ELEMS, SIZES};
-use crate::random_inputs::SplitMix64;
+use meshrun_compiler::splitmix::SplitMix64;
 
 pub(super) struct Gen {
     pub(super) rng: Rng,

@@ -1,6 +1,6 @@
 //! Random choices for the generators.
 
-use crate::random_inputs::SplitMix64;
+use meshrun_compiler::splitmix::SplitMix64;
 
 pub(super) struct Rng(pub(super) SplitMix64);
 
