@@ -302,41 +302,41 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j, k], [i, j, k], [i, j, k])->([i, j, k]) {i=4, j=3, k=256} need_replication={j}>",
         ),
         (
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![2, 0],
                 limit: vec![6, 16],
                 strides: vec![1, 1],
-            },
+            }),
             &["8x16"],
             &["4x16"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i}>",
         ),
         (
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![0, 0],
                 limit: vec![8, 16],
                 strides: vec![2, 2],
-            },
+            }),
             &["8x16"],
             &["4x8"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i, j}>",
         ),
         (
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low: vec![1, 2],
                 high: vec![2, 3],
                 interior: vec![0, 0],
-            },
+            }),
             &["8x16", ""],
             &["11x21"],
             "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16} permutation={i, j}>",
         ),
         (
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low: vec![0, -1],
                 high: vec![0, -1],
                 interior: vec![0, 0],
-            },
+            }),
             &["16x8", ""],
             &["16x6"],
             "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=16, j=8} permutation={j}>",
@@ -403,11 +403,11 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([j, i], [k, i])->([l, i]) {i=16, j=1, k=1, l=1}>"
     );
-    let slice = OpKind::Slice {
+    let slice = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
         start: vec![2, 0],
         limit: vec![6, 16],
         strides: vec![1, 1],
-    };
+    });
     let (f, op) = single_op(slice, &["8x16"], &["4x16"]);
     let r = rule_for_op_with(&f, op, conservative)
         .expect("valid")
@@ -418,11 +418,11 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i} blocked_propagation={i}>"
     );
-    let pad = OpKind::Pad {
+    let pad = OpKind::Pad(meshrun_compiler::ops::pad::Pad {
         low: vec![0, 1],
         high: vec![0, -1],
         interior: vec![0, 0],
-    };
+    });
     let (f, op) = single_op(pad, &["8x16", ""], &["8x16"]);
     let r = rule_for_op_with(&f, op, conservative)
         .expect("valid")
@@ -432,11 +432,11 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16}>"
     );
-    let pad = OpKind::Pad {
+    let pad = OpKind::Pad(meshrun_compiler::ops::pad::Pad {
         low: vec![1, 0],
         high: vec![1, 0],
         interior: vec![0, 0],
-    };
+    });
     let (f, op) = single_op(pad, &["8x16", ""], &["10x16"]);
     let r = rule_for_op_with(&f, op, conservative)
         .expect("valid")
@@ -588,11 +588,11 @@ fn malformed_ops_give_type_diagnostics() {
         (OpKind::Binary(BinaryOp::Add), &["4x8", "8x4"], &["4x8"]),
         (OpKind::Select, &["4x8", "4x8"], &["4x8"]),
         (
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![0],
                 limit: vec![2],
                 strides: vec![1],
-            },
+            }),
             &["4x8"],
             &["2"],
         ),

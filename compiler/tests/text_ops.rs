@@ -222,11 +222,11 @@ fn shape_ops() {
         3,
         &[f32s(&[12, 8])],
     );
-    let slice = OpKind::Slice {
+    let slice = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
         start: vec![0, 2],
         limit: vec![4, 8],
         strides: vec![1, 2],
-    };
+    });
     check(
         "  %0 = stablehlo.slice %a [0:4, 2:8:2] : (tensor<4x8xf32>) -> tensor<4x3xf32>",
         "  %0 = \"stablehlo.slice\"(%a) <{limit_indices = array<i64: 4, 8>, start_indices = array<i64: 0, 2>, \
@@ -249,11 +249,11 @@ fn shape_ops() {
         "  %0 = stablehlo.pad %a, %s, low = [0, 1], high = [2, 3], interior = [0, 1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<6x19xf32>",
         "  %0 = \"stablehlo.pad\"(%a, %s) <{edge_padding_high = array<i64: 2, 3>, edge_padding_low = array<i64: 0, 1>, \
          interior_padding = array<i64: 0, 1>}> : (tensor<4x8xf32>, tensor<f32>) -> tensor<6x19xf32>",
-        OpKind::Pad {
+        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
             low: vec![0, 1],
             high: vec![2, 3],
             interior: vec![0, 1],
-        },
+        }),
         2,
         &[f32s(&[6, 19])],
     );

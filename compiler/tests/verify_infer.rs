@@ -331,15 +331,19 @@ fn select_and_clamp() {
 
 #[test]
 fn transpose_concatenate_slice_pad() {
-    let slice = |start: &[i64], limit: &[i64], strides: &[i64]| OpKind::Slice {
-        start: start.to_vec(),
-        limit: limit.to_vec(),
-        strides: strides.to_vec(),
+    let slice = |start: &[i64], limit: &[i64], strides: &[i64]| {
+        OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+            start: start.to_vec(),
+            limit: limit.to_vec(),
+            strides: strides.to_vec(),
+        })
     };
-    let pad = |low: &[i64], high: &[i64], interior: &[i64]| OpKind::Pad {
-        low: low.to_vec(),
-        high: high.to_vec(),
-        interior: interior.to_vec(),
+    let pad = |low: &[i64], high: &[i64], interior: &[i64]| {
+        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+            low: low.to_vec(),
+            high: high.to_vec(),
+            interior: interior.to_vec(),
+        })
     };
     run_infer(vec![
         case(

@@ -226,11 +226,11 @@ fn chunk(
     }
     let mut out_shape = shape.clone();
     out_shape[dim] = size;
-    let kind = OpKind::Slice {
+    let kind = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
         strides: vec![1; shape.len()],
         start,
         limit,
-    };
+    });
     one(&kind, &[t], &TensorType::new(out_shape, t.elem_type()), par)
 }
 

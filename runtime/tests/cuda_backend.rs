@@ -361,19 +361,19 @@ fn op_cases() -> Vec<Case> {
             vec![x.clone()],
         ));
         cases.push(case(
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![0, 1, 1],
                 limit: vec![2, 3, 4],
                 strides: vec![1, 2, 2],
-            },
+            }),
             vec![x.clone()],
         ));
         cases.push(case(
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low: vec![1, -1, 0],
                 high: vec![0, 2, -1],
                 interior: vec![1, 0, 1],
-            },
+            }),
             vec![x.clone(), tensor(&[], e, |_| 7.0)],
         ));
         cases.push(case(

@@ -326,7 +326,7 @@ fn moves_elements(kind: &OpKind) -> bool {
         kind,
         OpKind::Reshape
             | OpKind::Transpose { .. }
-            | OpKind::Slice { .. }
+            | OpKind::Slice(_)
             | OpKind::DynamicSlice(_)
             | OpKind::DynamicUpdateSlice(_)
             | OpKind::BitcastConvert(_)

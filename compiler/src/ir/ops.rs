@@ -342,6 +342,8 @@ op_kinds! {
         RaggedDot(crate::ops::ragged_dot::RaggedDot),
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Reverse(crate::ops::reverse::Reverse),
+        Slice(crate::ops::slice::Slice),
+        Pad(crate::ops::pad::Pad),
         Sort(crate::ops::sort::Sort),
         TopK(crate::ops::top_k::TopK),
         While(crate::ops::while_loop::While),
@@ -380,17 +382,6 @@ op_kinds! {
     },
     Concatenate {
         dim: i64,
-    },
-    Slice {
-        start: Vec<i64>,
-        limit: Vec<i64>,
-        strides: Vec<i64>,
-    },
-    /// `pad(operand, padding_value)`.
-    Pad {
-        low: Vec<i64>,
-        high: Vec<i64>,
-        interior: Vec<i64>,
     },
     /// A call of another function of the module (`call @f` / `func.call @f`).
     Call {
@@ -437,8 +428,6 @@ impl OpKind {
             OpKind::Transpose { .. } => "stablehlo.transpose",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Concatenate { .. } => "stablehlo.concatenate",
-            OpKind::Slice { .. } => "stablehlo.slice",
-            OpKind::Pad { .. } => "stablehlo.pad",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",

@@ -35,6 +35,7 @@ pub mod index_dims;
 pub mod manual_computation;
 pub mod named_computation;
 pub mod optimization_barrier;
+pub mod pad;
 pub mod propagation_barrier;
 pub mod ragged_dot;
 pub mod ragged_dot_steps;
@@ -49,6 +50,7 @@ pub mod scatter;
 pub mod sdy_all_reduce;
 pub mod select_and_scatter;
 pub mod send_recv;
+pub mod slice;
 pub mod sort;
 pub mod token;
 pub mod top_k;
@@ -133,6 +135,19 @@ pub struct RuleShapes<'a> {
     /// Whether each operand is defined by a constant op (Shardy's rule for
     /// `dynamic_update_slice` depends on it); empty when unknown.
     pub constant_operands: &'a [bool],
+}
+
+impl RuleShapes<'_> {
+    /// `Err` unless the op has `operands` operands and `results` results.
+    pub fn expect_counts(&self, operands: usize, results: usize) -> Result<(), String> {
+        let (got_ops, got_res) = (self.operands.len(), self.results.len());
+        if got_ops != operands || got_res != results {
+            return Err(format!(
+                "expected {operands} operand(s) and {results} result(s), got {got_ops} and {got_res}"
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.

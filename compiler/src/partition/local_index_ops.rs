@@ -622,11 +622,11 @@ fn dynamic_update_slice(
     );
     let padded = b.emit(
         i,
-        OpKind::Pad {
+        OpKind::Pad(crate::ops::pad::Pad {
             low: low.clone(),
             high: high.clone(),
             interior: vec![0; rank],
-        },
+        }),
         vec![locals[0], zero],
         padded_ty.clone(),
         format!("{name}.padded"),
@@ -670,11 +670,11 @@ fn dynamic_update_slice(
     let limit: Vec<i64> = (0..rank).map(|d| low[d] + block.shape[d]).collect();
     b.op(
         i,
-        OpKind::Slice {
+        OpKind::Slice(crate::ops::slice::Slice {
             start: low,
             limit,
             strides: vec![1; rank],
-        },
+        }),
         vec![updated],
         &[result],
     )

@@ -252,10 +252,9 @@ impl DeviceBuilder<'_> {
             OpKind::ReduceWindow(rw) => {
                 self.local_reduce_window(i, rw, &operands, locals, &results)
             }
-            OpKind::Slice { .. }
-            | OpKind::Pad { .. }
-            | OpKind::Concatenate { .. }
-            | OpKind::Reverse(_) => lower_remap_op(self, i, kind, &operands, &locals, results[0]),
+            OpKind::Slice(_) | OpKind::Pad(_) | OpKind::Concatenate { .. } | OpKind::Reverse(_) => {
+                lower_remap_op(self, i, kind, &operands, &locals, results[0])
+            }
             _ => {
                 if lower_index_op(self, i, kind, &operands, locals.clone(), &results)? {
                     return Ok(());

@@ -60,11 +60,11 @@ pub fn op_attrs(kind: &OpKind) -> String {
             ),
         },
         OpKind::Concatenate { dim } => format!("dim = {dim}"),
-        OpKind::Slice {
+        OpKind::Slice(crate::ops::slice::Slice {
             start,
             limit,
             strides,
-        } => {
+        }) => {
             let parts: Vec<String> = start
                 .iter()
                 .zip(limit)
@@ -79,11 +79,11 @@ pub fn op_attrs(kind: &OpKind) -> String {
                 .collect();
             format!("[{}]", parts.join(", "))
         }
-        OpKind::Pad {
+        OpKind::Pad(crate::ops::pad::Pad {
             low,
             high,
             interior,
-        } => format!(
+        }) => format!(
             "low = {}, high = {}, interior = {}",
             list(low),
             list(high),

@@ -55,7 +55,7 @@ fn moves_elements(kind: &OpKind) -> bool {
         OpKind::Reshape
             | OpKind::Transpose { .. }
             | OpKind::BroadcastInDim { .. }
-            | OpKind::Slice { .. }
+            | OpKind::Slice(_)
             | OpKind::Concatenate { .. }
             | OpKind::Reverse(_)
     )

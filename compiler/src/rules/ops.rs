@@ -125,8 +125,6 @@ impl<'a> RuleMaker<'a> {
             OpKind::Transpose { perm } => self.transpose(perm),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             OpKind::Concatenate { dim } => self.concatenate(*dim),
-            OpKind::Slice { .. } => self.slice_or_pad(1),
-            OpKind::Pad { .. } => self.slice_or_pad(2),
             _ => Ok(None),
         }
     }
@@ -460,34 +458,6 @@ impl<'a> RuleMaker<'a> {
                     FactorKind::PassThrough
                 }
             },
-        );
-        self.build(&b)
-    }
-
-    /// `slice(operand)` and `pad(operand, value)`: a factor of the operand's
-    /// size per dimension, shared with the result; dimensions whose size
-    /// changes are permutation factors (blocked when conservative).
-    fn slice_or_pad(&self, num_operands: usize) -> RuleResult {
-        self.expect_counts(num_operands, 1)?;
-        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
-        if in_shape.len() != out_shape.len() {
-            return Err(self.error(format!(
-                "operand rank {} differs from result rank {}",
-                in_shape.len(),
-                out_shape.len()
-            )));
-        }
-        if num_operands == 2 && !self.shapes.operands[1].is_empty() {
-            return Err(self.error("the padding value must be a scalar"));
-        }
-        // A sliced or padded dimension is a permutation factor (sharding it
-        // moves data between devices); conservative propagation blocks it.
-        let mut b = self.builder();
-        b.pointwise_with_mismatch_blocked(
-            in_shape,
-            out_shape,
-            FactorKind::Permutation,
-            self.options.conservative,
         );
         self.build(&b)
     }

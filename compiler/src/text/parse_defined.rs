@@ -296,6 +296,19 @@ impl<'s> Cursor<'s> {
                         given.push(Given::pretty(attr, value, at));
                     }
                 }
+                Fmt::SliceRanges(start_attr, limit_attr, strides_attr) => {
+                    if self.at(Tok::LBracket) {
+                        let at = self.pos();
+                        let (start, limit, strides) = self.parse_slice_ranges()?;
+                        for (attr, list) in [
+                            (start_attr, start),
+                            (limit_attr, limit),
+                            (strides_attr, strides),
+                        ] {
+                            given.push(Given::pretty(attr, Attr::dense_i64(&list), at));
+                        }
+                    }
+                }
                 Fmt::Sig(form) => {
                     self.expect(Tok::Colon, name)?;
                     types = Some(self.parse_sig_form(form, operands.len(), name, pos)?);
@@ -331,6 +344,32 @@ impl<'s> Cursor<'s> {
         )?;
         parts.regions = regions;
         Ok(parts)
+    }
+
+    /// `[0:4, 2:8:2]`: per dimension a start, a limit and a stride (1
+    /// when left out).
+    fn parse_slice_ranges(&mut self) -> PResult<(Vec<i64>, Vec<i64>, Vec<i64>)> {
+        self.expect(Tok::LBracket, "slice ranges")?;
+        let (mut start, mut limit, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+        if !self.eat(Tok::RBracket) {
+            loop {
+                start.push(self.parse_int("slice start")?);
+                self.expect(Tok::Colon, "slice range")?;
+                limit.push(self.parse_int("slice limit")?);
+                strides.push(if self.eat(Tok::Colon) {
+                    self.parse_int("slice stride")?
+                } else {
+                    1
+                });
+                if self.eat(Tok::RBracket) {
+                    break;
+                }
+                if !self.eat(Tok::Comma) {
+                    return Err(self.expected_in("',' or ']'", "slice ranges"));
+                }
+            }
+        }
+        Ok((start, limit, strides))
     }
 
     /// `(%x init: %c), (%y init: %d)`: the inputs, then their inits.

@@ -28,8 +28,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.dot_general",
     "stablehlo.dot",
     "stablehlo.concatenate",
-    "stablehlo.slice",
-    "stablehlo.pad",
     "func.call",
     "call",
     "sdy.sharding_constraint",
@@ -202,12 +200,6 @@ impl<'s> Cursor<'s> {
             "stablehlo.concatenate" => OpKind::Concatenate {
                 dim: self.decode_int(&required(attrs, "dimension")?)?,
             },
-            "stablehlo.slice" => self.slice_from_attrs(attrs, name, pos)?,
-            "stablehlo.pad" => OpKind::Pad {
-                low: self.decode_int_array(&required(attrs, "edge_padding_low")?)?,
-                high: self.decode_int_array(&required(attrs, "edge_padding_high")?)?,
-                interior: self.decode_int_array(&required(attrs, "interior_padding")?)?,
-            },
             "func.call" | "call" => OpKind::Call {
                 callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
             },
@@ -228,34 +220,5 @@ impl<'s> Cursor<'s> {
                 ))
             }
         })
-    }
-
-    /// `start_indices`, `limit_indices`, `strides` (strides default to 1).
-    pub(crate) fn slice_from_attrs(
-        &mut self,
-        attrs: &mut Vec<RawAttr>,
-        name: &str,
-        pos: SrcPos,
-    ) -> PResult<OpKind> {
-        let mut get = |c: &mut Self, key: &str| -> PResult<Option<Vec<i64>>> {
-            match take_attr(attrs, key) {
-                Some(a) => Ok(Some(c.decode_int_array(&a)?)),
-                None => Ok(None),
-            }
-        };
-        let start = get(self, "start_indices")?;
-        let limit = get(self, "limit_indices")?;
-        let strides = get(self, "strides")?;
-        match (start, limit) {
-            (Some(start), Some(limit)) => {
-                let strides = strides.unwrap_or_else(|| vec![1; start.len()]);
-                Ok(OpKind::Slice { start, limit, strides })
-            }
-            _ => Err(Diagnostic::new(
-                DiagKind::Syntax,
-                pos,
-                format!("'{name}' needs slice ranges `[start:limit:stride, ...]` or attributes 'start_indices' and 'limit_indices'"),
-            )),
-        }
     }
 }

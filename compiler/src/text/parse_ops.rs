@@ -45,14 +45,10 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         | OpKind::BroadcastInDim { .. }
         | OpKind::Reshape
         | OpKind::Transpose { .. }
-        | OpKind::Slice { .. }
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => exact(1),
-        OpKind::Binary(_)
-        | OpKind::Compare { .. }
-        | OpKind::DotGeneral { .. }
-        | OpKind::Pad { .. } => exact(2),
+        OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } => exact(2),
         OpKind::Select | OpKind::Clamp => exact(3),
         OpKind::Concatenate { .. } => (1, None),
         OpKind::Call { .. } => (0, None),
@@ -210,29 +206,6 @@ impl<'s> Cursor<'s> {
                 let dim = self.parse_int("concatenate dim")?;
                 self.pretty_tail(operands, OpKind::Concatenate { dim }, name, pos)
             }
-            "stablehlo.pad" => {
-                let operands = self.parse_operand_list(b)?;
-                let mut lists = Vec::with_capacity(3);
-                for key in ["low", "high", "interior"] {
-                    self.expect(Tok::Comma, name)?;
-                    self.expect_keyword_eq(key, name)?;
-                    lists.push(self.parse_int_list(key)?);
-                }
-                let interior = lists.pop().unwrap_or_default();
-                let high = lists.pop().unwrap_or_default();
-                let low = lists.pop().unwrap_or_default();
-                self.pretty_tail(
-                    operands,
-                    OpKind::Pad {
-                        low,
-                        high,
-                        interior,
-                    },
-                    name,
-                    pos,
-                )
-            }
-            "stablehlo.slice" => self.pretty_slice(b, name, pos),
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {
                 let callee_pos = self.pos();
@@ -403,47 +376,6 @@ impl<'s> Cursor<'s> {
             OpKind::Compare {
                 direction,
                 compare_type,
-            },
-            name,
-            pos,
-        )
-    }
-
-    /// `%x [0:4, 2:8:2] : ...`, or the older form with the indices in the
-    /// attribute dictionary.
-    fn pretty_slice(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
-        let operands = self.parse_operand_list(b)?;
-        if !self.at(Tok::LBracket) {
-            let mut parts = self.pretty_tail(operands, OpKind::Reshape, name, pos)?;
-            parts.kind = self.slice_from_attrs(&mut parts.attrs, name, pos)?;
-            return Ok(parts);
-        }
-        self.bump();
-        let (mut start, mut limit, mut strides) = (Vec::new(), Vec::new(), Vec::new());
-        if !self.eat(Tok::RBracket) {
-            loop {
-                start.push(self.parse_int("slice start")?);
-                self.expect(Tok::Colon, "slice range")?;
-                limit.push(self.parse_int("slice limit")?);
-                strides.push(if self.eat(Tok::Colon) {
-                    self.parse_int("slice stride")?
-                } else {
-                    1
-                });
-                if self.eat(Tok::RBracket) {
-                    break;
-                }
-                if !self.eat(Tok::Comma) {
-                    return Err(self.expected_in("',' or ']'", "slice ranges"));
-                }
-            }
-        }
-        self.pretty_tail(
-            operands,
-            OpKind::Slice {
-                start,
-                limit,
-                strides,
             },
             name,
             pos,

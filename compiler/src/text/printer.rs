@@ -520,48 +520,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.functional(op);
             }
-            OpKind::Slice {
-                start,
-                limit,
-                strides,
-            } => {
-                self.out.push_str("stablehlo.slice ");
-                self.values(&op.operands);
-                self.out.push_str(" [");
-                for (i, (s, l)) in start.iter().zip(limit).enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    let _ = write!(self.out, "{s}:{l}");
-                    match strides.get(i) {
-                        Some(1) | None => {}
-                        Some(st) => {
-                            let _ = write!(self.out, ":{st}");
-                        }
-                    }
-                }
-                self.out.push(']');
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
-            OpKind::Pad {
-                low,
-                high,
-                interior,
-            } => {
-                self.out.push_str("stablehlo.pad ");
-                self.values(&op.operands);
-                self.out.push_str(", low = ");
-                write_int_list(self.out, low);
-                self.out.push_str(", high = ");
-                write_int_list(self.out, high);
-                self.out.push_str(", interior = ");
-                write_int_list(self.out, interior);
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
             OpKind::Call { callee } => {
                 // MLIR drops the `func.` prefix only where `func.func`'s
                 // default dialect applies: in a function's own body, not

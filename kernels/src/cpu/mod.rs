@@ -69,9 +69,12 @@ pub fn eval_op(
 ) -> Result<Vec<HostTensor>> {
     let n_results = match kind {
         OpKind::Reduce(_) => operands.len() / 2,
-        // Defined ops say their result count in their spec; their types
-        // were checked by the verifier.
-        _ if kind.def().is_some() => result_types.len(),
+        // Defined ops say their result count in their spec (a variable
+        // one is as many as the types, which the verifier checked).
+        _ if kind.def().is_some() => match kind.def().map(|d| d.spec().results) {
+            Some(meshrun_compiler::ops::Arity::Exactly(n)) => n,
+            _ => result_types.len(),
+        },
         _ => 1,
     };
     arity(kind, "result types", n_results, result_types.len())?;
@@ -158,19 +161,19 @@ fn compute(
             n(1)?;
             one(shape_ops::transpose(x[0], perm)?)
         }
-        OpKind::Slice {
+        OpKind::Slice(meshrun_compiler::ops::slice::Slice {
             start,
             limit,
             strides,
-        } => {
+        }) => {
             n(1)?;
             one(shape_ops::slice(x[0], start, limit, strides)?)
         }
-        OpKind::Pad {
+        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
             low,
             high,
             interior,
-        } => {
+        }) => {
             n(2)?;
             one(shape_ops::pad(x[0], x[1], low, high, interior)?)
         }

@@ -275,20 +275,20 @@ impl CudaDevice {
                     layout::transpose(&x[0].shape(), perm).map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start,
                 limit,
                 strides,
-            } => {
+            }) => {
                 let (_, copy) = layout::slice(&x[0].shape(), start, limit, strides)
                     .map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low,
                 high,
                 interior,
-            } => {
+            }) => {
                 let (shape, copy) = layout::pad(&x[0].shape(), low, high, interior)
                     .map_err(|m| invalid(kind, m))?;
                 // The padding value (a scalar) everywhere, then the operand.

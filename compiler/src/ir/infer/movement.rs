@@ -1,9 +1,9 @@
 //! Shape rules of the ops that move data without arithmetic:
-//! `broadcast_in_dim`, `reshape`, `transpose`, `concatenate`, `slice`, `pad`.
+//! `broadcast_in_dim`, `reshape`, `transpose`, `concatenate` (`slice` and
+//! `pad` are defined in `crate::ops`).
 
 use super::common::{
-    check_static_shape, checked_num_elements, dim_index, expect_len, expect_operands,
-    unique_dim_indices,
+    check_static_shape, checked_num_elements, dim_index, expect_operands, unique_dim_indices,
 };
 use crate::ir::types::TensorType;
 
@@ -109,92 +109,4 @@ pub(crate) fn infer_concatenate(dim: i64, operands: &[TensorType]) -> Result<Ten
     let mut shape = first.shape.clone();
     shape[d] = total;
     Ok(first.with_shape(shape))
-}
-
-/// `stablehlo.slice`: per dimension `0 <= start <= limit <= size`,
-/// `stride >= 1`, result size `ceil((limit - start) / stride)`.
-pub(crate) fn infer_slice(
-    start: &[i64],
-    limit: &[i64],
-    strides: &[i64],
-    operands: &[TensorType],
-) -> Result<TensorType, String> {
-    expect_operands(operands, 1)?;
-    let x = &operands[0];
-    expect_len(start, x.rank(), "start_indices")?;
-    expect_len(limit, x.rank(), "limit_indices")?;
-    expect_len(strides, x.rank(), "strides")?;
-    let mut shape = Vec::with_capacity(x.rank());
-    for i in 0..x.rank() {
-        let (s, l, st, size) = (start[i], limit[i], strides[i], x.shape[i]);
-        if s < 0 {
-            return Err(format!("dimension {i}: start {s} is negative"));
-        }
-        if s > l {
-            return Err(format!(
-                "dimension {i}: start {s} is greater than limit {l}"
-            ));
-        }
-        if l > size {
-            return Err(format!(
-                "dimension {i}: limit {l} exceeds the dimension size {size}"
-            ));
-        }
-        if st < 1 {
-            return Err(format!("dimension {i}: stride {st} must be at least 1"));
-        }
-        // (l - s) + st - 1 cannot overflow: 0 <= l - s <= size and st >= 1
-        // both fit in i64, but their sum might, so divide first.
-        let len = l - s;
-        shape.push(len / st + i64::from(len % st != 0));
-    }
-    Ok(x.with_shape(shape))
-}
-
-/// `stablehlo.pad(operand, padding_value)`: dimension size becomes
-/// `low + size + max(size - 1, 0) * interior + high`; `low`/`high` may be
-/// negative (cropping), `interior` may not.
-pub(crate) fn infer_pad(
-    low: &[i64],
-    high: &[i64],
-    interior: &[i64],
-    operands: &[TensorType],
-) -> Result<TensorType, String> {
-    expect_operands(operands, 2)?;
-    let (x, pad) = (&operands[0], &operands[1]);
-    if pad.rank() != 0 {
-        return Err(format!("padding value must be a scalar, got {pad}"));
-    }
-    if pad.elem != x.elem {
-        return Err(format!(
-            "padding value has element type {} but the operand has {}",
-            pad.elem, x.elem
-        ));
-    }
-    expect_len(low, x.rank(), "edge_padding_low")?;
-    expect_len(high, x.rank(), "edge_padding_high")?;
-    expect_len(interior, x.rank(), "interior_padding")?;
-    let mut shape = Vec::with_capacity(x.rank());
-    for i in 0..x.rank() {
-        let (lo, hi, inner, size) = (low[i], high[i], interior[i], x.shape[i]);
-        if inner < 0 {
-            return Err(format!(
-                "dimension {i}: interior padding {inner} is negative"
-            ));
-        }
-        let new = (size - 1)
-            .max(0)
-            .checked_mul(inner)
-            .and_then(|n| n.checked_add(size))
-            .and_then(|n| n.checked_add(lo))
-            .and_then(|n| n.checked_add(hi))
-            .ok_or_else(|| format!("dimension {i}: padded size overflows"))?;
-        if new < 0 {
-            return Err(format!(
-                "dimension {i}: padding low {lo}, high {hi} leaves a negative size {new}"
-            ));
-        }
-        shape.push(new);
-    }
-    Ok(x.with_shape(shape))
 }

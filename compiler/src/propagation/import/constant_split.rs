@@ -20,7 +20,7 @@ fn is_constant_preserving(kind: &OpKind) -> bool {
     kind.is_elementwise()
         || matches!(
             kind,
-            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Slice { .. }
+            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Slice(_)
         )
 }
 

@@ -25,7 +25,7 @@ fn is_pure(kind: &OpKind) -> bool {
                 | OpKind::Transpose { .. }
                 | OpKind::Constant { .. }
                 | OpKind::Iota { .. }
-                | OpKind::Slice { .. }
+                | OpKind::Slice(_)
                 | OpKind::Convert
                 | OpKind::Gather(_)
                 | OpKind::Scatter(_)
