@@ -290,13 +290,13 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [i, j], [], [])->([j], [j]) {i=8, j=16} reduction={i}>",
         ),
         (
-            OpKind::Concatenate { dim: 0 },
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
             &["8x16", "4x16"],
             &["12x16"],
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=12, j=16} need_replication={i}>",
         ),
         (
-            OpKind::Concatenate { dim: 1 },
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
             &["4x1x256", "4x1x256", "4x1x256"],
             &["4x3x256"],
             "#sdy.op_sharding_rule<([i, j, k], [i, j, k], [i, j, k])->([i, j, k]) {i=4, j=3, k=256} need_replication={j}>",
@@ -392,7 +392,7 @@ fn every_binary_and_unary_op_is_pointwise() {
 fn conservative_mode_blocks_changed_dims() {
     let conservative = RuleOptions { conservative: true };
     let (f, op) = single_op(
-        OpKind::Concatenate { dim: 0 },
+        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
         &["8x16", "4x16"],
         &["12x16"],
     );
@@ -583,8 +583,16 @@ fn malformed_ops_give_type_diagnostics() {
             &["4x8"],
             &["4"],
         ),
-        (OpKind::Concatenate { dim: 2 }, &["4x8", "4x8"], &["8x8"]),
-        (OpKind::Concatenate { dim: 0 }, &["4x8", "4x7"], &["8x8"]),
+        (
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 2 }),
+            &["4x8", "4x8"],
+            &["8x8"],
+        ),
+        (
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+            &["4x8", "4x7"],
+            &["8x8"],
+        ),
         (OpKind::Binary(BinaryOp::Add), &["4x8", "8x4"], &["4x8"]),
         (OpKind::Select, &["4x8", "4x8"], &["4x8"]),
         (

@@ -218,7 +218,7 @@ fn shape_ops() {
         "  %0 = stablehlo.concatenate %a, %b, %a, dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<12x8xf32>",
         "  %0 = \"stablehlo.concatenate\"(%a, %b, %a) <{dimension = 0 : i64}> \
          : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<12x8xf32>",
-        OpKind::Concatenate { dim: 0 },
+        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
         3,
         &[f32s(&[12, 8])],
     );

@@ -377,7 +377,7 @@ fn op_cases() -> Vec<Case> {
             vec![x.clone(), tensor(&[], e, |_| 7.0)],
         ));
         cases.push(case(
-            OpKind::Concatenate { dim: 1 },
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
             vec![x.clone(), tensor(&[2, 1, 4], e, |_| 1.0), x.clone()],
         ));
     }

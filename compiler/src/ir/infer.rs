@@ -5,7 +5,7 @@
 //! Ops fall in two groups:
 //! - *inferable*: the results follow from operands + attributes
 //!   ([`infer_result_types`]): element-wise ops, `transpose`, `dot_general`,
-//!   `reduce`, `concatenate`, the `sdy` ops;
+//!   `reduce`, the `sdy` ops;
 //! - *typed*: the program states part of the result type, which is then
 //!   checked: `constant` and `iota` (the whole type), `convert` (the element
 //!   type), `broadcast_in_dim` and `reshape` (the shape), `call` (the
@@ -31,7 +31,7 @@ pub use sources::{infer_constant, infer_iota};
 use common::{check_static_shape, expect_operands, expect_results, single_result};
 use contraction::infer_dot_general;
 use elementwise::{infer_binary, infer_clamp, infer_compare, infer_select, infer_unary};
-use movement::{infer_concatenate, infer_transpose};
+use movement::infer_transpose;
 
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
@@ -82,7 +82,6 @@ pub fn infer_result_types(
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }
-        OpKind::Concatenate { dim } => one(infer_concatenate(*dim, operand_types)),
         OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
             one(infer_sharded_identity(sharding, operand_types))
         }

@@ -343,6 +343,7 @@ op_kinds! {
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
+        Concatenate(crate::ops::concatenate::Concatenate),
         Pad(crate::ops::pad::Pad),
         Sort(crate::ops::sort::Sort),
         TopK(crate::ops::top_k::TopK),
@@ -379,9 +380,6 @@ op_kinds! {
         dims: DotDims,
         precision: Option<Vec<String>>,
         is_dot: bool,
-    },
-    Concatenate {
-        dim: i64,
     },
     /// A call of another function of the module (`call @f` / `func.call @f`).
     Call {
@@ -427,7 +425,6 @@ impl OpKind {
             OpKind::Reshape => "stablehlo.reshape",
             OpKind::Transpose { .. } => "stablehlo.transpose",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
-            OpKind::Concatenate { .. } => "stablehlo.concatenate",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",

@@ -26,6 +26,7 @@ pub mod format;
 pub mod bitcast_convert;
 pub mod case;
 pub mod collectives;
+pub mod concatenate;
 pub mod convolution;
 pub mod custom_call;
 pub mod dynamic_slice;

@@ -265,7 +265,11 @@ impl Builder {
         let mut ty = parts[0].ty.clone();
         ty.shape[dim] = parts.iter().map(|p| p.ty.shape[dim]).sum();
         let refs: Vec<&Val> = parts.iter().collect();
-        self.push(OpKind::Concatenate { dim: dim as i64 }, &refs, ty)
+        self.push(
+            OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim: dim as i64 }),
+            &refs,
+            ty,
+        )
     }
 
     /// `x` placed at `lo` in zeros of type `ty`.
@@ -560,7 +564,7 @@ mod tests {
                 OpKind::Reshape => "reshape",
                 OpKind::DotGeneral { .. } => "dot",
                 OpKind::Constant(..) => "zeros",
-                OpKind::Concatenate { .. } => "concat",
+                OpKind::Concatenate(_) => "concat",
                 OpKind::Pad(_) => "pad",
                 OpKind::Binary(_) => "add",
                 _ => "other",

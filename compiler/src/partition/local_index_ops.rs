@@ -272,7 +272,7 @@ impl DeviceBuilder<'_> {
         let vec_ty = TensorType::new(vec![offsets.len() as i64], ty.elem);
         let v = self.emit(
             step,
-            OpKind::Concatenate { dim: 0 },
+            OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim: 0 }),
             ones,
             vec_ty,
             format!("{name}.offvec"),

@@ -252,7 +252,7 @@ impl DeviceBuilder<'_> {
             OpKind::ReduceWindow(rw) => {
                 self.local_reduce_window(i, rw, &operands, locals, &results)
             }
-            OpKind::Slice(_) | OpKind::Pad(_) | OpKind::Concatenate { .. } | OpKind::Reverse(_) => {
+            OpKind::Slice(_) | OpKind::Pad(_) | OpKind::Concatenate(_) | OpKind::Reverse(_) => {
                 lower_remap_op(self, i, kind, &operands, &locals, results[0])
             }
             _ => {

@@ -59,7 +59,7 @@ pub fn op_attrs(kind: &OpKind) -> String {
                 r.body.func().body.len()
             ),
         },
-        OpKind::Concatenate { dim } => format!("dim = {dim}"),
+        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => format!("dim = {dim}"),
         OpKind::Slice(crate::ops::slice::Slice {
             start,
             limit,

@@ -56,7 +56,7 @@ fn moves_elements(kind: &OpKind) -> bool {
             | OpKind::Transpose { .. }
             | OpKind::BroadcastInDim { .. }
             | OpKind::Slice(_)
-            | OpKind::Concatenate { .. }
+            | OpKind::Concatenate(_)
             | OpKind::Reverse(_)
     )
 }

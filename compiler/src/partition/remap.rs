@@ -154,7 +154,7 @@ pub(crate) fn lower_remap_op(
             }
             finish(b, cur, result, step)
         }
-        OpKind::Concatenate { dim } => {
+        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => {
             let d = *dim as usize;
             if !remapped.contains(&d) {
                 let out = b.local(result)?;
@@ -235,7 +235,7 @@ fn changes_dim(
     d: usize,
 ) -> bool {
     match kind {
-        OpKind::Concatenate { dim } => *dim as usize == d,
+        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => *dim as usize == d,
         OpKind::Reverse(r) => r.reverses(d) && b.prog.values[result].ty.shape[d] > 1,
         OpKind::Slice(crate::ops::slice::Slice { start, strides, .. }) => {
             start[d] != 0

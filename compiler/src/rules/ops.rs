@@ -124,7 +124,6 @@ impl<'a> RuleMaker<'a> {
             OpKind::Reshape => self.reshape(),
             OpKind::Transpose { perm } => self.transpose(perm),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
-            OpKind::Concatenate { dim } => self.concatenate(*dim),
             _ => Ok(None),
         }
     }
@@ -415,50 +414,5 @@ impl<'a> RuleMaker<'a> {
             }
         }
         Ok(out)
-    }
-
-    /// One factor per result dimension shared by all operands; the
-    /// concatenated dimension is need-replication (absent when
-    /// conservative).
-    fn concatenate(&self, dim: i64) -> RuleResult {
-        let out = self.single_result()?;
-        if self.shapes.operands.is_empty() {
-            return Err(self.error("needs at least one operand"));
-        }
-        let dim = usize::try_from(dim)
-            .ok()
-            .filter(|&d| d < out.len())
-            .ok_or_else(|| {
-                self.error(format!(
-                    "dimension {dim} is out of range for rank {}",
-                    out.len()
-                ))
-            })?;
-        for (k, s) in self.shapes.operands.iter().enumerate() {
-            let same_elsewhere = s.len() == out.len()
-                && s.iter()
-                    .zip(out)
-                    .enumerate()
-                    .all(|(d, (a, b))| d == dim || a == b);
-            if !same_elsewhere {
-                return Err(self.error(format!(
-                    "operand {k} of shape {s:?} does not fit result shape {out:?} outside dimension {dim}"
-                )));
-            }
-        }
-        let conservative = self.options.conservative;
-        let mut b = self.builder();
-        b.pointwise_if(
-            out,
-            |d| !conservative || d != dim,
-            |d| {
-                if d == dim {
-                    FactorKind::NeedReplication
-                } else {
-                    FactorKind::PassThrough
-                }
-            },
-        );
-        self.build(&b)
     }
 }

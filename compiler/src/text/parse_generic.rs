@@ -27,7 +27,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.transpose",
     "stablehlo.dot_general",
     "stablehlo.dot",
-    "stablehlo.concatenate",
     "func.call",
     "call",
     "sdy.sharding_constraint",
@@ -197,9 +196,6 @@ impl<'s> Cursor<'s> {
                     is_dot,
                 }
             }
-            "stablehlo.concatenate" => OpKind::Concatenate {
-                dim: self.decode_int(&required(attrs, "dimension")?)?,
-            },
             "func.call" | "call" => OpKind::Call {
                 callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
             },

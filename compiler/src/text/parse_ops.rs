@@ -50,7 +50,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         | OpKind::ShardingGroup { .. } => exact(1),
         OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } => exact(2),
         OpKind::Select | OpKind::Clamp => exact(3),
-        OpKind::Concatenate { .. } => (1, None),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
     }
@@ -198,13 +197,6 @@ impl<'s> Cursor<'s> {
                     OpKind::BroadcastInDim { dims }
                 };
                 self.pretty_tail(operands, kind, name, pos)
-            }
-            "stablehlo.concatenate" => {
-                let operands = self.parse_operand_list(b)?;
-                self.expect(Tok::Comma, name)?;
-                self.expect_keyword_eq("dim", name)?;
-                let dim = self.parse_int("concatenate dim")?;
-                self.pretty_tail(operands, OpKind::Concatenate { dim }, name, pos)
             }
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {

@@ -512,14 +512,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.functional(op);
             }
-            OpKind::Concatenate { dim } => {
-                self.out.push_str("stablehlo.concatenate ");
-                self.values(&op.operands);
-                let _ = write!(self.out, ", dim = {dim}");
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
             OpKind::Call { callee } => {
                 // MLIR drops the `func.` prefix only where `func.func`'s
                 // default dialect applies: in a function's own body, not

@@ -177,7 +177,9 @@ fn compute(
             n(2)?;
             one(shape_ops::pad(x[0], x[1], low, high, interior)?)
         }
-        OpKind::Concatenate { dim } => one(shape_ops::concatenate(x, *dim)?),
+        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim }) => {
+            one(shape_ops::concatenate(x, *dim)?)
+        }
         OpKind::DotGeneral { dims, .. } => {
             n(2)?;
             one(dot::dot_general(x[0], x[1], dims, out, par)?)

@@ -304,7 +304,7 @@ impl CudaDevice {
                     &[(&x[1].data, fill), (&x[0].data, copy)],
                 )?])
             }
-            OpKind::Concatenate { dim } => {
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim }) => {
                 let shapes: Vec<Vec<usize>> = x.iter().map(|b| b.shape()).collect();
                 let (_, copies) =
                     layout::concatenate(&shapes, *dim).map_err(|m| invalid(kind, m))?;

@@ -1,9 +1,9 @@
 //! Shape rules of the ops that move data without arithmetic:
-//! `broadcast_in_dim`, `reshape`, `transpose`, `concatenate` (`slice` and
-//! `pad` are defined in `crate::ops`).
+//! `broadcast_in_dim`, `reshape`, `transpose` (`concatenate`, `slice`
+//! and `pad` are defined in `crate::ops`).
 
 use super::common::{
-    check_static_shape, checked_num_elements, dim_index, expect_operands, unique_dim_indices,
+    check_static_shape, checked_num_elements, expect_operands, unique_dim_indices,
 };
 use crate::ir::types::TensorType;
 
@@ -71,42 +71,4 @@ pub(crate) fn infer_transpose(perm: &[i64], operands: &[TensorType]) -> Result<T
     }
     let idx = unique_dim_indices(perm, x.rank(), "permutation entry")?;
     Ok(x.with_shape(idx.iter().map(|&i| x.shape[i]).collect::<Vec<_>>()))
-}
-
-/// `stablehlo.concatenate` along `dim`: equal ranks and element types,
-/// equal sizes except along `dim`, where sizes add up.
-pub(crate) fn infer_concatenate(dim: i64, operands: &[TensorType]) -> Result<TensorType, String> {
-    let Some(first) = operands.first() else {
-        return Err("expects at least 1 operand, got 0".into());
-    };
-    let d = dim_index(dim, first.rank(), "concatenate dimension")?;
-    let mut total: i64 = 0;
-    for (k, ty) in operands.iter().enumerate() {
-        if ty.elem != first.elem {
-            return Err(format!(
-                "operand {k} has element type {} but operand 0 has {}",
-                ty.elem, first.elem
-            ));
-        }
-        if ty.rank() != first.rank() {
-            return Err(format!(
-                "operand {k} {ty} has rank {} but operand 0 {first} has rank {}",
-                ty.rank(),
-                first.rank()
-            ));
-        }
-        if let Some(i) = (0..ty.rank()).find(|&i| i != d && ty.shape[i] != first.shape[i]) {
-            return Err(format!(
-                "operand {k} has size {} in dimension {i} but operand 0 has size {}; \
-                 only dimension {d} may differ",
-                ty.shape[i], first.shape[i]
-            ));
-        }
-        total = total
-            .checked_add(ty.shape[d])
-            .ok_or("concatenated dimension size overflows")?;
-    }
-    let mut shape = first.shape.clone();
-    shape[d] = total;
-    Ok(first.with_shape(shape))
 }
