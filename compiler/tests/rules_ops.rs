@@ -202,13 +202,13 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, k, j, l, n])->([i, j, k, m, n, o]) {i=2, j=5, k=3, l=1, m=11, n=7, o=13}>",
         ),
         (
-            OpKind::Transpose { perm: vec![1, 0] },
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
             &["16x8"],
             &["8x16"],
             "#sdy.op_sharding_rule<([j, i])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::Transpose { perm: vec![3, 0, 2, 1] },
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![3, 0, 2, 1] }),
             &["2x3x4x5"],
             &["5x2x4x3"],
             "#sdy.op_sharding_rule<([j, l, k, i])->([i, j, k, l]) {i=5, j=2, k=4, l=3}>",
@@ -558,8 +558,16 @@ fn empty_reshape_has_no_rule() {
 fn malformed_ops_give_type_diagnostics() {
     let bad: Vec<(OpKind, &[&str], &[&str])> = vec![
         (OpKind::Reshape, &["8"], &["3x3"]),
-        (OpKind::Transpose { perm: vec![0, 0] }, &["2x2"], &["2x2"]),
-        (OpKind::Transpose { perm: vec![1, 0] }, &["2x3"], &["2x3"]),
+        (
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 0] }),
+            &["2x2"],
+            &["2x2"],
+        ),
+        (
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
+            &["2x3"],
+            &["2x3"],
+        ),
         (OpKind::BroadcastInDim { dims: vec![5] }, &["4"], &["4x4"]),
         (OpKind::BroadcastInDim { dims: vec![0] }, &["3"], &["4"]),
         (dot(&[], &[], &[1], &[0]), &["4x8", "7x2"], &["4x2"]),

@@ -210,7 +210,7 @@ fn shape_ops() {
     check(
         "  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>",
         "  %0 = \"stablehlo.transpose\"(%a) <{permutation = array<i64: 1, 0>}> : (tensor<4x8xf32>) -> tensor<8x4xf32>",
-        OpKind::Transpose { perm: vec![1, 0] },
+        OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
         1,
         &[f32s(&[8, 4])],
     );

@@ -348,27 +348,27 @@ fn transpose_concatenate_slice_pad() {
     run_infer(vec![
         case(
             "transpose 3d",
-            OpKind::Transpose {
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose {
                 perm: vec![2, 0, 1],
-            },
+            }),
             vec![t(&[2, 3, 4], F32)],
             ok(t(&[4, 2, 3], F32)),
         ),
         case(
             "transpose repeat",
-            OpKind::Transpose { perm: vec![0, 0] },
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 0] }),
             vec![t(&[2, 3], F32)],
             Want::Err("permutation entry 0 appears more than once"),
         ),
         case(
             "transpose out of range",
-            OpKind::Transpose { perm: vec![0, 2] },
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 2] }),
             vec![t(&[2, 3], F32)],
             Want::Err("permutation entry 2 is out of range for rank 2"),
         ),
         case(
             "transpose short",
-            OpKind::Transpose { perm: vec![0] },
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0] }),
             vec![t(&[2, 3], F32)],
             Want::Err("has 1 entries but the operand tensor<2x3xf32> has rank 2"),
         ),

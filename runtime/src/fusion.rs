@@ -721,7 +721,7 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
     let mut out: Vec<Option<Unit>> = vec![None; program.instrs.len()];
     for (t, instr) in program.instrs.iter().enumerate() {
         let Instr::Op {
-            kind: OpKind::Transpose { perm },
+            kind: OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }),
             operands,
             results,
             ..

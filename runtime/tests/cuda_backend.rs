@@ -355,9 +355,9 @@ fn op_cases() -> Vec<Case> {
             vec![ty(&[6, 4], e)],
         ));
         cases.push(case(
-            OpKind::Transpose {
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose {
                 perm: vec![2, 0, 1],
-            },
+            }),
             vec![x.clone()],
         ));
         cases.push(case(

@@ -325,7 +325,7 @@ fn moves_elements(kind: &OpKind) -> bool {
     matches!(
         kind,
         OpKind::Reshape
-            | OpKind::Transpose { .. }
+            | OpKind::Transpose(_)
             | OpKind::Slice(_)
             | OpKind::DynamicSlice(_)
             | OpKind::DynamicUpdateSlice(_)

@@ -4,7 +4,7 @@
 //!
 //! Ops fall in two groups:
 //! - *inferable*: the results follow from operands + attributes
-//!   ([`infer_result_types`]): element-wise ops, `transpose`, `dot_general`,
+//!   ([`infer_result_types`]): element-wise ops, `dot_general`,
 //!   `reduce`, the `sdy` ops;
 //! - *typed*: the program states part of the result type, which is then
 //!   checked: `constant` and `iota` (the whole type), `convert` (the element
@@ -31,7 +31,6 @@ pub use sources::{infer_constant, infer_iota};
 use common::{check_static_shape, expect_operands, expect_results, single_result};
 use contraction::infer_dot_general;
 use elementwise::{infer_binary, infer_clamp, infer_compare, infer_select, infer_unary};
-use movement::infer_transpose;
 
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
@@ -78,7 +77,6 @@ pub fn infer_result_types(
         OpKind::Compare { compare_type, .. } => one(infer_compare(*compare_type, operand_types)),
         OpKind::Select => one(infer_select(operand_types)),
         OpKind::Clamp => one(infer_clamp(operand_types)),
-        OpKind::Transpose { perm } => one(infer_transpose(perm, operand_types)),
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }

@@ -343,6 +343,7 @@ op_kinds! {
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
+        Transpose(crate::ops::transpose::Transpose),
         Concatenate(crate::ops::concatenate::Concatenate),
         Pad(crate::ops::pad::Pad),
         Sort(crate::ops::sort::Sort),
@@ -370,9 +371,6 @@ op_kinds! {
         dims: Vec<i64>,
     },
     Reshape,
-    Transpose {
-        perm: Vec<i64>,
-    },
     /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
     /// (no dims, rank ≤ 2) so the printer writes it back the same way.
     /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
@@ -423,7 +421,6 @@ impl OpKind {
             OpKind::Convert => "stablehlo.convert",
             OpKind::BroadcastInDim { .. } => "stablehlo.broadcast_in_dim",
             OpKind::Reshape => "stablehlo.reshape",
-            OpKind::Transpose { .. } => "stablehlo.transpose",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",

@@ -55,6 +55,7 @@ pub mod slice;
 pub mod sort;
 pub mod token;
 pub mod top_k;
+pub mod transpose;
 pub mod while_loop;
 pub mod window;
 

@@ -713,7 +713,7 @@ pub(crate) fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
             OpKind::BroadcastInDim { .. }
             | OpKind::Reshape
             | OpKind::Convert
-            | OpKind::Transpose { .. },
+            | OpKind::Transpose(_),
         )
         | GStepKind::Reshard
         | GStepKind::Relabel

@@ -30,7 +30,9 @@ pub fn op_attrs(kind: &OpKind) -> String {
         }
         OpKind::Iota { dim } => format!("dim = {dim}"),
         OpKind::BroadcastInDim { dims } => format!("dims = {}", list(dims)),
-        OpKind::Transpose { perm } => format!("dims = {}", list(perm)),
+        OpKind::Transpose(crate::ops::transpose::Transpose { perm }) => {
+            format!("dims = {}", list(perm))
+        }
         OpKind::DotGeneral { dims, .. } => {
             let mut s = String::new();
             if !dims.lhs_batch.is_empty() {

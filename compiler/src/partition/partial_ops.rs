@@ -53,7 +53,7 @@ fn moves_elements(kind: &OpKind) -> bool {
     matches!(
         kind,
         OpKind::Reshape
-            | OpKind::Transpose { .. }
+            | OpKind::Transpose(_)
             | OpKind::BroadcastInDim { .. }
             | OpKind::Slice(_)
             | OpKind::Concatenate(_)

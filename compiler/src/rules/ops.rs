@@ -122,7 +122,6 @@ impl<'a> RuleMaker<'a> {
             | OpKind::ShardingGroup { .. } => Ok(None),
             OpKind::BroadcastInDim { dims } => self.broadcast_in_dim(dims),
             OpKind::Reshape => self.reshape(),
-            OpKind::Transpose { perm } => self.transpose(perm),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
         }
@@ -268,48 +267,6 @@ impl<'a> RuleMaker<'a> {
     fn reshape(&self) -> RuleResult {
         self.expect_counts(1, 1)?;
         reshape_rule(self.shapes.operands[0], self.shapes.results[0]).map_err(|e| self.error(e))
-    }
-
-    /// One factor per result dimension, in result order, of the size of the
-    /// operand dimension it comes from.
-    fn transpose(&self, perm: &[i64]) -> RuleResult {
-        self.expect_counts(1, 1)?;
-        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
-        let in_dims = self.permutation(perm, in_shape.len())?;
-        let mut b = self.builder();
-        for (out_dim, in_dim) in in_dims.into_iter().enumerate() {
-            let size = in_shape[in_dim];
-            if out_shape.get(out_dim) != Some(&size) {
-                return Err(self.error(format!(
-                    "result dimension {out_dim} must have size {size} (operand dimension {in_dim})"
-                )));
-            }
-            b.add_factor(
-                size,
-                FactorKind::PassThrough,
-                &[
-                    (TensorId::Operand(0), in_dim),
-                    (TensorId::Result(0), out_dim),
-                ],
-            );
-        }
-        self.build(&b)
-    }
-
-    fn permutation(&self, perm: &[i64], rank: usize) -> Result<Vec<usize>, Diagnostic> {
-        let mut seen = vec![false; rank];
-        let mut dims = Vec::with_capacity(rank);
-        for &p in perm {
-            let d = usize::try_from(p).ok().filter(|&d| d < rank && !seen[d]);
-            let d =
-                d.ok_or_else(|| self.error(format!("{perm:?} is not a permutation of 0..{rank}")))?;
-            seen[d] = true;
-            dims.push(d);
-        }
-        if dims.len() != rank {
-            return Err(self.error(format!("{perm:?} is not a permutation of 0..{rank}")));
-        }
-        Ok(dims)
     }
 
     /// Batch factors (lhs, rhs, result), then the free dimensions of the

@@ -24,7 +24,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.convert",
     "stablehlo.broadcast_in_dim",
     "stablehlo.reshape",
-    "stablehlo.transpose",
     "stablehlo.dot_general",
     "stablehlo.dot",
     "func.call",
@@ -175,9 +174,6 @@ impl<'s> Cursor<'s> {
             },
             "stablehlo.broadcast_in_dim" => OpKind::BroadcastInDim {
                 dims: self.decode_int_array(&required(attrs, "broadcast_dimensions")?)?,
-            },
-            "stablehlo.transpose" => OpKind::Transpose {
-                perm: self.decode_int_array(&required(attrs, "permutation")?)?,
             },
             "stablehlo.dot_general" | "stablehlo.dot" => {
                 let precision = match take_attr(attrs, "precision_config") {

@@ -44,7 +44,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         | OpKind::Convert
         | OpKind::BroadcastInDim { .. }
         | OpKind::Reshape
-        | OpKind::Transpose { .. }
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => exact(1),
@@ -186,17 +185,12 @@ impl<'s> Cursor<'s> {
                     regions: Vec::new(),
                 })
             }
-            "stablehlo.broadcast_in_dim" | "stablehlo.transpose" => {
+            "stablehlo.broadcast_in_dim" => {
                 let operands = self.parse_operand_list(b)?;
                 self.expect(Tok::Comma, name)?;
                 self.expect_keyword_eq("dims", name)?;
                 let dims = self.parse_int_list("dims")?;
-                let kind = if name == "stablehlo.transpose" {
-                    OpKind::Transpose { perm: dims }
-                } else {
-                    OpKind::BroadcastInDim { dims }
-                };
-                self.pretty_tail(operands, kind, name, pos)
+                self.pretty_tail(operands, OpKind::BroadcastInDim { dims }, name, pos)
             }
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {

@@ -460,7 +460,7 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.type_list(&op.results);
             }
-            OpKind::BroadcastInDim { dims } | OpKind::Transpose { perm: dims } => {
+            OpKind::BroadcastInDim { dims } => {
                 let _ = write!(self.out, "{name} ");
                 self.values(&op.operands);
                 self.out.push_str(", dims = ");

@@ -157,7 +157,7 @@ fn compute(
             n(1)?;
             one(shape_ops::reshape(x[0], out)?)
         }
-        OpKind::Transpose { perm } => {
+        OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }) => {
             n(1)?;
             one(shape_ops::transpose(x[0], perm)?)
         }

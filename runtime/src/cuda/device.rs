@@ -270,7 +270,7 @@ impl CudaDevice {
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
             OpKind::Reshape => Ok(vec![x[0].with_type(out.clone())]),
-            OpKind::Transpose { perm } => {
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }) => {
                 let (_, copy) =
                     layout::transpose(&x[0].shape(), perm).map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])

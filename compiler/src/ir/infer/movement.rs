@@ -1,10 +1,8 @@
 //! Shape rules of the ops that move data without arithmetic:
-//! `broadcast_in_dim`, `reshape`, `transpose` (`concatenate`, `slice`
+//! `broadcast_in_dim` and `reshape` (`transpose`, `concatenate`, `slice`
 //! and `pad` are defined in `crate::ops`).
 
-use super::common::{
-    check_static_shape, checked_num_elements, expect_operands, unique_dim_indices,
-};
+use super::common::{check_static_shape, checked_num_elements, unique_dim_indices};
 use crate::ir::types::TensorType;
 
 /// `stablehlo.broadcast_in_dim` of `operand` to `shape`: operand dimension
@@ -55,20 +53,4 @@ pub fn infer_reshape(operand: &TensorType, shape: &[i64]) -> Result<TensorType, 
 
 fn fmt_count(n: Option<i64>) -> String {
     n.map_or_else(|| "too many".to_string(), |n| n.to_string())
-}
-
-/// `stablehlo.transpose`: result dimension `i` is operand dimension
-/// `perm[i]`.
-pub(crate) fn infer_transpose(perm: &[i64], operands: &[TensorType]) -> Result<TensorType, String> {
-    expect_operands(operands, 1)?;
-    let x = &operands[0];
-    if perm.len() != x.rank() {
-        return Err(format!(
-            "permutation {perm:?} has {} entries but the operand {x} has rank {}",
-            perm.len(),
-            x.rank()
-        ));
-    }
-    let idx = unique_dim_indices(perm, x.rank(), "permutation entry")?;
-    Ok(x.with_shape(idx.iter().map(|&i| x.shape[i]).collect::<Vec<_>>()))
 }

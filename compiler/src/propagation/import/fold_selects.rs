@@ -22,7 +22,7 @@ fn is_pure(kind: &OpKind) -> bool {
                 | OpKind::Select
                 | OpKind::BroadcastInDim { .. }
                 | OpKind::Reshape
-                | OpKind::Transpose { .. }
+                | OpKind::Transpose(_)
                 | OpKind::Constant { .. }
                 | OpKind::Iota { .. }
                 | OpKind::Slice(_)
