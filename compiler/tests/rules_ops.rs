@@ -349,7 +349,7 @@ fn rule_of_every_op_kind() {
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>",
         ),
-        (OpKind::Iota { dim: 0 }, &[], &["16"], "none"),
+        (OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
         (OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()), &[], &[""], "none"),
         (
             OpKind::Reshard {

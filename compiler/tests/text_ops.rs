@@ -163,7 +163,7 @@ fn constants_iota_convert() {
     check(
         "  %0 = stablehlo.iota dim = 1 : tensor<4x8xi32>",
         "  %0 = \"stablehlo.iota\"() <{iota_dimension = 1 : i64}> : () -> tensor<4x8xi32>",
-        OpKind::Iota { dim: 1 },
+        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 1 }),
         0,
         &[TensorType::new(vec![4, 8], ElemType::I32)],
     );

@@ -717,7 +717,7 @@ fn typed_ops_are_not_inferable() {
     let kinds = [
         OpKind::Convert,
         OpKind::Reshape,
-        OpKind::Iota { dim: 0 },
+        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }),
         OpKind::BroadcastInDim { dims: vec![] },
         OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()),
         OpKind::Call { callee: "f".into() },
@@ -809,8 +809,12 @@ fn reshape_convert_iota_constant() {
     );
     assert!(infer_iota(0, &s(I32)).is_err());
     assert!(infer_iota(0, &t(&[4], I1)).is_err());
-    let err =
-        check_result_types(&OpKind::Iota { dim: 0 }, &[t(&[4], I32)], &[t(&[4], I32)]).unwrap_err();
+    let err = check_result_types(
+        &OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }),
+        &[t(&[4], I32)],
+        &[t(&[4], I32)],
+    )
+    .unwrap_err();
     assert!(err.contains("expects 0 operands, got 1"), "{err}");
 
     let splat = DenseLiteral::Splat(Scalar::Float(2.0));

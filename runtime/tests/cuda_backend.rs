@@ -333,7 +333,11 @@ fn op_cases() -> Vec<Case> {
     // Iota and constants.
     for e in ALL {
         for dim in 0..2 {
-            cases.push(typed(OpKind::Iota { dim }, vec![], vec![ty(&[3, 4], e)]));
+            cases.push(typed(
+                OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }),
+                vec![],
+                vec![ty(&[3, 4], e)],
+            ));
         }
         cases.push(typed(
             OpKind::Constant(DenseLiteral::Splat(Scalar::Float(1.5)), Default::default()),

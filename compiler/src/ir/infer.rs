@@ -23,10 +23,11 @@ mod elementwise;
 mod movement;
 mod sources;
 
+pub use crate::ops::iota::infer_iota;
 pub use contraction::dot_result_elem_ok;
 pub use elementwise::infer_convert;
 pub use movement::{infer_broadcast_in_dim, infer_reshape};
-pub use sources::{infer_constant, infer_iota};
+pub use sources::infer_constant;
 
 use common::{check_static_shape, expect_operands, expect_results, single_result};
 use contraction::infer_dot_general;
@@ -47,7 +48,6 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     !matches!(
         kind,
         OpKind::Constant(..)
-            | OpKind::Iota { .. }
             | OpKind::Convert
             | OpKind::BroadcastInDim { .. }
             | OpKind::Reshape
@@ -88,7 +88,6 @@ pub fn infer_result_types(
             Ok(Vec::new())
         }
         OpKind::Constant(..) => Err(not_inferable("infer_constant")),
-        OpKind::Iota { .. } => Err(not_inferable("infer_iota")),
         OpKind::Convert => Err(not_inferable("infer_convert")),
         OpKind::BroadcastInDim { .. } => Err(not_inferable("infer_broadcast_in_dim")),
         OpKind::Reshape => Err(not_inferable("infer_reshape")),
@@ -97,7 +96,7 @@ pub fn infer_result_types(
     }
 }
 
-fn not_inferable(instead: &str) -> String {
+pub(crate) fn not_inferable(instead: &str) -> String {
     format!(
         "the result type is given by the program, not inferred from the operands (use {instead})"
     )
@@ -140,10 +139,6 @@ pub fn check_result_types(
         OpKind::Constant(literal, ..) => {
             expect_operands(operands, 0)?;
             infer_constant(literal, single_result(results)?).map(drop)
-        }
-        OpKind::Iota { dim } => {
-            expect_operands(operands, 0)?;
-            infer_iota(*dim, single_result(results)?).map(drop)
         }
         OpKind::Convert => {
             expect_operands(operands, 1)?;

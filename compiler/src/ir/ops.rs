@@ -343,6 +343,7 @@ op_kinds! {
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
+        Iota(crate::ops::iota::Iota),
         Transpose(crate::ops::transpose::Transpose),
         Concatenate(crate::ops::concatenate::Concatenate),
         Pad(crate::ops::pad::Pad),
@@ -363,9 +364,6 @@ op_kinds! {
     Clamp,
     /// A literal, and how the text spells the op (the value is the same).
     Constant(DenseLiteral, ConstantDialect),
-    Iota {
-        dim: i64,
-    },
     Convert,
     BroadcastInDim {
         dims: Vec<i64>,
@@ -417,7 +415,6 @@ impl OpKind {
             OpKind::Clamp => "stablehlo.clamp",
             OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
-            OpKind::Iota { .. } => "stablehlo.iota",
             OpKind::Convert => "stablehlo.convert",
             OpKind::BroadcastInDim { .. } => "stablehlo.broadcast_in_dim",
             OpKind::Reshape => "stablehlo.reshape",

@@ -33,6 +33,7 @@ pub mod dynamic_slice;
 pub mod dynamic_update_slice;
 pub mod gather;
 pub mod index_dims;
+pub mod iota;
 pub mod manual_computation;
 pub mod named_computation;
 pub mod optimization_barrier;

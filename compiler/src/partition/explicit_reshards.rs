@@ -636,7 +636,7 @@ impl<'a> Builder<'a> {
                 }
                 Ok(())
             }
-            OpKind::Constant(..) | OpKind::Iota { .. } => {
+            OpKind::Constant(..) | OpKind::Iota(_) => {
                 let operands = op
                     .operands
                     .iter()

@@ -210,7 +210,7 @@ impl DeviceBuilder<'_> {
             {
                 self.sharded_constant(i, kind, results[0])
             }
-            OpKind::Iota { dim } => self.iota(i, kind, *dim, results[0]),
+            OpKind::Iota(crate::ops::iota::Iota { dim }) => self.iota(i, kind, *dim, results[0]),
             OpKind::PartitionId(_) => self.partition_id(i, results[0]),
             OpKind::AllReduce(_)
             | OpKind::AllGather(_)

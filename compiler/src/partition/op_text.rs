@@ -28,7 +28,7 @@ pub fn op_attrs(kind: &OpKind) -> String {
             let more = if v.len() > 4 { ", ..." } else { "" };
             format!("dense<[{}{more}]>", head.join(", "))
         }
-        OpKind::Iota { dim } => format!("dim = {dim}"),
+        OpKind::Iota(crate::ops::iota::Iota { dim }) => format!("dim = {dim}"),
         OpKind::BroadcastInDim { dims } => format!("dims = {}", list(dims)),
         OpKind::Transpose(crate::ops::transpose::Transpose { perm }) => {
             format!("dims = {}", list(perm))

@@ -116,7 +116,6 @@ impl<'a> RuleMaker<'a> {
             OpKind::Select => self.select(),
             OpKind::Clamp => self.clamp(),
             OpKind::Constant(..)
-            | OpKind::Iota { .. }
             | OpKind::Call { .. }
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => Ok(None),

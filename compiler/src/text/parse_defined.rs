@@ -248,7 +248,7 @@ impl<'s> Cursor<'s> {
                 Fmt::Keyed(key, attr) | Fmt::Assigned(key, attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
-                    let value = self.parse_attr_value(0)?;
+                    let value = self.parse_keyed_value()?;
                     given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::Symbol(attr) => {
@@ -344,6 +344,22 @@ impl<'s> Cursor<'s> {
         )?;
         parts.regions = regions;
         Ok(parts)
+    }
+
+    /// The value of a `key = value` directive. An integer right before a
+    /// signature that starts with a type (`iota`'s `dim = 0 :
+    /// tensor<4xi32>`) is read alone: a pretty form writes integers
+    /// without their type.
+    fn parse_keyed_value(&mut self) -> PResult<Attr> {
+        let int = usize::from(self.at(Tok::Minus));
+        if self.peek_kind(int) == Tok::Int
+            && self.peek_kind(int + 1) == Tok::Colon
+            && self.peek_text(int + 2) == "tensor"
+        {
+            let value = self.parse_int("attribute value")?;
+            return Ok(Attr::Int { value, ty: None });
+        }
+        self.parse_attr_value(0)
     }
 
     /// `[0:4, 2:8:2]`: per dimension a start, a limit and a stride (1

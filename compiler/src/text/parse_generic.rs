@@ -20,7 +20,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.clamp",
     "stablehlo.constant",
     "sdy.constant",
-    "stablehlo.iota",
     "stablehlo.convert",
     "stablehlo.broadcast_in_dim",
     "stablehlo.reshape",
@@ -169,9 +168,6 @@ impl<'s> Cursor<'s> {
                 }
                 OpKind::Constant(lit, constant_dialect(name))
             }
-            "stablehlo.iota" => OpKind::Iota {
-                dim: self.decode_int(&required(attrs, "iota_dimension")?)?,
-            },
             "stablehlo.broadcast_in_dim" => OpKind::BroadcastInDim {
                 dims: self.decode_int_array(&required(attrs, "broadcast_dimensions")?)?,
             },

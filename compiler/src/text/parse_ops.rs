@@ -39,7 +39,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         return arity_bounds(d.spec().operands);
     }
     match kind {
-        OpKind::Constant(..) | OpKind::Iota { .. } => exact(0),
+        OpKind::Constant(..) => exact(0),
         OpKind::Unary(_)
         | OpKind::Convert
         | OpKind::BroadcastInDim { .. }
@@ -163,21 +163,6 @@ impl<'s> Cursor<'s> {
                 let (lit, ty) = self.parse_dense_with_type()?;
                 Ok(OpParts {
                     kind: OpKind::Constant(lit, constant_dialect(name)),
-                    operands: Vec::new(),
-                    operand_types: Vec::new(),
-                    result_types: vec![ty],
-                    attrs,
-                    regions: Vec::new(),
-                })
-            }
-            "stablehlo.iota" => {
-                self.expect_keyword_eq("dim", name)?;
-                let dim = self.parse_int("iota dim")?;
-                let attrs = self.parse_opt_attr_dict()?;
-                self.expect(Tok::Colon, name)?;
-                let ty = self.parse_type()?;
-                Ok(OpParts {
-                    kind: OpKind::Iota { dim },
                     operands: Vec::new(),
                     operand_types: Vec::new(),
                     result_types: vec![ty],

@@ -454,12 +454,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.write_ty(ty);
             }
-            OpKind::Iota { dim } => {
-                let _ = write!(self.out, "stablehlo.iota dim = {dim}");
-                attrs(self);
-                self.out.push_str(" : ");
-                self.type_list(&op.results);
-            }
             OpKind::BroadcastInDim { dims } => {
                 let _ = write!(self.out, "{name} ");
                 self.values(&op.operands);

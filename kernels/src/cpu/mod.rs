@@ -145,7 +145,7 @@ fn compute(
             n(0)?;
             one(HostTensor::from_literal(lit, out)?)
         }
-        OpKind::Iota { dim } => {
+        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }) => {
             n(0)?;
             one(shape_ops::iota(out, *dim)?)
         }

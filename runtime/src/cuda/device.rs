@@ -254,7 +254,7 @@ impl CudaDevice {
                 let t = HostTensor::from_literal(lit, out)?;
                 one(DevData::upload(&self.stream, &t).map_err(e)?)
             }
-            OpKind::Iota { dim } => {
+            OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }) => {
                 let shape = layout::dims(&out.shape).map_err(e)?;
                 let d =
                     usize::try_from(*dim).map_err(|_| invalid(kind, format!("dimension {dim}")))?;

@@ -115,7 +115,7 @@ impl Splitter<'_> {
             return;
         }
         let is_constant = match &op.kind {
-            OpKind::Constant(..) | OpKind::Iota { .. } => true,
+            OpKind::Constant(..) | OpKind::Iota(_) => true,
             kind => {
                 is_constant_preserving(kind)
                     && op.operands.iter().all(|&v| {

@@ -24,7 +24,7 @@ fn is_pure(kind: &OpKind) -> bool {
                 | OpKind::Reshape
                 | OpKind::Transpose(_)
                 | OpKind::Constant { .. }
-                | OpKind::Iota { .. }
+                | OpKind::Iota(_)
                 | OpKind::Slice(_)
                 | OpKind::Convert
                 | OpKind::Gather(_)
