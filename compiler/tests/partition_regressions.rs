@@ -381,7 +381,7 @@ module @broadcast_size_one_dim {
     );
     let g = &p.global;
     for s in &g.steps {
-        if matches!(s.kind, GStepKind::Compute(OpKind::BroadcastInDim { .. })) {
+        if matches!(s.kind, GStepKind::Compute(OpKind::BroadcastInDim(_))) {
             let operand = &g.values[s.operands[0]].sharding;
             assert!(
                 operand.dims[0].axes.is_empty(),

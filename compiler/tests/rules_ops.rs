@@ -158,31 +158,31 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([], [i, j], [])->([i, j]) {i=4, j=8}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
             &[""],
             &["8x16"],
             "#sdy.op_sharding_rule<([])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![1] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] }),
             &["16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([j])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![0] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0] }),
             &["8"],
             &["8x4"],
             "#sdy.op_sharding_rule<([i])->([i, j]) {i=8, j=4}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![1, 2] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
             &["8x1"],
             &["4x8x1"],
             "#sdy.op_sharding_rule<([j, k])->([i, j, k]) {i=4, j=8, k=1}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![0, 1] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1] }),
             &["1x1"],
             &["1x1"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=1, j=1}>",
@@ -190,13 +190,13 @@ fn rule_of_every_op_kind() {
         // A size-1 dimension expanded in place: its own size-1 factor, then
         // the result dimension's (Shardy's registry tests).
         (
-            OpKind::BroadcastInDim { dims: vec![0, 1, 2] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1, 2] }),
             &["2x1x13"],
             &["2x64x13"],
             "#sdy.op_sharding_rule<([i, j, l])->([i, k, l]) {i=2, j=1, k=64, l=13}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![0, 2, 1, 3, 4] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 2, 1, 3, 4] }),
             &["2x3x5x1x7"],
             &["2x5x3x11x7x13"],
             "#sdy.op_sharding_rule<([i, k, j, l, n])->([i, j, k, m, n, o]) {i=2, j=5, k=3, l=1, m=11, n=7, o=13}>",
@@ -568,8 +568,20 @@ fn malformed_ops_give_type_diagnostics() {
             &["2x3"],
             &["2x3"],
         ),
-        (OpKind::BroadcastInDim { dims: vec![5] }, &["4"], &["4x4"]),
-        (OpKind::BroadcastInDim { dims: vec![0] }, &["3"], &["4"]),
+        (
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims: vec![5],
+            }),
+            &["4"],
+            &["4x4"],
+        ),
+        (
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims: vec![0],
+            }),
+            &["3"],
+            &["4"],
+        ),
         (dot(&[], &[], &[1], &[0]), &["4x8", "7x2"], &["4x2"]),
         (dot(&[], &[], &[9], &[0]), &["4x8", "8x2"], &["4x2"]),
         (dot(&[], &[], &[1], &[0]), &["4x8", "8x2"], &["4x2x1"]),

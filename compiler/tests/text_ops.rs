@@ -188,7 +188,7 @@ fn shape_ops() {
     check(
         "  %0 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4x8xf32>",
         "  %0 = \"stablehlo.broadcast_in_dim\"(%s) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x8xf32>",
-        OpKind::BroadcastInDim { dims: vec![] },
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
         1,
         &[f32s(&[4, 8])],
     );
@@ -196,7 +196,7 @@ fn shape_ops() {
         "  %0 = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<4x8xf32>) -> tensor<2x4x8xf32>",
         "  %0 = \"stablehlo.broadcast_in_dim\"(%a) {broadcast_dimensions = dense<[1, 2]> : tensor<2xi64>} \
          : (tensor<4x8xf32>) -> tensor<2x4x8xf32>",
-        OpKind::BroadcastInDim { dims: vec![1, 2] },
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
         1,
         &[f32s(&[2, 4, 8])],
     );

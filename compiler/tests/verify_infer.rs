@@ -718,7 +718,9 @@ fn typed_ops_are_not_inferable() {
         OpKind::Convert,
         OpKind::Reshape,
         OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }),
-        OpKind::BroadcastInDim { dims: vec![] },
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+            dims: vec![],
+        }),
         OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()),
         OpKind::Call { callee: "f".into() },
     ];
@@ -765,7 +767,9 @@ fn broadcast_in_dim() {
         let err = infer_broadcast_in_dim(&x, dims, shape).unwrap_err();
         assert!(err.contains(want), "{dims:?} {shape:?}: {err}");
     }
-    let k = OpKind::BroadcastInDim { dims: vec![1] };
+    let k = OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+        dims: vec![1],
+    });
     check_result_types(&k, &[t(&[4], F32)], &[t(&[2, 4], F32)]).unwrap();
     let err = check_result_types(&k, &[t(&[4], F32)], &[t(&[2, 4], F16)]).unwrap_err();
     assert!(err.contains("has type tensor<2x4xf16>"), "{err}");

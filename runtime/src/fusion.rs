@@ -317,7 +317,10 @@ impl<'p> View<'p> {
     /// operand's shape and the broadcast's dims (one per operand dim).
     fn broadcast_to(&self, i: usize, shape: &[usize]) -> Option<(usize, Vec<usize>, &'p [i64])> {
         let (kind, operands, result) = self.f32_op(i)?;
-        let OpKind::BroadcastInDim { dims } = kind else {
+        let OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+            dims,
+        }) = kind
+        else {
             return None;
         };
         let (&[x], Some(out)) = (operands, self.shape(result)) else {

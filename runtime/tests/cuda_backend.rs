@@ -349,7 +349,9 @@ fn op_cases() -> Vec<Case> {
     for e in [ElemType::F32, ElemType::F16, ElemType::I1, ElemType::I64] {
         let x = tensor(&[2, 3, 4], e, |i| (i % 11) as f64);
         cases.push(typed(
-            OpKind::BroadcastInDim { dims: vec![0, 2] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims: vec![0, 2],
+            }),
             vec![tensor(&[2, 1], e, |i| i as f64 + 1.0)],
             vec![ty(&[2, 5, 3], e)],
         ));

@@ -23,10 +23,11 @@ mod elementwise;
 mod movement;
 mod sources;
 
+pub use crate::ops::broadcast_in_dim::infer_broadcast_in_dim;
 pub use crate::ops::iota::infer_iota;
 pub use contraction::dot_result_elem_ok;
 pub use elementwise::infer_convert;
-pub use movement::{infer_broadcast_in_dim, infer_reshape};
+pub use movement::infer_reshape;
 pub use sources::infer_constant;
 
 use common::{check_static_shape, expect_operands, expect_results, single_result};
@@ -47,11 +48,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     }
     !matches!(
         kind,
-        OpKind::Constant(..)
-            | OpKind::Convert
-            | OpKind::BroadcastInDim { .. }
-            | OpKind::Reshape
-            | OpKind::Call { .. }
+        OpKind::Constant(..) | OpKind::Convert | OpKind::Reshape | OpKind::Call { .. }
     )
 }
 
@@ -89,7 +86,6 @@ pub fn infer_result_types(
         }
         OpKind::Constant(..) => Err(not_inferable("infer_constant")),
         OpKind::Convert => Err(not_inferable("infer_convert")),
-        OpKind::BroadcastInDim { .. } => Err(not_inferable("infer_broadcast_in_dim")),
         OpKind::Reshape => Err(not_inferable("infer_reshape")),
         OpKind::Call { .. } => Err(not_inferable("check_call")),
         _ => Err("op kind without shape rules".into()),
@@ -143,11 +139,6 @@ pub fn check_result_types(
         OpKind::Convert => {
             expect_operands(operands, 1)?;
             let want = infer_convert(&operands[0], single_result(results)?.elem)?;
-            expect_results(&[want], results)
-        }
-        OpKind::BroadcastInDim { dims } => {
-            expect_operands(operands, 1)?;
-            let want = infer_broadcast_in_dim(&operands[0], dims, &single_result(results)?.shape)?;
             expect_results(&[want], results)
         }
         OpKind::Reshape => {

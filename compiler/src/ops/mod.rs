@@ -24,6 +24,7 @@ pub mod decode;
 pub mod format;
 
 pub mod bitcast_convert;
+pub mod broadcast_in_dim;
 pub mod case;
 pub mod collectives;
 pub mod concatenate;

@@ -211,9 +211,9 @@ impl DeviceBuilder<'_> {
         );
         self.emit(
             step,
-            OpKind::BroadcastInDim {
+            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
                 dims: vec![ivd as i64],
-            },
+            }),
             vec![v],
             ty.clone(),
             name,
@@ -250,7 +250,9 @@ impl DeviceBuilder<'_> {
         if ivd >= ty.rank() {
             return self.emit(
                 step,
-                OpKind::BroadcastInDim { dims: Vec::new() },
+                OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+                    dims: Vec::new(),
+                }),
                 vec![parts[0]],
                 ty.clone(),
                 format!("{name}.offsets"),
@@ -279,9 +281,9 @@ impl DeviceBuilder<'_> {
         );
         self.emit(
             step,
-            OpKind::BroadcastInDim {
+            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
                 dims: vec![ivd as i64],
-            },
+            }),
             vec![v],
             ty.clone(),
             format!("{name}.offsets"),
@@ -421,7 +423,9 @@ fn gather(
         );
         let flag = b.emit(
             i,
-            OpKind::BroadcastInDim { dims: Vec::new() },
+            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+                dims: Vec::new(),
+            }),
             vec![flag],
             batch_ty.clone(),
             format!("{name}.holds_all"),
@@ -443,7 +447,7 @@ fn gather(
         .collect();
     let wide = b.emit(
         i,
-        OpKind::BroadcastInDim { dims: batch_dims },
+        OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim { dims: batch_dims }),
         vec![mask],
         out_ty.with_elem(ElemType::I1),
         format!("{name}.mask_rows"),
@@ -574,7 +578,7 @@ fn is_splat_of(b: &DeviceBuilder, g: GValueId, value: &Scalar) -> bool {
     };
     match &step.kind {
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(v), ..)) => v == value,
-        GStepKind::Compute(OpKind::BroadcastInDim { .. }) | GStepKind::Reshard => {
+        GStepKind::Compute(OpKind::BroadcastInDim(_)) | GStepKind::Reshard => {
             is_splat_of(b, step.operands[0], value)
         }
         _ => false,

@@ -29,7 +29,9 @@ pub fn op_attrs(kind: &OpKind) -> String {
             format!("dense<[{}{more}]>", head.join(", "))
         }
         OpKind::Iota(crate::ops::iota::Iota { dim }) => format!("dim = {dim}"),
-        OpKind::BroadcastInDim { dims } => format!("dims = {}", list(dims)),
+        OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim { dims }) => {
+            format!("dims = {}", list(dims))
+        }
         OpKind::Transpose(crate::ops::transpose::Transpose { perm }) => {
             format!("dims = {}", list(perm))
         }

@@ -54,7 +54,7 @@ fn moves_elements(kind: &OpKind) -> bool {
         kind,
         OpKind::Reshape
             | OpKind::Transpose(_)
-            | OpKind::BroadcastInDim { .. }
+            | OpKind::BroadcastInDim(_)
             | OpKind::Slice(_)
             | OpKind::Concatenate(_)
             | OpKind::Reverse(_)

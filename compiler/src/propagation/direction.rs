@@ -118,7 +118,7 @@ impl OpClass {
             )
         }) {
             OpClass::ForwardPassThrough { multi_use }
-        } else if matches!(kind, OpKind::BroadcastInDim { .. }) {
+        } else if matches!(kind, OpKind::BroadcastInDim(_)) {
             OpClass::Broadcast
         } else {
             OpClass::Other

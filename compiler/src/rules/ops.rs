@@ -14,7 +14,7 @@ use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{DotDims, Function, OpData, OpId, OpKind, Value};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::reshape::reshape_rule;
-use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions, TensorId};
+use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
 
 /// The sharding rule of `op` in `f`, or `None` if the op has none.
 pub fn rule_for_op(f: &Function, op: OpId) -> Result<Option<OpShardingRule>, Diagnostic> {
@@ -119,7 +119,6 @@ impl<'a> RuleMaker<'a> {
             | OpKind::Call { .. }
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => Ok(None),
-            OpKind::BroadcastInDim { dims } => self.broadcast_in_dim(dims),
             OpKind::Reshape => self.reshape(),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
@@ -211,56 +210,6 @@ impl<'a> RuleMaker<'a> {
         }
         self.check_same_shape_or_scalar(shape, true)?;
         self.build(self.builder().pointwise(shape))
-    }
-
-    /// Every mapped dimension shares a factor with its result dimension,
-    /// except an operand dimension of size 1 expanded to a larger one: that
-    /// gets its own size-1 factor, and the result dimension a new one.
-    fn broadcast_in_dim(&self, dims: &[i64]) -> RuleResult {
-        self.expect_counts(1, 1)?;
-        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
-        if dims.len() != in_shape.len() {
-            return Err(self.error(format!(
-                "{} broadcast dimensions for an operand of rank {}",
-                dims.len(),
-                in_shape.len()
-            )));
-        }
-        let mut out_to_in = vec![None; out_shape.len()];
-        for (in_dim, &out_dim) in dims.iter().enumerate() {
-            let slot = usize::try_from(out_dim)
-                .ok()
-                .and_then(|d| out_to_in.get_mut(d))
-                .ok_or_else(|| {
-                    self.error(format!(
-                        "broadcast dimension {out_dim} is out of range for a result of rank {}",
-                        out_shape.len()
-                    ))
-                })?;
-            *slot = Some(in_dim);
-        }
-        let mut b = self.builder();
-        for (out_dim, &out_size) in out_shape.iter().enumerate() {
-            let mut in_dim = out_to_in[out_dim];
-            if let Some(d) = in_dim {
-                let in_size = in_shape[d];
-                if in_size == 1 && out_size != 1 {
-                    b.add_factor(1, FactorKind::PassThrough, &[(TensorId::Operand(0), d)]);
-                    in_dim = None;
-                } else if in_size != out_size {
-                    return Err(self.error(format!(
-                        "operand dimension {d} of size {in_size} cannot broadcast to result dimension {out_dim} of size {out_size}"
-                    )));
-                }
-            }
-            b.add_factor_per_tensor(
-                out_size,
-                FactorKind::PassThrough,
-                &[in_dim],
-                &[Some(out_dim)],
-            );
-        }
-        self.build(&b)
     }
 
     fn reshape(&self) -> RuleResult {

@@ -21,7 +21,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.constant",
     "sdy.constant",
     "stablehlo.convert",
-    "stablehlo.broadcast_in_dim",
     "stablehlo.reshape",
     "stablehlo.dot_general",
     "stablehlo.dot",
@@ -168,9 +167,6 @@ impl<'s> Cursor<'s> {
                 }
                 OpKind::Constant(lit, constant_dialect(name))
             }
-            "stablehlo.broadcast_in_dim" => OpKind::BroadcastInDim {
-                dims: self.decode_int_array(&required(attrs, "broadcast_dimensions")?)?,
-            },
             "stablehlo.dot_general" | "stablehlo.dot" => {
                 let precision = match take_attr(attrs, "precision_config") {
                     Some(a) => Some(self.decode_precision_config(&a)?),

@@ -42,7 +42,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         OpKind::Constant(..) => exact(0),
         OpKind::Unary(_)
         | OpKind::Convert
-        | OpKind::BroadcastInDim { .. }
         | OpKind::Reshape
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
@@ -169,13 +168,6 @@ impl<'s> Cursor<'s> {
                     attrs,
                     regions: Vec::new(),
                 })
-            }
-            "stablehlo.broadcast_in_dim" => {
-                let operands = self.parse_operand_list(b)?;
-                self.expect(Tok::Comma, name)?;
-                self.expect_keyword_eq("dims", name)?;
-                let dims = self.parse_int_list("dims")?;
-                self.pretty_tail(operands, OpKind::BroadcastInDim { dims }, name, pos)
             }
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {

@@ -454,15 +454,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.write_ty(ty);
             }
-            OpKind::BroadcastInDim { dims } => {
-                let _ = write!(self.out, "{name} ");
-                self.values(&op.operands);
-                self.out.push_str(", dims = ");
-                write_int_list(self.out, dims);
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
             OpKind::DotGeneral {
                 dims,
                 precision,

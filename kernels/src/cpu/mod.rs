@@ -149,7 +149,9 @@ fn compute(
             n(0)?;
             one(shape_ops::iota(out, *dim)?)
         }
-        OpKind::BroadcastInDim { dims } => {
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+            dims,
+        }) => {
             n(1)?;
             one(shape_ops::broadcast_in_dim(x[0], dims, out)?)
         }

@@ -263,7 +263,9 @@ impl CudaDevice {
                 l.iota(&mut y, n, size, inner, 0).map_err(e)?;
                 one(y)
             }
-            OpKind::BroadcastInDim { dims } => {
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims,
+            }) => {
                 let shape = layout::dims(&out.shape).map_err(e)?;
                 let copy = layout::broadcast_in_dim(&x[0].shape(), dims, &shape)
                     .map_err(|m| invalid(kind, m))?;

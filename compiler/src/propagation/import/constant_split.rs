@@ -20,7 +20,7 @@ fn is_constant_preserving(kind: &OpKind) -> bool {
     kind.is_elementwise()
         || matches!(
             kind,
-            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Slice(_)
+            OpKind::BroadcastInDim(_) | OpKind::Reshape | OpKind::Slice(_)
         )
 }
 
@@ -129,7 +129,7 @@ impl Splitter<'_> {
             self.constant_order.push(id);
             return;
         }
-        let is_scalar_expansion = matches!(op.kind, OpKind::BroadcastInDim { .. })
+        let is_scalar_expansion = matches!(op.kind, OpKind::BroadcastInDim(_))
             && op
                 .operands
                 .first()

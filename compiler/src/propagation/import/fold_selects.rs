@@ -20,7 +20,7 @@ fn is_pure(kind: &OpKind) -> bool {
             kind,
             OpKind::Compare { .. }
                 | OpKind::Select
-                | OpKind::BroadcastInDim { .. }
+                | OpKind::BroadcastInDim(_)
                 | OpKind::Reshape
                 | OpKind::Transpose(_)
                 | OpKind::Constant { .. }
