@@ -542,7 +542,11 @@ fn reshape_factorization_table() {
     ];
     for (from, to, expected) in table {
         assert_eq!(
-            notation(OpKind::Reshape, &[from], &[to]),
+            notation(
+                OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+                &[from],
+                &[to]
+            ),
             format!("#sdy.op_sharding_rule<{expected}>"),
             "reshape {from} -> {to}"
         );
@@ -551,13 +555,24 @@ fn reshape_factorization_table() {
 
 #[test]
 fn empty_reshape_has_no_rule() {
-    assert_eq!(notation(OpKind::Reshape, &["0x4"], &["4x0"]), "none");
+    assert_eq!(
+        notation(
+            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            &["0x4"],
+            &["4x0"]
+        ),
+        "none"
+    );
 }
 
 #[test]
 fn malformed_ops_give_type_diagnostics() {
     let bad: Vec<(OpKind, &[&str], &[&str])> = vec![
-        (OpKind::Reshape, &["8"], &["3x3"]),
+        (
+            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            &["8"],
+            &["3x3"],
+        ),
         (
             OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 0] }),
             &["2x2"],

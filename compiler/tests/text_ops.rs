@@ -203,7 +203,7 @@ fn shape_ops() {
     check(
         "  %0 = stablehlo.reshape %a : (tensor<4x8xf32>) -> tensor<32xf32>",
         "  %0 = \"stablehlo.reshape\"(%a) : (tensor<4x8xf32>) -> tensor<32xf32>",
-        OpKind::Reshape,
+        OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
         1,
         &[f32s(&[32])],
     );

@@ -716,7 +716,7 @@ fn sdy_ops() {
 fn typed_ops_are_not_inferable() {
     let kinds = [
         OpKind::Convert,
-        OpKind::Reshape,
+        OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
         OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }),
         OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
             dims: vec![],
@@ -792,8 +792,12 @@ fn reshape_convert_iota_constant() {
     );
     let err = infer_reshape(&t(&[8, 4], F32), &[i64::MAX, 4]).unwrap_err();
     assert!(err.contains("too many"), "{err}");
-    let err =
-        check_result_types(&OpKind::Reshape, &[t(&[8, 4], F32)], &[t(&[32], BF16)]).unwrap_err();
+    let err = check_result_types(
+        &OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+        &[t(&[8, 4], F32)],
+        &[t(&[32], BF16)],
+    )
+    .unwrap_err();
     assert!(err.contains("tensor<32xbf16>"), "{err}");
 
     assert_eq!(

@@ -356,7 +356,7 @@ fn op_cases() -> Vec<Case> {
             vec![ty(&[2, 5, 3], e)],
         ));
         cases.push(typed(
-            OpKind::Reshape,
+            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
             vec![x.clone()],
             vec![ty(&[6, 4], e)],
         ));

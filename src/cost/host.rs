@@ -324,7 +324,7 @@ fn loop_repeats(at: Repeats, trip_count: Option<i64>) -> (Repeats, Repeats) {
 fn moves_elements(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Reshape
+        OpKind::Reshape(_)
             | OpKind::Transpose(_)
             | OpKind::Slice(_)
             | OpKind::DynamicSlice(_)

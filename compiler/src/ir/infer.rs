@@ -20,14 +20,13 @@
 pub(crate) mod common;
 pub(crate) mod contraction;
 mod elementwise;
-mod movement;
 mod sources;
 
 pub use crate::ops::broadcast_in_dim::infer_broadcast_in_dim;
 pub use crate::ops::iota::infer_iota;
+pub use crate::ops::reshape::infer_reshape;
 pub use contraction::dot_result_elem_ok;
 pub use elementwise::infer_convert;
-pub use movement::infer_reshape;
 pub use sources::infer_constant;
 
 use common::{check_static_shape, expect_operands, expect_results, single_result};
@@ -48,7 +47,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     }
     !matches!(
         kind,
-        OpKind::Constant(..) | OpKind::Convert | OpKind::Reshape | OpKind::Call { .. }
+        OpKind::Constant(..) | OpKind::Convert | OpKind::Call { .. }
     )
 }
 
@@ -86,7 +85,6 @@ pub fn infer_result_types(
         }
         OpKind::Constant(..) => Err(not_inferable("infer_constant")),
         OpKind::Convert => Err(not_inferable("infer_convert")),
-        OpKind::Reshape => Err(not_inferable("infer_reshape")),
         OpKind::Call { .. } => Err(not_inferable("check_call")),
         _ => Err("op kind without shape rules".into()),
     }
@@ -139,11 +137,6 @@ pub fn check_result_types(
         OpKind::Convert => {
             expect_operands(operands, 1)?;
             let want = infer_convert(&operands[0], single_result(results)?.elem)?;
-            expect_results(&[want], results)
-        }
-        OpKind::Reshape => {
-            expect_operands(operands, 1)?;
-            let want = infer_reshape(&operands[0], &single_result(results)?.shape)?;
             expect_results(&[want], results)
         }
         OpKind::Call { callee } => Err(format!(

@@ -46,6 +46,7 @@ pub mod reduce;
 pub mod reduce_precision;
 pub mod reduce_window;
 pub mod replica_groups;
+pub mod reshape;
 pub mod reverse;
 pub mod rng_bit_generator;
 pub mod runnable;

@@ -240,7 +240,7 @@ impl Builder {
     }
 
     fn reshape(&mut self, x: &Val, ty: TensorType) -> Val {
-        self.push(OpKind::Reshape, &[x], ty)
+        self.push(OpKind::Reshape(crate::ops::reshape::Reshape), &[x], ty)
     }
 
     fn zeros(&mut self, ty: TensorType) -> Val {
@@ -561,7 +561,7 @@ mod tests {
             .iter()
             .map(|s| match s.kind {
                 OpKind::Slice(_) => "slice",
-                OpKind::Reshape => "reshape",
+                OpKind::Reshape(_) => "reshape",
                 OpKind::DotGeneral { .. } => "dot",
                 OpKind::Constant(..) => "zeros",
                 OpKind::Concatenate(_) => "concat",

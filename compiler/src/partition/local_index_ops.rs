@@ -138,7 +138,7 @@ impl DeviceBuilder<'_> {
         });
         self.emit(
             step,
-            OpKind::Reshape,
+            OpKind::Reshape(crate::ops::reshape::Reshape),
             vec![one],
             TensorType::scalar(elem),
             name,
@@ -264,7 +264,7 @@ impl DeviceBuilder<'_> {
             .map(|p| {
                 self.emit(
                     step,
-                    OpKind::Reshape,
+                    OpKind::Reshape(crate::ops::reshape::Reshape),
                     vec![p],
                     one_ty.clone(),
                     format!("{name}.part"),

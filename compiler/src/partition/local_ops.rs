@@ -94,7 +94,12 @@ impl DeviceBuilder<'_> {
             GStepKind::ToUnreduced { .. } => lower_to_unreduced(self, i),
             GStepKind::StackPartials { .. } => {
                 let input = self.local(step.operands[0])?;
-                self.op(i, OpKind::Reshape, vec![input], &step.results)
+                self.op(
+                    i,
+                    OpKind::Reshape(crate::ops::reshape::Reshape),
+                    vec![input],
+                    &step.results,
+                )
             }
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {
                 let input = self.local(step.operands[0])?;
@@ -276,7 +281,7 @@ impl DeviceBuilder<'_> {
         else {
             return Ok(());
         };
-        if let OpKind::Reshape = kind {
+        if let OpKind::Reshape(_) = kind {
             let a = self.values[operands[0]].ty.num_elements();
             let b = self.values[results[0]].ty.num_elements();
             if a != b {

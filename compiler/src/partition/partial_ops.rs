@@ -52,7 +52,7 @@ fn monotone(u: UnaryOp) -> bool {
 fn moves_elements(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Reshape
+        OpKind::Reshape(_)
             | OpKind::Transpose(_)
             | OpKind::BroadcastInDim(_)
             | OpKind::Slice(_)
@@ -122,7 +122,11 @@ mod tests {
         );
         assert_eq!(partial_pass(&mul, ReductionOp::Sum, true), PartialPass::One);
         assert_eq!(
-            partial_pass(&OpKind::Reshape, ReductionOp::Min, true),
+            partial_pass(
+                &OpKind::Reshape(crate::ops::reshape::Reshape),
+                ReductionOp::Min,
+                true
+            ),
             PartialPass::Joint
         );
         // Rounding each partial sum to an integer is not rounding the sum.

@@ -108,7 +108,7 @@ impl OpClass {
             })
         } else if is_elementwise(kind)
             || matches!(kind, OpKind::CustomCall(c) if c.is_offload_move())
-            || matches!(kind, OpKind::Reshape | OpKind::Transpose(_))
+            || matches!(kind, OpKind::Reshape(_) | OpKind::Transpose(_))
         {
             OpClass::PassThrough { multi_use }
         } else if kind.def().is_some_and(|d| {

@@ -13,7 +13,6 @@
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{DotDims, Function, OpData, OpId, OpKind, Value};
 use crate::rules::builder::RuleBuilder;
-use crate::rules::reshape::reshape_rule;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
 
 /// The sharding rule of `op` in `f`, or `None` if the op has none.
@@ -119,7 +118,6 @@ impl<'a> RuleMaker<'a> {
             | OpKind::Call { .. }
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => Ok(None),
-            OpKind::Reshape => self.reshape(),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
         }
@@ -210,11 +208,6 @@ impl<'a> RuleMaker<'a> {
         }
         self.check_same_shape_or_scalar(shape, true)?;
         self.build(self.builder().pointwise(shape))
-    }
-
-    fn reshape(&self) -> RuleResult {
-        self.expect_counts(1, 1)?;
-        reshape_rule(self.shapes.operands[0], self.shapes.results[0]).map_err(|e| self.error(e))
     }
 
     /// Batch factors (lhs, rhs, result), then the free dimensions of the

@@ -21,7 +21,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.constant",
     "sdy.constant",
     "stablehlo.convert",
-    "stablehlo.reshape",
     "stablehlo.dot_general",
     "stablehlo.dot",
     "func.call",
@@ -124,7 +123,6 @@ impl<'s> Cursor<'s> {
             "stablehlo.select" => OpKind::Select,
             "stablehlo.clamp" => OpKind::Clamp,
             "stablehlo.convert" => OpKind::Convert,
-            "stablehlo.reshape" => OpKind::Reshape,
             "stablehlo.compare" => {
                 let a = required(attrs, "comparison_direction")?;
                 let d = self.decode_stablehlo_enum(&a, "comparison_direction")?;

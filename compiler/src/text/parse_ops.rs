@@ -42,7 +42,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         OpKind::Constant(..) => exact(0),
         OpKind::Unary(_)
         | OpKind::Convert
-        | OpKind::Reshape
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => exact(1),
@@ -154,7 +153,6 @@ impl<'s> Cursor<'s> {
         match name {
             "stablehlo.clamp" => self.pretty_same_type(b, OpKind::Clamp, name, pos),
             "stablehlo.convert" => self.pretty_same_type(b, OpKind::Convert, name, pos),
-            "stablehlo.reshape" => self.pretty_same_type(b, OpKind::Reshape, name, pos),
             "stablehlo.select" => self.pretty_select(b, name, pos),
             "stablehlo.compare" => self.pretty_compare(b, name, pos),
             "stablehlo.constant" | "sdy.constant" => {

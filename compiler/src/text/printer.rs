@@ -406,13 +406,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
             }
-            OpKind::Reshape => {
-                self.out.push_str("stablehlo.reshape ");
-                self.values(&op.operands);
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
             OpKind::Select => {
                 self.out.push_str("stablehlo.select ");
                 self.values(&op.operands);

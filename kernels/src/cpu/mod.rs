@@ -155,7 +155,7 @@ fn compute(
             n(1)?;
             one(shape_ops::broadcast_in_dim(x[0], dims, out)?)
         }
-        OpKind::Reshape => {
+        OpKind::Reshape(_) => {
             n(1)?;
             one(shape_ops::reshape(x[0], out)?)
         }

@@ -271,7 +271,7 @@ impl CudaDevice {
                     .map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Reshape => Ok(vec![x[0].with_type(out.clone())]),
+            OpKind::Reshape(_) => Ok(vec![x[0].with_type(out.clone())]),
             OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }) => {
                 let (_, copy) =
                     layout::transpose(&x[0].shape(), perm).map_err(|m| invalid(kind, m))?;

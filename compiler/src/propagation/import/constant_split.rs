@@ -20,7 +20,7 @@ fn is_constant_preserving(kind: &OpKind) -> bool {
     kind.is_elementwise()
         || matches!(
             kind,
-            OpKind::BroadcastInDim(_) | OpKind::Reshape | OpKind::Slice(_)
+            OpKind::BroadcastInDim(_) | OpKind::Reshape(_) | OpKind::Slice(_)
         )
 }
 

@@ -21,7 +21,7 @@ fn is_pure(kind: &OpKind) -> bool {
             OpKind::Compare { .. }
                 | OpKind::Select
                 | OpKind::BroadcastInDim(_)
-                | OpKind::Reshape
+                | OpKind::Reshape(_)
                 | OpKind::Transpose(_)
                 | OpKind::Constant { .. }
                 | OpKind::Iota(_)
