@@ -125,7 +125,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::Convert,
+            OpKind::Convert(meshrun_compiler::ops::convert::Convert),
             &["16"],
             &["16"],
             "#sdy.op_sharding_rule<([i])->([i]) {i=16}>",
@@ -653,7 +653,11 @@ fn malformed_ops_give_type_diagnostics() {
 
 #[test]
 fn unknown_op_id_is_a_diagnostic() {
-    let (f, _) = single_op(OpKind::Convert, &["4"], &["4"]);
+    let (f, _) = single_op(
+        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        &["4"],
+        &["4"],
+    );
     let err = rule_for_op(&f, OpId(7)).expect_err("no op 7");
     assert_eq!(err.kind, DiagKind::UndefinedName);
 }

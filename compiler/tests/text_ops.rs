@@ -170,14 +170,14 @@ fn constants_iota_convert() {
     check(
         "  %0 = stablehlo.convert %a : (tensor<4x8xf32>) -> tensor<4x8xbf16>",
         "  %0 = \"stablehlo.convert\"(%a) : (tensor<4x8xf32>) -> tensor<4x8xbf16>",
-        OpKind::Convert,
+        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
         1,
         &[TensorType::new(vec![4, 8], ElemType::BF16)],
     );
     check(
         "  %0 = stablehlo.convert %s : tensor<f32>",
         "  %0 = \"stablehlo.convert\"(%s) : (tensor<f32>) -> tensor<f32>",
-        OpKind::Convert,
+        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
         1,
         &[f32s(&[])],
     );

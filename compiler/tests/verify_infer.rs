@@ -715,7 +715,7 @@ fn sdy_ops() {
 #[test]
 fn typed_ops_are_not_inferable() {
     let kinds = [
-        OpKind::Convert,
+        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
         OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
         OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }),
         OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
@@ -804,8 +804,18 @@ fn reshape_convert_iota_constant() {
         infer_convert(&t(&[16, 32], F32), BF16).unwrap(),
         t(&[16, 32], BF16)
     );
-    check_result_types(&OpKind::Convert, &[t(&[4], I32)], &[t(&[4], F32)]).unwrap();
-    let err = check_result_types(&OpKind::Convert, &[t(&[4], I32)], &[t(&[5], F32)]).unwrap_err();
+    check_result_types(
+        &OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        &[t(&[4], I32)],
+        &[t(&[4], F32)],
+    )
+    .unwrap();
+    let err = check_result_types(
+        &OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        &[t(&[4], I32)],
+        &[t(&[5], F32)],
+    )
+    .unwrap_err();
     assert!(err.contains("give tensor<4xf32>"), "{err}");
 
     assert_eq!(infer_iota(1, &t(&[8, 16], I32)).unwrap(), t(&[8, 16], I32));

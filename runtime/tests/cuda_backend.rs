@@ -327,7 +327,11 @@ fn op_cases() -> Vec<Case> {
         };
         for to in ALL {
             let out = ty(&[3, 5], to);
-            cases.push(typed(OpKind::Convert, vec![x.clone()], vec![out]));
+            cases.push(typed(
+                OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+                vec![x.clone()],
+                vec![out],
+            ));
         }
     }
     // Iota and constants.

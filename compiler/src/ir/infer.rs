@@ -23,10 +23,10 @@ mod elementwise;
 mod sources;
 
 pub use crate::ops::broadcast_in_dim::infer_broadcast_in_dim;
+pub use crate::ops::convert::infer_convert;
 pub use crate::ops::iota::infer_iota;
 pub use crate::ops::reshape::infer_reshape;
 pub use contraction::dot_result_elem_ok;
-pub use elementwise::infer_convert;
 pub use sources::infer_constant;
 
 use common::{check_static_shape, expect_operands, expect_results, single_result};
@@ -45,10 +45,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     if let Some(def) = kind.def() {
         return def.inferable();
     }
-    !matches!(
-        kind,
-        OpKind::Constant(..) | OpKind::Convert | OpKind::Call { .. }
-    )
+    !matches!(kind, OpKind::Constant(..) | OpKind::Call { .. })
 }
 
 /// The result types of an op of `kind` applied to operands of
@@ -84,7 +81,6 @@ pub fn infer_result_types(
             Ok(Vec::new())
         }
         OpKind::Constant(..) => Err(not_inferable("infer_constant")),
-        OpKind::Convert => Err(not_inferable("infer_convert")),
         OpKind::Call { .. } => Err(not_inferable("check_call")),
         _ => Err("op kind without shape rules".into()),
     }
@@ -133,11 +129,6 @@ pub fn check_result_types(
         OpKind::Constant(literal, ..) => {
             expect_operands(operands, 0)?;
             infer_constant(literal, single_result(results)?).map(drop)
-        }
-        OpKind::Convert => {
-            expect_operands(operands, 1)?;
-            let want = infer_convert(&operands[0], single_result(results)?.elem)?;
-            expect_results(&[want], results)
         }
         OpKind::Call { callee } => Err(format!(
             "the result types of a call of @{callee} are checked against the callee (use check_call)"

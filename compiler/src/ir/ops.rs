@@ -343,6 +343,7 @@ op_kinds! {
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
+        Convert(crate::ops::convert::Convert),
         Reshape(crate::ops::reshape::Reshape),
         BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim),
         Iota(crate::ops::iota::Iota),
@@ -366,7 +367,6 @@ op_kinds! {
     Clamp,
     /// A literal, and how the text spells the op (the value is the same).
     Constant(DenseLiteral, ConstantDialect),
-    Convert,
     /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
     /// (no dims, rank ≤ 2) so the printer writes it back the same way.
     /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
@@ -413,7 +413,6 @@ impl OpKind {
             OpKind::Clamp => "stablehlo.clamp",
             OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
-            OpKind::Convert => "stablehlo.convert",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
@@ -436,7 +435,6 @@ impl OpKind {
                 | OpKind::Compare { .. }
                 | OpKind::Select
                 | OpKind::Clamp
-                | OpKind::Convert
         )
     }
 }

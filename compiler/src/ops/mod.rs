@@ -28,6 +28,7 @@ pub mod broadcast_in_dim;
 pub mod case;
 pub mod collectives;
 pub mod concatenate;
+pub mod convert;
 pub mod convolution;
 pub mod custom_call;
 pub mod dynamic_slice;

@@ -710,7 +710,10 @@ pub(crate) fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s), ..)) => zero(s),
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v), ..)) => v.iter().all(zero),
         GStepKind::Compute(
-            OpKind::BroadcastInDim(_) | OpKind::Reshape(_) | OpKind::Convert | OpKind::Transpose(_),
+            OpKind::BroadcastInDim(_)
+            | OpKind::Reshape(_)
+            | OpKind::Convert(_)
+            | OpKind::Transpose(_),
         )
         | GStepKind::Reshard
         | GStepKind::Relabel

@@ -108,7 +108,7 @@ fn candidate(
         return None;
     }
     let maps_dims_straight = match kind {
-        OpKind::Unary(_) | OpKind::Convert => true,
+        OpKind::Unary(_) | OpKind::Convert(_) => true,
         OpKind::Pad(_) | OpKind::Slice(_) => {
             // Dimensions the op changes must stay unsharded.
             (0..dst.ty.rank())

@@ -416,7 +416,7 @@ fn gather(
         let flag = b.device_scalar(i, ElemType::I32, holds, format!("{name}.holds_row0"));
         let flag = b.emit(
             i,
-            OpKind::Convert,
+            OpKind::Convert(crate::ops::convert::Convert),
             vec![flag],
             TensorType::scalar(ElemType::I1),
             format!("{name}.holds"),
@@ -547,7 +547,7 @@ fn scatter(
                         b.device_scalar(i, ElemType::I32, first.clone(), format!("{name}.first"));
                     let f = b.emit(
                         i,
-                        OpKind::Convert,
+                        OpKind::Convert(crate::ops::convert::Convert),
                         vec![f],
                         TensorType::scalar(ElemType::I1),
                         format!("{name}.is_first"),

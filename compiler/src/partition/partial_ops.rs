@@ -73,8 +73,8 @@ pub(crate) fn partial_pass(
         return PartialPass::Joint;
     }
     match (reduction, kind) {
-        (ReductionOp::Sum, OpKind::Convert) if float_result => PartialPass::Joint,
-        (ReductionOp::Max | ReductionOp::Min, OpKind::Convert) => PartialPass::Joint,
+        (ReductionOp::Sum, OpKind::Convert(_)) if float_result => PartialPass::Joint,
+        (ReductionOp::Max | ReductionOp::Min, OpKind::Convert(_)) => PartialPass::Joint,
         (ReductionOp::Sum, OpKind::Unary(UnaryOp::Negate))
         | (ReductionOp::Sum, OpKind::Binary(BinaryOp::Add | BinaryOp::Subtract))
         | (ReductionOp::Max, OpKind::Binary(BinaryOp::Maximum))
@@ -131,11 +131,19 @@ mod tests {
         );
         // Rounding each partial sum to an integer is not rounding the sum.
         assert_eq!(
-            partial_pass(&OpKind::Convert, ReductionOp::Sum, false),
+            partial_pass(
+                &OpKind::Convert(crate::ops::convert::Convert),
+                ReductionOp::Sum,
+                false
+            ),
             PartialPass::Reduce
         );
         assert_eq!(
-            partial_pass(&OpKind::Convert, ReductionOp::Sum, true),
+            partial_pass(
+                &OpKind::Convert(crate::ops::convert::Convert),
+                ReductionOp::Sum,
+                true
+            ),
             PartialPass::Joint
         );
     }

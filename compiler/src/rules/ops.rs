@@ -110,7 +110,6 @@ impl<'a> RuleMaker<'a> {
             OpKind::Unary(_)
             | OpKind::Binary(_)
             | OpKind::Compare { .. }
-            | OpKind::Convert
             | OpKind::ShardingConstraint { .. } => self.pointwise_all_same_shape(),
             OpKind::Select => self.select(),
             OpKind::Clamp => self.clamp(),

@@ -20,7 +20,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.clamp",
     "stablehlo.constant",
     "sdy.constant",
-    "stablehlo.convert",
     "stablehlo.dot_general",
     "stablehlo.dot",
     "func.call",
@@ -122,7 +121,6 @@ impl<'s> Cursor<'s> {
         Ok(match name {
             "stablehlo.select" => OpKind::Select,
             "stablehlo.clamp" => OpKind::Clamp,
-            "stablehlo.convert" => OpKind::Convert,
             "stablehlo.compare" => {
                 let a = required(attrs, "comparison_direction")?;
                 let d = self.decode_stablehlo_enum(&a, "comparison_direction")?;

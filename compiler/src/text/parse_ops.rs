@@ -41,7 +41,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
     match kind {
         OpKind::Constant(..) => exact(0),
         OpKind::Unary(_)
-        | OpKind::Convert
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => exact(1),
@@ -152,7 +151,6 @@ impl<'s> Cursor<'s> {
         self.bump();
         match name {
             "stablehlo.clamp" => self.pretty_same_type(b, OpKind::Clamp, name, pos),
-            "stablehlo.convert" => self.pretty_same_type(b, OpKind::Convert, name, pos),
             "stablehlo.select" => self.pretty_select(b, name, pos),
             "stablehlo.compare" => self.pretty_compare(b, name, pos),
             "stablehlo.constant" | "sdy.constant" => {

@@ -399,7 +399,7 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" -> ");
                 self.type_list(&op.results);
             }
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp | OpKind::Convert => {
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp => {
                 let _ = write!(self.out, "{name} ");
                 self.values(&op.operands);
                 attrs(self);

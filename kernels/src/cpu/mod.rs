@@ -137,7 +137,7 @@ fn compute(
             n(3)?;
             one(elementwise::clamp(x[0], x[1], x[2])?)
         }
-        OpKind::Convert => {
+        OpKind::Convert(_) => {
             n(1)?;
             one(convert::convert(x[0], out.elem)?)
         }

@@ -103,7 +103,7 @@ pub fn body_function(body: &Computation) -> Result<String, String> {
         let expr = match &op.kind {
             OpKind::Constant(lit, ..) => constant(lit, t)?,
             OpKind::Reshape(_) | OpKind::BroadcastInDim(_) => x[0].clone(),
-            OpKind::Convert => format!("convert_one<{t}>({})", x[0]),
+            OpKind::Convert(_) => format!("convert_one<{t}>({})", x[0]),
             OpKind::Unary(u) => {
                 format!(
                     "St<{t}>::from({}()(ld({})))",

@@ -240,7 +240,7 @@ impl CudaDevice {
                 .map_err(e)?;
                 one(y)
             }
-            OpKind::Convert => {
+            OpKind::Convert(_) => {
                 if x[0].ty.elem == out.elem {
                     return Ok(vec![x[0].with_type(out.clone())]);
                 }

@@ -26,7 +26,7 @@ fn is_pure(kind: &OpKind) -> bool {
                 | OpKind::Constant { .. }
                 | OpKind::Iota(_)
                 | OpKind::Slice(_)
-                | OpKind::Convert
+                | OpKind::Convert(_)
                 | OpKind::Gather(_)
                 | OpKind::Scatter(_)
         )
