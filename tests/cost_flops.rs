@@ -63,9 +63,16 @@ fn op_flops_follow_the_counting_rules() {
     ));
     assert_eq!(op_flops(&reduce, &[&x, &t(&[])], &[&t(&[4])]), 24.0);
     // Data movement: nothing.
-    let tr = OpKind::Transpose { perm: vec![1, 0] };
+    let tr = OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] });
     assert_eq!(op_flops(&tr, &[&x], &[&t(&[6, 4])]), 0.0);
-    assert_eq!(op_flops(&OpKind::Reshape, &[&x], &[&t(&[24])]), 0.0);
+    assert_eq!(
+        op_flops(
+            &OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            &[&x],
+            &[&t(&[24])]
+        ),
+        0.0
+    );
 }
 
 #[test]

@@ -58,7 +58,7 @@ fn run_local(
             let input = get(operands[0]);
             match kind {
                 // Same elements in row-major order, in the local shape.
-                OpKind::Reshape | OpKind::Unary(_) => Block {
+                OpKind::Reshape(_) | OpKind::Unary(_) => Block {
                     shape: ty(results[0]),
                     cells: input.cells,
                 },
@@ -216,7 +216,12 @@ fn reshape_shardings(program: &PartitionedProgram) -> Vec<(String, String)> {
     let g = &program.global;
     g.steps
         .iter()
-        .filter(|s| matches!(s.kind, GStepKind::Compute(OpKind::Reshape)))
+        .filter(|s| {
+            matches!(
+                s.kind,
+                GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape))
+            )
+        })
         .map(|s| {
             (
                 g.values[s.operands[0]].sharding.to_string(),
@@ -359,7 +364,12 @@ fn reshape_dropping_a_sharded_size_one_dim_reshards_it_first() {
     let step = g
         .steps
         .iter()
-        .find(|s| matches!(s.kind, GStepKind::Compute(OpKind::Reshape)))
+        .find(|s| {
+            matches!(
+                s.kind,
+                GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape))
+            )
+        })
         .expect("a reshape");
     assert!(!is_padded(&p, step.operands[0]));
 }
@@ -381,7 +391,7 @@ module @broadcast_size_one_dim {
     );
     let g = &p.global;
     for s in &g.steps {
-        if matches!(s.kind, GStepKind::Compute(OpKind::BroadcastInDim { .. })) {
+        if matches!(s.kind, GStepKind::Compute(OpKind::BroadcastInDim(_))) {
             let operand = &g.values[s.operands[0]].sharding;
             assert!(
                 operand.dims[0].axes.is_empty(),

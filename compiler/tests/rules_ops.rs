@@ -125,7 +125,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::Convert,
+            OpKind::Convert(meshrun_compiler::ops::convert::Convert),
             &["16"],
             &["16"],
             "#sdy.op_sharding_rule<([i])->([i]) {i=16}>",
@@ -158,31 +158,31 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([], [i, j], [])->([i, j]) {i=4, j=8}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
             &[""],
             &["8x16"],
             "#sdy.op_sharding_rule<([])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![1] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] }),
             &["16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([j])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![0] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0] }),
             &["8"],
             &["8x4"],
             "#sdy.op_sharding_rule<([i])->([i, j]) {i=8, j=4}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![1, 2] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
             &["8x1"],
             &["4x8x1"],
             "#sdy.op_sharding_rule<([j, k])->([i, j, k]) {i=4, j=8, k=1}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![0, 1] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1] }),
             &["1x1"],
             &["1x1"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=1, j=1}>",
@@ -190,25 +190,25 @@ fn rule_of_every_op_kind() {
         // A size-1 dimension expanded in place: its own size-1 factor, then
         // the result dimension's (Shardy's registry tests).
         (
-            OpKind::BroadcastInDim { dims: vec![0, 1, 2] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1, 2] }),
             &["2x1x13"],
             &["2x64x13"],
             "#sdy.op_sharding_rule<([i, j, l])->([i, k, l]) {i=2, j=1, k=64, l=13}>",
         ),
         (
-            OpKind::BroadcastInDim { dims: vec![0, 2, 1, 3, 4] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 2, 1, 3, 4] }),
             &["2x3x5x1x7"],
             &["2x5x3x11x7x13"],
             "#sdy.op_sharding_rule<([i, k, j, l, n])->([i, j, k, m, n, o]) {i=2, j=5, k=3, l=1, m=11, n=7, o=13}>",
         ),
         (
-            OpKind::Transpose { perm: vec![1, 0] },
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
             &["16x8"],
             &["8x16"],
             "#sdy.op_sharding_rule<([j, i])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::Transpose { perm: vec![3, 0, 2, 1] },
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![3, 0, 2, 1] }),
             &["2x3x4x5"],
             &["5x2x4x3"],
             "#sdy.op_sharding_rule<([j, l, k, i])->([i, j, k, l]) {i=5, j=2, k=4, l=3}>",
@@ -290,53 +290,53 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [i, j], [], [])->([j], [j]) {i=8, j=16} reduction={i}>",
         ),
         (
-            OpKind::Concatenate { dim: 0 },
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
             &["8x16", "4x16"],
             &["12x16"],
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=12, j=16} need_replication={i}>",
         ),
         (
-            OpKind::Concatenate { dim: 1 },
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
             &["4x1x256", "4x1x256", "4x1x256"],
             &["4x3x256"],
             "#sdy.op_sharding_rule<([i, j, k], [i, j, k], [i, j, k])->([i, j, k]) {i=4, j=3, k=256} need_replication={j}>",
         ),
         (
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![2, 0],
                 limit: vec![6, 16],
                 strides: vec![1, 1],
-            },
+            }),
             &["8x16"],
             &["4x16"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i}>",
         ),
         (
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![0, 0],
                 limit: vec![8, 16],
                 strides: vec![2, 2],
-            },
+            }),
             &["8x16"],
             &["4x8"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i, j}>",
         ),
         (
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low: vec![1, 2],
                 high: vec![2, 3],
                 interior: vec![0, 0],
-            },
+            }),
             &["8x16", ""],
             &["11x21"],
             "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16} permutation={i, j}>",
         ),
         (
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low: vec![0, -1],
                 high: vec![0, -1],
                 interior: vec![0, 0],
-            },
+            }),
             &["16x8", ""],
             &["16x6"],
             "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=16, j=8} permutation={j}>",
@@ -349,7 +349,7 @@ fn rule_of_every_op_kind() {
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>",
         ),
-        (OpKind::Iota { dim: 0 }, &[], &["16"], "none"),
+        (OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
         (OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()), &[], &[""], "none"),
         (
             OpKind::Reshard {
@@ -392,7 +392,7 @@ fn every_binary_and_unary_op_is_pointwise() {
 fn conservative_mode_blocks_changed_dims() {
     let conservative = RuleOptions { conservative: true };
     let (f, op) = single_op(
-        OpKind::Concatenate { dim: 0 },
+        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
         &["8x16", "4x16"],
         &["12x16"],
     );
@@ -403,11 +403,11 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([j, i], [k, i])->([l, i]) {i=16, j=1, k=1, l=1}>"
     );
-    let slice = OpKind::Slice {
+    let slice = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
         start: vec![2, 0],
         limit: vec![6, 16],
         strides: vec![1, 1],
-    };
+    });
     let (f, op) = single_op(slice, &["8x16"], &["4x16"]);
     let r = rule_for_op_with(&f, op, conservative)
         .expect("valid")
@@ -418,11 +418,11 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i} blocked_propagation={i}>"
     );
-    let pad = OpKind::Pad {
+    let pad = OpKind::Pad(meshrun_compiler::ops::pad::Pad {
         low: vec![0, 1],
         high: vec![0, -1],
         interior: vec![0, 0],
-    };
+    });
     let (f, op) = single_op(pad, &["8x16", ""], &["8x16"]);
     let r = rule_for_op_with(&f, op, conservative)
         .expect("valid")
@@ -432,11 +432,11 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16}>"
     );
-    let pad = OpKind::Pad {
+    let pad = OpKind::Pad(meshrun_compiler::ops::pad::Pad {
         low: vec![1, 0],
         high: vec![1, 0],
         interior: vec![0, 0],
-    };
+    });
     let (f, op) = single_op(pad, &["8x16", ""], &["10x16"]);
     let r = rule_for_op_with(&f, op, conservative)
         .expect("valid")
@@ -542,7 +542,11 @@ fn reshape_factorization_table() {
     ];
     for (from, to, expected) in table {
         assert_eq!(
-            notation(OpKind::Reshape, &[from], &[to]),
+            notation(
+                OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+                &[from],
+                &[to]
+            ),
             format!("#sdy.op_sharding_rule<{expected}>"),
             "reshape {from} -> {to}"
         );
@@ -551,17 +555,48 @@ fn reshape_factorization_table() {
 
 #[test]
 fn empty_reshape_has_no_rule() {
-    assert_eq!(notation(OpKind::Reshape, &["0x4"], &["4x0"]), "none");
+    assert_eq!(
+        notation(
+            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            &["0x4"],
+            &["4x0"]
+        ),
+        "none"
+    );
 }
 
 #[test]
 fn malformed_ops_give_type_diagnostics() {
     let bad: Vec<(OpKind, &[&str], &[&str])> = vec![
-        (OpKind::Reshape, &["8"], &["3x3"]),
-        (OpKind::Transpose { perm: vec![0, 0] }, &["2x2"], &["2x2"]),
-        (OpKind::Transpose { perm: vec![1, 0] }, &["2x3"], &["2x3"]),
-        (OpKind::BroadcastInDim { dims: vec![5] }, &["4"], &["4x4"]),
-        (OpKind::BroadcastInDim { dims: vec![0] }, &["3"], &["4"]),
+        (
+            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            &["8"],
+            &["3x3"],
+        ),
+        (
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 0] }),
+            &["2x2"],
+            &["2x2"],
+        ),
+        (
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
+            &["2x3"],
+            &["2x3"],
+        ),
+        (
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims: vec![5],
+            }),
+            &["4"],
+            &["4x4"],
+        ),
+        (
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims: vec![0],
+            }),
+            &["3"],
+            &["4"],
+        ),
         (dot(&[], &[], &[1], &[0]), &["4x8", "7x2"], &["4x2"]),
         (dot(&[], &[], &[9], &[0]), &["4x8", "8x2"], &["4x2"]),
         (dot(&[], &[], &[1], &[0]), &["4x8", "8x2"], &["4x2x1"]),
@@ -583,16 +618,24 @@ fn malformed_ops_give_type_diagnostics() {
             &["4x8"],
             &["4"],
         ),
-        (OpKind::Concatenate { dim: 2 }, &["4x8", "4x8"], &["8x8"]),
-        (OpKind::Concatenate { dim: 0 }, &["4x8", "4x7"], &["8x8"]),
+        (
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 2 }),
+            &["4x8", "4x8"],
+            &["8x8"],
+        ),
+        (
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+            &["4x8", "4x7"],
+            &["8x8"],
+        ),
         (OpKind::Binary(BinaryOp::Add), &["4x8", "8x4"], &["4x8"]),
         (OpKind::Select, &["4x8", "4x8"], &["4x8"]),
         (
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![0],
                 limit: vec![2],
                 strides: vec![1],
-            },
+            }),
             &["4x8"],
             &["2"],
         ),
@@ -610,7 +653,11 @@ fn malformed_ops_give_type_diagnostics() {
 
 #[test]
 fn unknown_op_id_is_a_diagnostic() {
-    let (f, _) = single_op(OpKind::Convert, &["4"], &["4"]);
+    let (f, _) = single_op(
+        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        &["4"],
+        &["4"],
+    );
     let err = rule_for_op(&f, OpId(7)).expect_err("no op 7");
     assert_eq!(err.kind, DiagKind::UndefinedName);
 }

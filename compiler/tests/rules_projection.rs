@@ -356,7 +356,7 @@ fn projection_of_an_op_uses_its_annotations() {
     f.arg_attrs[0].sharding = Some(closed(vec![vec![x("x")]]));
     let arg = f.args[0];
     let op = f.push_op(
-        OpKind::Reshape,
+        OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
         vec![arg],
         vec![TensorType::new(vec![2, 4], ElemType::F32)],
     );

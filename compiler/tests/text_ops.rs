@@ -163,21 +163,21 @@ fn constants_iota_convert() {
     check(
         "  %0 = stablehlo.iota dim = 1 : tensor<4x8xi32>",
         "  %0 = \"stablehlo.iota\"() <{iota_dimension = 1 : i64}> : () -> tensor<4x8xi32>",
-        OpKind::Iota { dim: 1 },
+        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 1 }),
         0,
         &[TensorType::new(vec![4, 8], ElemType::I32)],
     );
     check(
         "  %0 = stablehlo.convert %a : (tensor<4x8xf32>) -> tensor<4x8xbf16>",
         "  %0 = \"stablehlo.convert\"(%a) : (tensor<4x8xf32>) -> tensor<4x8xbf16>",
-        OpKind::Convert,
+        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
         1,
         &[TensorType::new(vec![4, 8], ElemType::BF16)],
     );
     check(
         "  %0 = stablehlo.convert %s : tensor<f32>",
         "  %0 = \"stablehlo.convert\"(%s) : (tensor<f32>) -> tensor<f32>",
-        OpKind::Convert,
+        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
         1,
         &[f32s(&[])],
     );
@@ -188,7 +188,7 @@ fn shape_ops() {
     check(
         "  %0 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4x8xf32>",
         "  %0 = \"stablehlo.broadcast_in_dim\"(%s) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x8xf32>",
-        OpKind::BroadcastInDim { dims: vec![] },
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
         1,
         &[f32s(&[4, 8])],
     );
@@ -196,21 +196,21 @@ fn shape_ops() {
         "  %0 = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<4x8xf32>) -> tensor<2x4x8xf32>",
         "  %0 = \"stablehlo.broadcast_in_dim\"(%a) {broadcast_dimensions = dense<[1, 2]> : tensor<2xi64>} \
          : (tensor<4x8xf32>) -> tensor<2x4x8xf32>",
-        OpKind::BroadcastInDim { dims: vec![1, 2] },
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
         1,
         &[f32s(&[2, 4, 8])],
     );
     check(
         "  %0 = stablehlo.reshape %a : (tensor<4x8xf32>) -> tensor<32xf32>",
         "  %0 = \"stablehlo.reshape\"(%a) : (tensor<4x8xf32>) -> tensor<32xf32>",
-        OpKind::Reshape,
+        OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
         1,
         &[f32s(&[32])],
     );
     check(
         "  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>",
         "  %0 = \"stablehlo.transpose\"(%a) <{permutation = array<i64: 1, 0>}> : (tensor<4x8xf32>) -> tensor<8x4xf32>",
-        OpKind::Transpose { perm: vec![1, 0] },
+        OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
         1,
         &[f32s(&[8, 4])],
     );
@@ -218,15 +218,15 @@ fn shape_ops() {
         "  %0 = stablehlo.concatenate %a, %b, %a, dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<12x8xf32>",
         "  %0 = \"stablehlo.concatenate\"(%a, %b, %a) <{dimension = 0 : i64}> \
          : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<12x8xf32>",
-        OpKind::Concatenate { dim: 0 },
+        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
         3,
         &[f32s(&[12, 8])],
     );
-    let slice = OpKind::Slice {
+    let slice = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
         start: vec![0, 2],
         limit: vec![4, 8],
         strides: vec![1, 2],
-    };
+    });
     check(
         "  %0 = stablehlo.slice %a [0:4, 2:8:2] : (tensor<4x8xf32>) -> tensor<4x3xf32>",
         "  %0 = \"stablehlo.slice\"(%a) <{limit_indices = array<i64: 4, 8>, start_indices = array<i64: 0, 2>, \
@@ -249,11 +249,11 @@ fn shape_ops() {
         "  %0 = stablehlo.pad %a, %s, low = [0, 1], high = [2, 3], interior = [0, 1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<6x19xf32>",
         "  %0 = \"stablehlo.pad\"(%a, %s) <{edge_padding_high = array<i64: 2, 3>, edge_padding_low = array<i64: 0, 1>, \
          interior_padding = array<i64: 0, 1>}> : (tensor<4x8xf32>, tensor<f32>) -> tensor<6x19xf32>",
-        OpKind::Pad {
+        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
             low: vec![0, 1],
             high: vec![2, 3],
             interior: vec![0, 1],
-        },
+        }),
         2,
         &[f32s(&[6, 19])],
     );

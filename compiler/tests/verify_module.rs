@@ -84,7 +84,9 @@ fn mlp() -> Module {
     );
     let c = g.result(c);
     let cb = g.push_op(
-        OpKind::BroadcastInDim { dims: vec![] },
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+            dims: vec![],
+        }),
         vec![c],
         vec![t(&[16, 128])],
     );

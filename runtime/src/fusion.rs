@@ -317,7 +317,10 @@ impl<'p> View<'p> {
     /// operand's shape and the broadcast's dims (one per operand dim).
     fn broadcast_to(&self, i: usize, shape: &[usize]) -> Option<(usize, Vec<usize>, &'p [i64])> {
         let (kind, operands, result) = self.f32_op(i)?;
-        let OpKind::BroadcastInDim { dims } = kind else {
+        let OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+            dims,
+        }) = kind
+        else {
             return None;
         };
         let (&[x], Some(out)) = (operands, self.shape(result)) else {
@@ -721,7 +724,7 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
     let mut out: Vec<Option<Unit>> = vec![None; program.instrs.len()];
     for (t, instr) in program.instrs.iter().enumerate() {
         let Instr::Op {
-            kind: OpKind::Transpose { perm },
+            kind: OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }),
             operands,
             results,
             ..

@@ -65,7 +65,9 @@ pub(crate) fn run_collective(
             for g in groups(&a.attrs.replica_groups.rows, active)? {
                 let blocks = members(operand, &g)?;
                 let all = Rc::new(one(
-                    &OpKind::Concatenate { dim: dim as i64 },
+                    &OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate {
+                        dim: dim as i64,
+                    }),
                     &blocks,
                     ty,
                     par,
@@ -100,7 +102,10 @@ pub(crate) fn run_collective(
                         .map(|b| chunk(b, split, r, size, par))
                         .collect::<Result<Vec<_>, _>>()?;
                     let refs: Vec<&HostTensor> = chunks.iter().collect();
-                    let concat_kind = OpKind::Concatenate { dim: concat as i64 };
+                    let concat_kind =
+                        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate {
+                            dim: concat as i64,
+                        });
                     out[p] = Some(Rc::new(one(&concat_kind, &refs, ty, par)?));
                 }
             }
@@ -226,11 +231,11 @@ fn chunk(
     }
     let mut out_shape = shape.clone();
     out_shape[dim] = size;
-    let kind = OpKind::Slice {
+    let kind = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
         strides: vec![1; shape.len()],
         start,
         limit,
-    };
+    });
     one(&kind, &[t], &TensorType::new(out_shape, t.elem_type()), par)
 }
 

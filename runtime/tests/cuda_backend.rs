@@ -327,13 +327,21 @@ fn op_cases() -> Vec<Case> {
         };
         for to in ALL {
             let out = ty(&[3, 5], to);
-            cases.push(typed(OpKind::Convert, vec![x.clone()], vec![out]));
+            cases.push(typed(
+                OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+                vec![x.clone()],
+                vec![out],
+            ));
         }
     }
     // Iota and constants.
     for e in ALL {
         for dim in 0..2 {
-            cases.push(typed(OpKind::Iota { dim }, vec![], vec![ty(&[3, 4], e)]));
+            cases.push(typed(
+                OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }),
+                vec![],
+                vec![ty(&[3, 4], e)],
+            ));
         }
         cases.push(typed(
             OpKind::Constant(DenseLiteral::Splat(Scalar::Float(1.5)), Default::default()),
@@ -345,39 +353,41 @@ fn op_cases() -> Vec<Case> {
     for e in [ElemType::F32, ElemType::F16, ElemType::I1, ElemType::I64] {
         let x = tensor(&[2, 3, 4], e, |i| (i % 11) as f64);
         cases.push(typed(
-            OpKind::BroadcastInDim { dims: vec![0, 2] },
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims: vec![0, 2],
+            }),
             vec![tensor(&[2, 1], e, |i| i as f64 + 1.0)],
             vec![ty(&[2, 5, 3], e)],
         ));
         cases.push(typed(
-            OpKind::Reshape,
+            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
             vec![x.clone()],
             vec![ty(&[6, 4], e)],
         ));
         cases.push(case(
-            OpKind::Transpose {
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose {
                 perm: vec![2, 0, 1],
-            },
+            }),
             vec![x.clone()],
         ));
         cases.push(case(
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![0, 1, 1],
                 limit: vec![2, 3, 4],
                 strides: vec![1, 2, 2],
-            },
+            }),
             vec![x.clone()],
         ));
         cases.push(case(
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low: vec![1, -1, 0],
                 high: vec![0, 2, -1],
                 interior: vec![1, 0, 1],
-            },
+            }),
             vec![x.clone(), tensor(&[], e, |_| 7.0)],
         ));
         cases.push(case(
-            OpKind::Concatenate { dim: 1 },
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
             vec![x.clone(), tensor(&[2, 1, 4], e, |_| 1.0), x.clone()],
         ));
     }

@@ -93,7 +93,7 @@ fn the_mlp_fuses_bias_and_tanh_and_gives_the_same_bits() {
         .filter(|u| match u {
             Unit::Instr(i) => matches!(
                 &program.device.instrs[*i],
-                Instr::Op { kind: OpKind::BroadcastInDim { .. }, results, .. }
+                Instr::Op { kind: OpKind::BroadcastInDim(_), results, .. }
                     if program.device.values[results[0]].ty.rank() == 2
                         && program.device.values[results[0]].ty.shape[0] > 1
             ),
@@ -307,7 +307,7 @@ func.func public @main(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %lr: tensor<f
         .filter(|u| {
             matches!(u, Unit::Instr(i) if matches!(
                 &program.device.instrs[*i],
-                Instr::Op { kind: OpKind::BroadcastInDim { .. }, .. }
+                Instr::Op { kind: OpKind::BroadcastInDim(_), .. }
             ))
         })
         .count();
@@ -442,7 +442,7 @@ func.func public @main(%x: tensor<4x6x40xf32>, %w: tensor<40xf32>) -> (tensor<4x
             matches!(
                 &p.instrs[i],
                 Instr::Op {
-                    kind: OpKind::BroadcastInDim { .. },
+                    kind: OpKind::BroadcastInDim(_),
                     ..
                 }
             )

@@ -35,7 +35,9 @@ fn mlp_module() -> Module {
     );
     let dot = f.result(dot);
     let bb = f.push_op(
-        OpKind::BroadcastInDim { dims: vec![1] },
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+            dims: vec![1],
+        }),
         vec![b],
         vec![f32_ty(&[2, 2])],
     );

@@ -324,9 +324,9 @@ fn loop_repeats(at: Repeats, trip_count: Option<i64>) -> (Repeats, Repeats) {
 fn moves_elements(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Reshape
-            | OpKind::Transpose { .. }
-            | OpKind::Slice { .. }
+        OpKind::Reshape(_)
+            | OpKind::Transpose(_)
+            | OpKind::Slice(_)
             | OpKind::DynamicSlice(_)
             | OpKind::DynamicUpdateSlice(_)
             | OpKind::BitcastConvert(_)

@@ -334,7 +334,7 @@ fn fusible(instr: &Instr) -> bool {
             kind.is_elementwise()
                 || matches!(
                     kind,
-                    OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Constant(..)
+                    OpKind::BroadcastInDim(_) | OpKind::Reshape(_) | OpKind::Constant(..)
                 )
         }
         Instr::Iota { .. } | Instr::Mask { .. } => true,

@@ -4,8 +4,8 @@
 //!
 //! Ops fall in two groups:
 //! - *inferable*: the results follow from operands + attributes
-//!   ([`infer_result_types`]): element-wise ops, `transpose`, `dot_general`,
-//!   `reduce`, `concatenate`, `slice`, `pad`, the `sdy` ops;
+//!   ([`infer_result_types`]): element-wise ops, `dot_general`,
+//!   `reduce`, the `sdy` ops;
 //! - *typed*: the program states part of the result type, which is then
 //!   checked: `constant` and `iota` (the whole type), `convert` (the element
 //!   type), `broadcast_in_dim` and `reshape` (the shape), `call` (the
@@ -20,18 +20,18 @@
 pub(crate) mod common;
 pub(crate) mod contraction;
 mod elementwise;
-mod movement;
 mod sources;
 
+pub use crate::ops::broadcast_in_dim::infer_broadcast_in_dim;
+pub use crate::ops::convert::infer_convert;
+pub use crate::ops::iota::infer_iota;
+pub use crate::ops::reshape::infer_reshape;
 pub use contraction::dot_result_elem_ok;
-pub use elementwise::infer_convert;
-pub use movement::{infer_broadcast_in_dim, infer_reshape};
-pub use sources::{infer_constant, infer_iota};
+pub use sources::infer_constant;
 
 use common::{check_static_shape, expect_operands, expect_results, single_result};
 use contraction::infer_dot_general;
 use elementwise::{infer_binary, infer_clamp, infer_compare, infer_select, infer_unary};
-use movement::{infer_concatenate, infer_pad, infer_slice, infer_transpose};
 
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
@@ -45,15 +45,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     if let Some(def) = kind.def() {
         return def.inferable();
     }
-    !matches!(
-        kind,
-        OpKind::Constant(..)
-            | OpKind::Iota { .. }
-            | OpKind::Convert
-            | OpKind::BroadcastInDim { .. }
-            | OpKind::Reshape
-            | OpKind::Call { .. }
-    )
+    !matches!(kind, OpKind::Constant(..) | OpKind::Call { .. })
 }
 
 /// The result types of an op of `kind` applied to operands of
@@ -78,21 +70,9 @@ pub fn infer_result_types(
         OpKind::Compare { compare_type, .. } => one(infer_compare(*compare_type, operand_types)),
         OpKind::Select => one(infer_select(operand_types)),
         OpKind::Clamp => one(infer_clamp(operand_types)),
-        OpKind::Transpose { perm } => one(infer_transpose(perm, operand_types)),
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }
-        OpKind::Concatenate { dim } => one(infer_concatenate(*dim, operand_types)),
-        OpKind::Slice {
-            start,
-            limit,
-            strides,
-        } => one(infer_slice(start, limit, strides, operand_types)),
-        OpKind::Pad {
-            low,
-            high,
-            interior,
-        } => one(infer_pad(low, high, interior, operand_types)),
         OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
             one(infer_sharded_identity(sharding, operand_types))
         }
@@ -101,16 +81,12 @@ pub fn infer_result_types(
             Ok(Vec::new())
         }
         OpKind::Constant(..) => Err(not_inferable("infer_constant")),
-        OpKind::Iota { .. } => Err(not_inferable("infer_iota")),
-        OpKind::Convert => Err(not_inferable("infer_convert")),
-        OpKind::BroadcastInDim { .. } => Err(not_inferable("infer_broadcast_in_dim")),
-        OpKind::Reshape => Err(not_inferable("infer_reshape")),
         OpKind::Call { .. } => Err(not_inferable("check_call")),
         _ => Err("op kind without shape rules".into()),
     }
 }
 
-fn not_inferable(instead: &str) -> String {
+pub(crate) fn not_inferable(instead: &str) -> String {
     format!(
         "the result type is given by the program, not inferred from the operands (use {instead})"
     )
@@ -153,25 +129,6 @@ pub fn check_result_types(
         OpKind::Constant(literal, ..) => {
             expect_operands(operands, 0)?;
             infer_constant(literal, single_result(results)?).map(drop)
-        }
-        OpKind::Iota { dim } => {
-            expect_operands(operands, 0)?;
-            infer_iota(*dim, single_result(results)?).map(drop)
-        }
-        OpKind::Convert => {
-            expect_operands(operands, 1)?;
-            let want = infer_convert(&operands[0], single_result(results)?.elem)?;
-            expect_results(&[want], results)
-        }
-        OpKind::BroadcastInDim { dims } => {
-            expect_operands(operands, 1)?;
-            let want = infer_broadcast_in_dim(&operands[0], dims, &single_result(results)?.shape)?;
-            expect_results(&[want], results)
-        }
-        OpKind::Reshape => {
-            expect_operands(operands, 1)?;
-            let want = infer_reshape(&operands[0], &single_result(results)?.shape)?;
-            expect_results(&[want], results)
         }
         OpKind::Call { callee } => Err(format!(
             "the result types of a call of @{callee} are checked against the callee (use check_call)"

@@ -342,6 +342,14 @@ op_kinds! {
         RaggedDot(crate::ops::ragged_dot::RaggedDot),
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Reverse(crate::ops::reverse::Reverse),
+        Slice(crate::ops::slice::Slice),
+        Convert(crate::ops::convert::Convert),
+        Reshape(crate::ops::reshape::Reshape),
+        BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim),
+        Iota(crate::ops::iota::Iota),
+        Transpose(crate::ops::transpose::Transpose),
+        Concatenate(crate::ops::concatenate::Concatenate),
+        Pad(crate::ops::pad::Pad),
         Sort(crate::ops::sort::Sort),
         TopK(crate::ops::top_k::TopK),
         While(crate::ops::while_loop::While),
@@ -359,17 +367,6 @@ op_kinds! {
     Clamp,
     /// A literal, and how the text spells the op (the value is the same).
     Constant(DenseLiteral, ConstantDialect),
-    Iota {
-        dim: i64,
-    },
-    Convert,
-    BroadcastInDim {
-        dims: Vec<i64>,
-    },
-    Reshape,
-    Transpose {
-        perm: Vec<i64>,
-    },
     /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
     /// (no dims, rank ≤ 2) so the printer writes it back the same way.
     /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
@@ -377,20 +374,6 @@ op_kinds! {
         dims: DotDims,
         precision: Option<Vec<String>>,
         is_dot: bool,
-    },
-    Concatenate {
-        dim: i64,
-    },
-    Slice {
-        start: Vec<i64>,
-        limit: Vec<i64>,
-        strides: Vec<i64>,
-    },
-    /// `pad(operand, padding_value)`.
-    Pad {
-        low: Vec<i64>,
-        high: Vec<i64>,
-        interior: Vec<i64>,
     },
     /// A call of another function of the module (`call @f` / `func.call @f`).
     Call {
@@ -430,15 +413,7 @@ impl OpKind {
             OpKind::Clamp => "stablehlo.clamp",
             OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
-            OpKind::Iota { .. } => "stablehlo.iota",
-            OpKind::Convert => "stablehlo.convert",
-            OpKind::BroadcastInDim { .. } => "stablehlo.broadcast_in_dim",
-            OpKind::Reshape => "stablehlo.reshape",
-            OpKind::Transpose { .. } => "stablehlo.transpose",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
-            OpKind::Concatenate { .. } => "stablehlo.concatenate",
-            OpKind::Slice { .. } => "stablehlo.slice",
-            OpKind::Pad { .. } => "stablehlo.pad",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",
@@ -460,7 +435,6 @@ impl OpKind {
                 | OpKind::Compare { .. }
                 | OpKind::Select
                 | OpKind::Clamp
-                | OpKind::Convert
         )
     }
 }

@@ -120,7 +120,7 @@ pub(crate) fn check_elementwise(body: &Computation, what: &str) -> Result<(), St
             .all(|&v| f.ty(v).rank() == 0);
         let ok = match &op.kind {
             OpKind::Constant(..) => scalar,
-            OpKind::BroadcastInDim { .. } | OpKind::Reshape => scalar,
+            OpKind::BroadcastInDim(_) | OpKind::Reshape(_) => scalar,
             k => k.is_elementwise() && scalar,
         };
         if !ok {

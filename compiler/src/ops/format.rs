@@ -88,6 +88,11 @@ pub enum Fmt {
     /// argument pair `(a_k, b_k)` per input for block arguments
     /// `(a_0..a_N, b_0..b_N)`.
     ReducerBody,
+    /// `[0:4, 2:8:2]`: the start, limit and stride attributes (integer
+    /// lists) of a slice, one `start:limit[:stride]` per dimension, the
+    /// stride left out where it is 1. Optional when read: older printings
+    /// give the three attributes in the dictionary instead.
+    SliceRanges(&'static str, &'static str, &'static str),
 }
 
 impl Fmt {
@@ -105,6 +110,7 @@ impl Fmt {
             Fmt::Group(_, entries) => entries.iter().any(|&(_, a)| a == name),
             Fmt::AttrDictWith(attrs) => attrs.contains(&name),
             Fmt::ExpMantissa(_, e, m) => e == name || m == name,
+            Fmt::SliceRanges(s, l, st) => [s, l, st].contains(&name),
             _ => false,
         }
     }

@@ -24,17 +24,22 @@ pub mod decode;
 pub mod format;
 
 pub mod bitcast_convert;
+pub mod broadcast_in_dim;
 pub mod case;
 pub mod collectives;
+pub mod concatenate;
+pub mod convert;
 pub mod convolution;
 pub mod custom_call;
 pub mod dynamic_slice;
 pub mod dynamic_update_slice;
 pub mod gather;
 pub mod index_dims;
+pub mod iota;
 pub mod manual_computation;
 pub mod named_computation;
 pub mod optimization_barrier;
+pub mod pad;
 pub mod propagation_barrier;
 pub mod ragged_dot;
 pub mod ragged_dot_steps;
@@ -42,6 +47,7 @@ pub mod reduce;
 pub mod reduce_precision;
 pub mod reduce_window;
 pub mod replica_groups;
+pub mod reshape;
 pub mod reverse;
 pub mod rng_bit_generator;
 pub mod runnable;
@@ -49,9 +55,11 @@ pub mod scatter;
 pub mod sdy_all_reduce;
 pub mod select_and_scatter;
 pub mod send_recv;
+pub mod slice;
 pub mod sort;
 pub mod token;
 pub mod top_k;
+pub mod transpose;
 pub mod while_loop;
 pub mod window;
 
@@ -133,6 +141,19 @@ pub struct RuleShapes<'a> {
     /// Whether each operand is defined by a constant op (Shardy's rule for
     /// `dynamic_update_slice` depends on it); empty when unknown.
     pub constant_operands: &'a [bool],
+}
+
+impl RuleShapes<'_> {
+    /// `Err` unless the op has `operands` operands and `results` results.
+    pub fn expect_counts(&self, operands: usize, results: usize) -> Result<(), String> {
+        let (got_ops, got_res) = (self.operands.len(), self.results.len());
+        if got_ops != operands || got_res != results {
+            return Err(format!(
+                "expected {operands} operand(s) and {results} result(s), got {got_ops} and {got_res}"
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.

@@ -221,11 +221,11 @@ impl Builder {
         }
         let strides = vec![1; lo.len()];
         self.push(
-            OpKind::Slice {
+            OpKind::Slice(crate::ops::slice::Slice {
                 start: lo,
                 limit: hi,
                 strides,
-            },
+            }),
             &[x],
             ty,
         )
@@ -240,7 +240,7 @@ impl Builder {
     }
 
     fn reshape(&mut self, x: &Val, ty: TensorType) -> Val {
-        self.push(OpKind::Reshape, &[x], ty)
+        self.push(OpKind::Reshape(crate::ops::reshape::Reshape), &[x], ty)
     }
 
     fn zeros(&mut self, ty: TensorType) -> Val {
@@ -265,7 +265,11 @@ impl Builder {
         let mut ty = parts[0].ty.clone();
         ty.shape[dim] = parts.iter().map(|p| p.ty.shape[dim]).sum();
         let refs: Vec<&Val> = parts.iter().collect();
-        self.push(OpKind::Concatenate { dim: dim as i64 }, &refs, ty)
+        self.push(
+            OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim: dim as i64 }),
+            &refs,
+            ty,
+        )
     }
 
     /// `x` placed at `lo` in zeros of type `ty`.
@@ -274,11 +278,11 @@ impl Builder {
         let high: Vec<i64> = (0..lo.len())
             .map(|d| ty.shape[d] - lo[d] - x.ty.shape[d])
             .collect();
-        let kind = OpKind::Pad {
+        let kind = OpKind::Pad(crate::ops::pad::Pad {
             low: lo.to_vec(),
             high,
             interior: vec![0; lo.len()],
-        };
+        });
         self.push(kind, &[x, &zero], ty.clone())
     }
 
@@ -556,12 +560,12 @@ mod tests {
         s.steps
             .iter()
             .map(|s| match s.kind {
-                OpKind::Slice { .. } => "slice",
-                OpKind::Reshape => "reshape",
+                OpKind::Slice(_) => "slice",
+                OpKind::Reshape(_) => "reshape",
                 OpKind::DotGeneral { .. } => "dot",
                 OpKind::Constant(..) => "zeros",
-                OpKind::Concatenate { .. } => "concat",
-                OpKind::Pad { .. } => "pad",
+                OpKind::Concatenate(_) => "concat",
+                OpKind::Pad(_) => "pad",
                 OpKind::Binary(_) => "add",
                 _ => "other",
             })
@@ -595,19 +599,19 @@ mod tests {
         );
         assert_eq!(
             s.steps[0].kind,
-            OpKind::Slice {
+            OpKind::Slice(crate::ops::slice::Slice {
                 start: vec![0, 0],
                 limit: vec![2, 5],
                 strides: vec![1, 1]
-            }
+            })
         );
         assert_eq!(
             s.steps[1].kind,
-            OpKind::Slice {
+            OpKind::Slice(crate::ops::slice::Slice {
                 start: vec![1, 0, 0],
                 limit: vec![2, 5, 7],
                 strides: vec![1, 1, 1]
-            }
+            })
         );
     }
 

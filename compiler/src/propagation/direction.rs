@@ -108,7 +108,7 @@ impl OpClass {
             })
         } else if is_elementwise(kind)
             || matches!(kind, OpKind::CustomCall(c) if c.is_offload_move())
-            || matches!(kind, OpKind::Reshape | OpKind::Transpose { .. })
+            || matches!(kind, OpKind::Reshape(_) | OpKind::Transpose(_))
         {
             OpClass::PassThrough { multi_use }
         } else if kind.def().is_some_and(|d| {
@@ -118,7 +118,7 @@ impl OpClass {
             )
         }) {
             OpClass::ForwardPassThrough { multi_use }
-        } else if matches!(kind, OpKind::BroadcastInDim { .. }) {
+        } else if matches!(kind, OpKind::BroadcastInDim(_)) {
             OpClass::Broadcast
         } else {
             OpClass::Other

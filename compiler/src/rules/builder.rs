@@ -188,6 +188,13 @@ impl RuleBuilder {
         self
     }
 
+    /// [`RuleBuilder::build`] as an op definition's rule returns it.
+    pub fn build_rule(&self) -> Result<Option<OpShardingRule>, String> {
+        self.build()
+            .map(Some)
+            .map_err(|e| format!("internal rule error: {e}"))
+    }
+
     /// The finished rule. Every dimension still without a factor gets a new
     /// size-1 factor, operands first, then results, in dimension order.
     pub fn build(&self) -> Result<OpShardingRule, DimOutOfRange> {

@@ -13,8 +13,7 @@
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{DotDims, Function, OpData, OpId, OpKind, Value};
 use crate::rules::builder::RuleBuilder;
-use crate::rules::reshape::reshape_rule;
-use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions, TensorId};
+use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
 
 /// The sharding rule of `op` in `f`, or `None` if the op has none.
 pub fn rule_for_op(f: &Function, op: OpId) -> Result<Option<OpShardingRule>, Diagnostic> {
@@ -111,22 +110,14 @@ impl<'a> RuleMaker<'a> {
             OpKind::Unary(_)
             | OpKind::Binary(_)
             | OpKind::Compare { .. }
-            | OpKind::Convert
             | OpKind::ShardingConstraint { .. } => self.pointwise_all_same_shape(),
             OpKind::Select => self.select(),
             OpKind::Clamp => self.clamp(),
             OpKind::Constant(..)
-            | OpKind::Iota { .. }
             | OpKind::Call { .. }
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => Ok(None),
-            OpKind::BroadcastInDim { dims } => self.broadcast_in_dim(dims),
-            OpKind::Reshape => self.reshape(),
-            OpKind::Transpose { perm } => self.transpose(perm),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
-            OpKind::Concatenate { dim } => self.concatenate(*dim),
-            OpKind::Slice { .. } => self.slice_or_pad(1),
-            OpKind::Pad { .. } => self.slice_or_pad(2),
             _ => Ok(None),
         }
     }
@@ -216,103 +207,6 @@ impl<'a> RuleMaker<'a> {
         }
         self.check_same_shape_or_scalar(shape, true)?;
         self.build(self.builder().pointwise(shape))
-    }
-
-    /// Every mapped dimension shares a factor with its result dimension,
-    /// except an operand dimension of size 1 expanded to a larger one: that
-    /// gets its own size-1 factor, and the result dimension a new one.
-    fn broadcast_in_dim(&self, dims: &[i64]) -> RuleResult {
-        self.expect_counts(1, 1)?;
-        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
-        if dims.len() != in_shape.len() {
-            return Err(self.error(format!(
-                "{} broadcast dimensions for an operand of rank {}",
-                dims.len(),
-                in_shape.len()
-            )));
-        }
-        let mut out_to_in = vec![None; out_shape.len()];
-        for (in_dim, &out_dim) in dims.iter().enumerate() {
-            let slot = usize::try_from(out_dim)
-                .ok()
-                .and_then(|d| out_to_in.get_mut(d))
-                .ok_or_else(|| {
-                    self.error(format!(
-                        "broadcast dimension {out_dim} is out of range for a result of rank {}",
-                        out_shape.len()
-                    ))
-                })?;
-            *slot = Some(in_dim);
-        }
-        let mut b = self.builder();
-        for (out_dim, &out_size) in out_shape.iter().enumerate() {
-            let mut in_dim = out_to_in[out_dim];
-            if let Some(d) = in_dim {
-                let in_size = in_shape[d];
-                if in_size == 1 && out_size != 1 {
-                    b.add_factor(1, FactorKind::PassThrough, &[(TensorId::Operand(0), d)]);
-                    in_dim = None;
-                } else if in_size != out_size {
-                    return Err(self.error(format!(
-                        "operand dimension {d} of size {in_size} cannot broadcast to result dimension {out_dim} of size {out_size}"
-                    )));
-                }
-            }
-            b.add_factor_per_tensor(
-                out_size,
-                FactorKind::PassThrough,
-                &[in_dim],
-                &[Some(out_dim)],
-            );
-        }
-        self.build(&b)
-    }
-
-    fn reshape(&self) -> RuleResult {
-        self.expect_counts(1, 1)?;
-        reshape_rule(self.shapes.operands[0], self.shapes.results[0]).map_err(|e| self.error(e))
-    }
-
-    /// One factor per result dimension, in result order, of the size of the
-    /// operand dimension it comes from.
-    fn transpose(&self, perm: &[i64]) -> RuleResult {
-        self.expect_counts(1, 1)?;
-        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
-        let in_dims = self.permutation(perm, in_shape.len())?;
-        let mut b = self.builder();
-        for (out_dim, in_dim) in in_dims.into_iter().enumerate() {
-            let size = in_shape[in_dim];
-            if out_shape.get(out_dim) != Some(&size) {
-                return Err(self.error(format!(
-                    "result dimension {out_dim} must have size {size} (operand dimension {in_dim})"
-                )));
-            }
-            b.add_factor(
-                size,
-                FactorKind::PassThrough,
-                &[
-                    (TensorId::Operand(0), in_dim),
-                    (TensorId::Result(0), out_dim),
-                ],
-            );
-        }
-        self.build(&b)
-    }
-
-    fn permutation(&self, perm: &[i64], rank: usize) -> Result<Vec<usize>, Diagnostic> {
-        let mut seen = vec![false; rank];
-        let mut dims = Vec::with_capacity(rank);
-        for &p in perm {
-            let d = usize::try_from(p).ok().filter(|&d| d < rank && !seen[d]);
-            let d =
-                d.ok_or_else(|| self.error(format!("{perm:?} is not a permutation of 0..{rank}")))?;
-            seen[d] = true;
-            dims.push(d);
-        }
-        if dims.len() != rank {
-            return Err(self.error(format!("{perm:?} is not a permutation of 0..{rank}")));
-        }
-        Ok(dims)
     }
 
     /// Batch factors (lhs, rhs, result), then the free dimensions of the
@@ -417,78 +311,5 @@ impl<'a> RuleMaker<'a> {
             }
         }
         Ok(out)
-    }
-
-    /// One factor per result dimension shared by all operands; the
-    /// concatenated dimension is need-replication (absent when
-    /// conservative).
-    fn concatenate(&self, dim: i64) -> RuleResult {
-        let out = self.single_result()?;
-        if self.shapes.operands.is_empty() {
-            return Err(self.error("needs at least one operand"));
-        }
-        let dim = usize::try_from(dim)
-            .ok()
-            .filter(|&d| d < out.len())
-            .ok_or_else(|| {
-                self.error(format!(
-                    "dimension {dim} is out of range for rank {}",
-                    out.len()
-                ))
-            })?;
-        for (k, s) in self.shapes.operands.iter().enumerate() {
-            let same_elsewhere = s.len() == out.len()
-                && s.iter()
-                    .zip(out)
-                    .enumerate()
-                    .all(|(d, (a, b))| d == dim || a == b);
-            if !same_elsewhere {
-                return Err(self.error(format!(
-                    "operand {k} of shape {s:?} does not fit result shape {out:?} outside dimension {dim}"
-                )));
-            }
-        }
-        let conservative = self.options.conservative;
-        let mut b = self.builder();
-        b.pointwise_if(
-            out,
-            |d| !conservative || d != dim,
-            |d| {
-                if d == dim {
-                    FactorKind::NeedReplication
-                } else {
-                    FactorKind::PassThrough
-                }
-            },
-        );
-        self.build(&b)
-    }
-
-    /// `slice(operand)` and `pad(operand, value)`: a factor of the operand's
-    /// size per dimension, shared with the result; dimensions whose size
-    /// changes are permutation factors (blocked when conservative).
-    fn slice_or_pad(&self, num_operands: usize) -> RuleResult {
-        self.expect_counts(num_operands, 1)?;
-        let (in_shape, out_shape) = (self.shapes.operands[0], self.shapes.results[0]);
-        if in_shape.len() != out_shape.len() {
-            return Err(self.error(format!(
-                "operand rank {} differs from result rank {}",
-                in_shape.len(),
-                out_shape.len()
-            )));
-        }
-        if num_operands == 2 && !self.shapes.operands[1].is_empty() {
-            return Err(self.error("the padding value must be a scalar"));
-        }
-        // A sliced or padded dimension is a permutation factor (sharding it
-        // moves data between devices); conservative propagation blocks it.
-        let mut b = self.builder();
-        b.pointwise_with_mismatch_blocked(
-            in_shape,
-            out_shape,
-            FactorKind::Permutation,
-            self.options.conservative,
-        );
-        self.build(&b)
     }
 }

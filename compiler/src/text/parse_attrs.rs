@@ -5,7 +5,7 @@
 //! once the op is known.
 
 use crate::diag::{DiagKind, SrcPos};
-use crate::ir::{DenseLiteral, DotDims, NamedAttr};
+use crate::ir::{DotDims, NamedAttr};
 use crate::text::cursor::{Cursor, PResult, TokRange};
 use crate::text::lexer::Tok;
 
@@ -106,57 +106,6 @@ impl<'s> Cursor<'s> {
                 format!("attribute '{}' needs a value", raw.name),
             )
         })
-    }
-
-    /// Decode an integer array: `array<i64: 1, 2>`, `array<i64>`, `[1, 2]`,
-    /// or `dense<[1, 2]> : tensor<2xi64>`.
-    pub(crate) fn decode_int_array(&mut self, raw: &RawAttr) -> PResult<Vec<i64>> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| c.parse_int_array_value(&what))
-    }
-
-    fn parse_int_array_value(&mut self, what: &str) -> PResult<Vec<i64>> {
-        if self.at(Tok::LBracket) {
-            return self.parse_int_list(what);
-        }
-        if self.eat_ident("array") {
-            self.expect(Tok::Less, what)?;
-            if !(self.kind() == Tok::Ident && self.text().starts_with('i')) {
-                return Err(self.expected_in("an integer element type", what));
-            }
-            self.bump();
-            let mut out = Vec::new();
-            if self.eat(Tok::Colon) {
-                loop {
-                    out.push(self.parse_int(what)?);
-                    if !self.eat(Tok::Comma) {
-                        break;
-                    }
-                }
-            }
-            self.expect(Tok::Greater, what)?;
-            return Ok(out);
-        }
-        if self.at_ident("dense") {
-            let (lit, ty) = self.parse_dense_with_type()?;
-            return match lit {
-                DenseLiteral::Elements(v) => Ok(v.iter().map(|s| s.as_i64()).collect()),
-                DenseLiteral::Splat(s)
-                    if ty.rank() <= 1 && ty.shape.iter().all(|d| *d <= 1 << 16) =>
-                {
-                    Ok(vec![
-                        s.as_i64();
-                        ty.shape.first().copied().unwrap_or(1).max(0) as usize
-                    ])
-                }
-                DenseLiteral::Splat(_) => Err(self.err(
-                    DiagKind::Unsupported,
-                    format!("{what} must be a rank-1 integer array of modest size, not {ty}"),
-                )),
-            };
-        }
-        Err(self.expected_in("an integer array (array<i64: ...> or [...])", what))
     }
 
     /// Decode an integer: `0 : i64` or `0`.
@@ -351,9 +300,14 @@ mod tests {
                    g = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>], h = @callee}";
         let mut c = Cursor::new(src);
         let attrs = c.parse_attr_dict().expect("parses");
-        assert_eq!(c.decode_int_array(&attrs[0]), Ok(vec![1, -2]));
-        assert_eq!(c.decode_int_array(&attrs[1]), Ok(vec![]));
-        assert_eq!(c.decode_int_array(&attrs[2]), Ok(vec![3, 4]));
+        // Integer arrays, as op definitions decode them.
+        let ints = |c: &mut Cursor, a: &RawAttr| {
+            let value = c.attr_value_of(a).expect("a value");
+            <Vec<i64> as crate::ops::AttrCodec>::decode(&value)
+        };
+        assert_eq!(ints(&mut c, &attrs[0]), Ok(vec![1, -2]));
+        assert_eq!(ints(&mut c, &attrs[1]), Ok(vec![]));
+        assert_eq!(ints(&mut c, &attrs[2]), Ok(vec![3, 4]));
         assert_eq!(c.decode_int(&attrs[3]), Ok(0));
         assert_eq!(
             c.decode_stablehlo_enum(&attrs[4], "comparison_direction")

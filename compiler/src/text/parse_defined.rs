@@ -248,7 +248,7 @@ impl<'s> Cursor<'s> {
                 Fmt::Keyed(key, attr) | Fmt::Assigned(key, attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
-                    let value = self.parse_attr_value(0)?;
+                    let value = self.parse_keyed_value()?;
                     given.push(Given::pretty(attr, value, at));
                 }
                 Fmt::Symbol(attr) => {
@@ -296,6 +296,19 @@ impl<'s> Cursor<'s> {
                         given.push(Given::pretty(attr, value, at));
                     }
                 }
+                Fmt::SliceRanges(start_attr, limit_attr, strides_attr) => {
+                    if self.at(Tok::LBracket) {
+                        let at = self.pos();
+                        let (start, limit, strides) = self.parse_slice_ranges()?;
+                        for (attr, list) in [
+                            (start_attr, start),
+                            (limit_attr, limit),
+                            (strides_attr, strides),
+                        ] {
+                            given.push(Given::pretty(attr, Attr::dense_i64(&list), at));
+                        }
+                    }
+                }
                 Fmt::Sig(form) => {
                     self.expect(Tok::Colon, name)?;
                     types = Some(self.parse_sig_form(form, operands.len(), name, pos)?);
@@ -331,6 +344,48 @@ impl<'s> Cursor<'s> {
         )?;
         parts.regions = regions;
         Ok(parts)
+    }
+
+    /// The value of a `key = value` directive. An integer right before a
+    /// signature that starts with a type (`iota`'s `dim = 0 :
+    /// tensor<4xi32>`) is read alone: a pretty form writes integers
+    /// without their type.
+    fn parse_keyed_value(&mut self) -> PResult<Attr> {
+        let int = usize::from(self.at(Tok::Minus));
+        if self.peek_kind(int) == Tok::Int
+            && self.peek_kind(int + 1) == Tok::Colon
+            && self.peek_text(int + 2) == "tensor"
+        {
+            let value = self.parse_int("attribute value")?;
+            return Ok(Attr::Int { value, ty: None });
+        }
+        self.parse_attr_value(0)
+    }
+
+    /// `[0:4, 2:8:2]`: per dimension a start, a limit and a stride (1
+    /// when left out).
+    fn parse_slice_ranges(&mut self) -> PResult<(Vec<i64>, Vec<i64>, Vec<i64>)> {
+        self.expect(Tok::LBracket, "slice ranges")?;
+        let (mut start, mut limit, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+        if !self.eat(Tok::RBracket) {
+            loop {
+                start.push(self.parse_int("slice start")?);
+                self.expect(Tok::Colon, "slice range")?;
+                limit.push(self.parse_int("slice limit")?);
+                strides.push(if self.eat(Tok::Colon) {
+                    self.parse_int("slice stride")?
+                } else {
+                    1
+                });
+                if self.eat(Tok::RBracket) {
+                    break;
+                }
+                if !self.eat(Tok::Comma) {
+                    return Err(self.expected_in("',' or ']'", "slice ranges"));
+                }
+            }
+        }
+        Ok((start, limit, strides))
     }
 
     /// `(%x init: %c), (%y init: %d)`: the inputs, then their inits.

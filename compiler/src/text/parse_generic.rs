@@ -20,16 +20,8 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.clamp",
     "stablehlo.constant",
     "sdy.constant",
-    "stablehlo.iota",
-    "stablehlo.convert",
-    "stablehlo.broadcast_in_dim",
-    "stablehlo.reshape",
-    "stablehlo.transpose",
     "stablehlo.dot_general",
     "stablehlo.dot",
-    "stablehlo.concatenate",
-    "stablehlo.slice",
-    "stablehlo.pad",
     "func.call",
     "call",
     "sdy.sharding_constraint",
@@ -129,8 +121,6 @@ impl<'s> Cursor<'s> {
         Ok(match name {
             "stablehlo.select" => OpKind::Select,
             "stablehlo.clamp" => OpKind::Clamp,
-            "stablehlo.convert" => OpKind::Convert,
-            "stablehlo.reshape" => OpKind::Reshape,
             "stablehlo.compare" => {
                 let a = required(attrs, "comparison_direction")?;
                 let d = self.decode_stablehlo_enum(&a, "comparison_direction")?;
@@ -173,15 +163,6 @@ impl<'s> Cursor<'s> {
                 }
                 OpKind::Constant(lit, constant_dialect(name))
             }
-            "stablehlo.iota" => OpKind::Iota {
-                dim: self.decode_int(&required(attrs, "iota_dimension")?)?,
-            },
-            "stablehlo.broadcast_in_dim" => OpKind::BroadcastInDim {
-                dims: self.decode_int_array(&required(attrs, "broadcast_dimensions")?)?,
-            },
-            "stablehlo.transpose" => OpKind::Transpose {
-                perm: self.decode_int_array(&required(attrs, "permutation")?)?,
-            },
             "stablehlo.dot_general" | "stablehlo.dot" => {
                 let precision = match take_attr(attrs, "precision_config") {
                     Some(a) => Some(self.decode_precision_config(&a)?),
@@ -199,15 +180,6 @@ impl<'s> Cursor<'s> {
                     is_dot,
                 }
             }
-            "stablehlo.concatenate" => OpKind::Concatenate {
-                dim: self.decode_int(&required(attrs, "dimension")?)?,
-            },
-            "stablehlo.slice" => self.slice_from_attrs(attrs, name, pos)?,
-            "stablehlo.pad" => OpKind::Pad {
-                low: self.decode_int_array(&required(attrs, "edge_padding_low")?)?,
-                high: self.decode_int_array(&required(attrs, "edge_padding_high")?)?,
-                interior: self.decode_int_array(&required(attrs, "interior_padding")?)?,
-            },
             "func.call" | "call" => OpKind::Call {
                 callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
             },
@@ -228,34 +200,5 @@ impl<'s> Cursor<'s> {
                 ))
             }
         })
-    }
-
-    /// `start_indices`, `limit_indices`, `strides` (strides default to 1).
-    pub(crate) fn slice_from_attrs(
-        &mut self,
-        attrs: &mut Vec<RawAttr>,
-        name: &str,
-        pos: SrcPos,
-    ) -> PResult<OpKind> {
-        let mut get = |c: &mut Self, key: &str| -> PResult<Option<Vec<i64>>> {
-            match take_attr(attrs, key) {
-                Some(a) => Ok(Some(c.decode_int_array(&a)?)),
-                None => Ok(None),
-            }
-        };
-        let start = get(self, "start_indices")?;
-        let limit = get(self, "limit_indices")?;
-        let strides = get(self, "strides")?;
-        match (start, limit) {
-            (Some(start), Some(limit)) => {
-                let strides = strides.unwrap_or_else(|| vec![1; start.len()]);
-                Ok(OpKind::Slice { start, limit, strides })
-            }
-            _ => Err(Diagnostic::new(
-                DiagKind::Syntax,
-                pos,
-                format!("'{name}' needs slice ranges `[start:limit:stride, ...]` or attributes 'start_indices' and 'limit_indices'"),
-            )),
-        }
     }
 }

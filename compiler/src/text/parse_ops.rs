@@ -39,22 +39,13 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         return arity_bounds(d.spec().operands);
     }
     match kind {
-        OpKind::Constant(..) | OpKind::Iota { .. } => exact(0),
+        OpKind::Constant(..) => exact(0),
         OpKind::Unary(_)
-        | OpKind::Convert
-        | OpKind::BroadcastInDim { .. }
-        | OpKind::Reshape
-        | OpKind::Transpose { .. }
-        | OpKind::Slice { .. }
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => exact(1),
-        OpKind::Binary(_)
-        | OpKind::Compare { .. }
-        | OpKind::DotGeneral { .. }
-        | OpKind::Pad { .. } => exact(2),
+        OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } => exact(2),
         OpKind::Select | OpKind::Clamp => exact(3),
-        OpKind::Concatenate { .. } => (1, None),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
     }
@@ -160,8 +151,6 @@ impl<'s> Cursor<'s> {
         self.bump();
         match name {
             "stablehlo.clamp" => self.pretty_same_type(b, OpKind::Clamp, name, pos),
-            "stablehlo.convert" => self.pretty_same_type(b, OpKind::Convert, name, pos),
-            "stablehlo.reshape" => self.pretty_same_type(b, OpKind::Reshape, name, pos),
             "stablehlo.select" => self.pretty_select(b, name, pos),
             "stablehlo.compare" => self.pretty_compare(b, name, pos),
             "stablehlo.constant" | "sdy.constant" => {
@@ -176,63 +165,6 @@ impl<'s> Cursor<'s> {
                     regions: Vec::new(),
                 })
             }
-            "stablehlo.iota" => {
-                self.expect_keyword_eq("dim", name)?;
-                let dim = self.parse_int("iota dim")?;
-                let attrs = self.parse_opt_attr_dict()?;
-                self.expect(Tok::Colon, name)?;
-                let ty = self.parse_type()?;
-                Ok(OpParts {
-                    kind: OpKind::Iota { dim },
-                    operands: Vec::new(),
-                    operand_types: Vec::new(),
-                    result_types: vec![ty],
-                    attrs,
-                    regions: Vec::new(),
-                })
-            }
-            "stablehlo.broadcast_in_dim" | "stablehlo.transpose" => {
-                let operands = self.parse_operand_list(b)?;
-                self.expect(Tok::Comma, name)?;
-                self.expect_keyword_eq("dims", name)?;
-                let dims = self.parse_int_list("dims")?;
-                let kind = if name == "stablehlo.transpose" {
-                    OpKind::Transpose { perm: dims }
-                } else {
-                    OpKind::BroadcastInDim { dims }
-                };
-                self.pretty_tail(operands, kind, name, pos)
-            }
-            "stablehlo.concatenate" => {
-                let operands = self.parse_operand_list(b)?;
-                self.expect(Tok::Comma, name)?;
-                self.expect_keyword_eq("dim", name)?;
-                let dim = self.parse_int("concatenate dim")?;
-                self.pretty_tail(operands, OpKind::Concatenate { dim }, name, pos)
-            }
-            "stablehlo.pad" => {
-                let operands = self.parse_operand_list(b)?;
-                let mut lists = Vec::with_capacity(3);
-                for key in ["low", "high", "interior"] {
-                    self.expect(Tok::Comma, name)?;
-                    self.expect_keyword_eq(key, name)?;
-                    lists.push(self.parse_int_list(key)?);
-                }
-                let interior = lists.pop().unwrap_or_default();
-                let high = lists.pop().unwrap_or_default();
-                let low = lists.pop().unwrap_or_default();
-                self.pretty_tail(
-                    operands,
-                    OpKind::Pad {
-                        low,
-                        high,
-                        interior,
-                    },
-                    name,
-                    pos,
-                )
-            }
-            "stablehlo.slice" => self.pretty_slice(b, name, pos),
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {
                 let callee_pos = self.pos();
@@ -403,47 +335,6 @@ impl<'s> Cursor<'s> {
             OpKind::Compare {
                 direction,
                 compare_type,
-            },
-            name,
-            pos,
-        )
-    }
-
-    /// `%x [0:4, 2:8:2] : ...`, or the older form with the indices in the
-    /// attribute dictionary.
-    fn pretty_slice(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
-        let operands = self.parse_operand_list(b)?;
-        if !self.at(Tok::LBracket) {
-            let mut parts = self.pretty_tail(operands, OpKind::Reshape, name, pos)?;
-            parts.kind = self.slice_from_attrs(&mut parts.attrs, name, pos)?;
-            return Ok(parts);
-        }
-        self.bump();
-        let (mut start, mut limit, mut strides) = (Vec::new(), Vec::new(), Vec::new());
-        if !self.eat(Tok::RBracket) {
-            loop {
-                start.push(self.parse_int("slice start")?);
-                self.expect(Tok::Colon, "slice range")?;
-                limit.push(self.parse_int("slice limit")?);
-                strides.push(if self.eat(Tok::Colon) {
-                    self.parse_int("slice stride")?
-                } else {
-                    1
-                });
-                if self.eat(Tok::RBracket) {
-                    break;
-                }
-                if !self.eat(Tok::Comma) {
-                    return Err(self.expected_in("',' or ']'", "slice ranges"));
-                }
-            }
-        }
-        self.pretty_tail(
-            operands,
-            OpKind::Slice {
-                start,
-                limit,
-                strides,
             },
             name,
             pos,

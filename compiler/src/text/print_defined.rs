@@ -335,6 +335,34 @@ impl FuncPrinter<'_> {
                     let _ = write!(self.out, "{key} = {{{}}}", items.join(", "));
                     space = true;
                 }
+                Fmt::SliceRanges(start, limit, strides) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let list = |name: &str| {
+                        attrs
+                            .iter()
+                            .find(|(n, _)| *n == name)
+                            .and_then(|(_, a)| Vec::<i64>::decode(a).ok())
+                            .unwrap_or_default()
+                    };
+                    let (start, limit, strides) = (list(start), list(limit), list(strides));
+                    self.out.push('[');
+                    for (i, (s, l)) in start.iter().zip(&limit).enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        let _ = write!(self.out, "{s}:{l}");
+                        match strides.get(i) {
+                            Some(1) | None => {}
+                            Some(st) => {
+                                let _ = write!(self.out, ":{st}");
+                            }
+                        }
+                    }
+                    self.out.push(']');
+                    space = true;
+                }
                 Fmt::Sig(form) => {
                     self.out.push_str(" : ");
                     self.signature(op, form);

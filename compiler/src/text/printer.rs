@@ -399,19 +399,12 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" -> ");
                 self.type_list(&op.results);
             }
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp | OpKind::Convert => {
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp => {
                 let _ = write!(self.out, "{name} ");
                 self.values(&op.operands);
                 attrs(self);
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
-            }
-            OpKind::Reshape => {
-                self.out.push_str("stablehlo.reshape ");
-                self.values(&op.operands);
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
             }
             OpKind::Select => {
                 self.out.push_str("stablehlo.select ");
@@ -454,21 +447,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.write_ty(ty);
             }
-            OpKind::Iota { dim } => {
-                let _ = write!(self.out, "stablehlo.iota dim = {dim}");
-                attrs(self);
-                self.out.push_str(" : ");
-                self.type_list(&op.results);
-            }
-            OpKind::BroadcastInDim { dims } | OpKind::Transpose { perm: dims } => {
-                let _ = write!(self.out, "{name} ");
-                self.values(&op.operands);
-                self.out.push_str(", dims = ");
-                write_int_list(self.out, dims);
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
             OpKind::DotGeneral {
                 dims,
                 precision,
@@ -509,56 +487,6 @@ impl<'a> FuncPrinter<'a> {
                     }
                     None => attrs(self),
                 }
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
-            OpKind::Concatenate { dim } => {
-                self.out.push_str("stablehlo.concatenate ");
-                self.values(&op.operands);
-                let _ = write!(self.out, ", dim = {dim}");
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
-            OpKind::Slice {
-                start,
-                limit,
-                strides,
-            } => {
-                self.out.push_str("stablehlo.slice ");
-                self.values(&op.operands);
-                self.out.push_str(" [");
-                for (i, (s, l)) in start.iter().zip(limit).enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    let _ = write!(self.out, "{s}:{l}");
-                    match strides.get(i) {
-                        Some(1) | None => {}
-                        Some(st) => {
-                            let _ = write!(self.out, ":{st}");
-                        }
-                    }
-                }
-                self.out.push(']');
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
-            OpKind::Pad {
-                low,
-                high,
-                interior,
-            } => {
-                self.out.push_str("stablehlo.pad ");
-                self.values(&op.operands);
-                self.out.push_str(", low = ");
-                write_int_list(self.out, low);
-                self.out.push_str(", high = ");
-                write_int_list(self.out, high);
-                self.out.push_str(", interior = ");
-                write_int_list(self.out, interior);
-                attrs(self);
                 self.out.push_str(" : ");
                 self.functional(op);
             }

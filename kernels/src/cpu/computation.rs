@@ -73,7 +73,7 @@ pub fn eval_computation(body: &Computation, args: &[&HostTensor]) -> Result<Vec<
             .map(|&v| get(&env, v))
             .collect::<Result<_>>()?;
         // A rank-0 reshape or broadcast of a value is that value.
-        if matches!(data.kind, OpKind::Reshape | OpKind::BroadcastInDim { .. }) {
+        if matches!(data.kind, OpKind::Reshape(_) | OpKind::BroadcastInDim(_)) {
             if let ([x], [r]) = (operands.as_slice(), data.results.as_slice()) {
                 set(&mut env, *r, x.clone());
                 continue;

@@ -69,9 +69,12 @@ pub fn eval_op(
 ) -> Result<Vec<HostTensor>> {
     let n_results = match kind {
         OpKind::Reduce(_) => operands.len() / 2,
-        // Defined ops say their result count in their spec; their types
-        // were checked by the verifier.
-        _ if kind.def().is_some() => result_types.len(),
+        // Defined ops say their result count in their spec (a variable
+        // one is as many as the types, which the verifier checked).
+        _ if kind.def().is_some() => match kind.def().map(|d| d.spec().results) {
+            Some(meshrun_compiler::ops::Arity::Exactly(n)) => n,
+            _ => result_types.len(),
+        },
         _ => 1,
     };
     arity(kind, "result types", n_results, result_types.len())?;
@@ -134,7 +137,7 @@ fn compute(
             n(3)?;
             one(elementwise::clamp(x[0], x[1], x[2])?)
         }
-        OpKind::Convert => {
+        OpKind::Convert(_) => {
             n(1)?;
             one(convert::convert(x[0], out.elem)?)
         }
@@ -142,39 +145,43 @@ fn compute(
             n(0)?;
             one(HostTensor::from_literal(lit, out)?)
         }
-        OpKind::Iota { dim } => {
+        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }) => {
             n(0)?;
             one(shape_ops::iota(out, *dim)?)
         }
-        OpKind::BroadcastInDim { dims } => {
+        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+            dims,
+        }) => {
             n(1)?;
             one(shape_ops::broadcast_in_dim(x[0], dims, out)?)
         }
-        OpKind::Reshape => {
+        OpKind::Reshape(_) => {
             n(1)?;
             one(shape_ops::reshape(x[0], out)?)
         }
-        OpKind::Transpose { perm } => {
+        OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }) => {
             n(1)?;
             one(shape_ops::transpose(x[0], perm)?)
         }
-        OpKind::Slice {
+        OpKind::Slice(meshrun_compiler::ops::slice::Slice {
             start,
             limit,
             strides,
-        } => {
+        }) => {
             n(1)?;
             one(shape_ops::slice(x[0], start, limit, strides)?)
         }
-        OpKind::Pad {
+        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
             low,
             high,
             interior,
-        } => {
+        }) => {
             n(2)?;
             one(shape_ops::pad(x[0], x[1], low, high, interior)?)
         }
-        OpKind::Concatenate { dim } => one(shape_ops::concatenate(x, *dim)?),
+        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim }) => {
+            one(shape_ops::concatenate(x, *dim)?)
+        }
         OpKind::DotGeneral { dims, .. } => {
             n(2)?;
             one(dot::dot_general(x[0], x[1], dims, out, par)?)

@@ -102,8 +102,8 @@ pub fn body_function(body: &Computation) -> Result<String, String> {
         let elem = |i: usize| f.ty(op.operands[i]).elem;
         let expr = match &op.kind {
             OpKind::Constant(lit, ..) => constant(lit, t)?,
-            OpKind::Reshape | OpKind::BroadcastInDim { .. } => x[0].clone(),
-            OpKind::Convert => format!("convert_one<{t}>({})", x[0]),
+            OpKind::Reshape(_) | OpKind::BroadcastInDim(_) => x[0].clone(),
+            OpKind::Convert(_) => format!("convert_one<{t}>({})", x[0]),
             OpKind::Unary(u) => {
                 format!(
                     "St<{t}>::from({}()(ld({})))",

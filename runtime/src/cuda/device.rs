@@ -239,7 +239,7 @@ impl CudaDevice {
                 .map_err(e)?;
                 one(y)
             }
-            OpKind::Convert => {
+            OpKind::Convert(_) => {
                 if x[0].ty.elem == out.elem {
                     return Ok(vec![x[0].with_type(out.clone())]);
                 }
@@ -253,7 +253,7 @@ impl CudaDevice {
                 let t = HostTensor::from_literal(lit, out)?;
                 one(DevData::upload(&self.stream, &t).map_err(e)?)
             }
-            OpKind::Iota { dim } => {
+            OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }) => {
                 let shape = layout::dims(&out.shape).map_err(e)?;
                 let d =
                     usize::try_from(*dim).map_err(|_| invalid(kind, format!("dimension {dim}")))?;
@@ -262,32 +262,34 @@ impl CudaDevice {
                 l.iota(&mut y, n, size, inner, 0).map_err(e)?;
                 one(y)
             }
-            OpKind::BroadcastInDim { dims } => {
+            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+                dims,
+            }) => {
                 let shape = layout::dims(&out.shape).map_err(e)?;
                 let copy = layout::broadcast_in_dim(&x[0].shape(), dims, &shape)
                     .map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Reshape => Ok(vec![x[0].with_type(out.clone())]),
-            OpKind::Transpose { perm } => {
+            OpKind::Reshape(_) => Ok(vec![x[0].with_type(out.clone())]),
+            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }) => {
                 let (_, copy) =
                     layout::transpose(&x[0].shape(), perm).map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Slice {
+            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start,
                 limit,
                 strides,
-            } => {
+            }) => {
                 let (_, copy) = layout::slice(&x[0].shape(), start, limit, strides)
                     .map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Pad {
+            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
                 low,
                 high,
                 interior,
-            } => {
+            }) => {
                 let (shape, copy) = layout::pad(&x[0].shape(), low, high, interior)
                     .map_err(|m| invalid(kind, m))?;
                 // The padding value (a scalar) everywhere, then the operand.
@@ -303,7 +305,7 @@ impl CudaDevice {
                     &[(&x[1].data, fill), (&x[0].data, copy)],
                 )?])
             }
-            OpKind::Concatenate { dim } => {
+            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim }) => {
                 let shapes: Vec<Vec<usize>> = x.iter().map(|b| b.shape()).collect();
                 let (_, copies) =
                     layout::concatenate(&shapes, *dim).map_err(|m| invalid(kind, m))?;

@@ -93,7 +93,9 @@ pub fn has_padded_reshape(program: &PartitionedProgram) -> bool {
             .is_some_and(|l| l.is_padded())
     };
     g.steps.iter().any(|s| {
-        matches!(s.kind, GStepKind::Compute(OpKind::Reshape))
-            && s.operands.iter().chain(&s.results).any(|&v| padded(v))
+        matches!(
+            s.kind,
+            GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape))
+        ) && s.operands.iter().chain(&s.results).any(|&v| padded(v))
     })
 }

@@ -145,6 +145,20 @@ pub(crate) fn expect_results(
     Ok(())
 }
 
+/// The verifier's check of an op whose results follow from its operands
+/// (`infer`): every operand of a static shape, then the given results
+/// compared with the inferred ones.
+pub(crate) fn check_inferred(
+    operands: &[TensorType],
+    results: &[TensorType],
+    infer: impl FnOnce(&[TensorType]) -> Result<Vec<TensorType>, String>,
+) -> Result<(), String> {
+    for (i, ty) in operands.iter().enumerate() {
+        check_static_shape(ty, &format!("operand {i}"))?;
+    }
+    expect_results(&infer(operands)?, results)
+}
+
 /// The single result of an op whose result type is given rather than
 /// inferred (`reshape`, `iota`, ...).
 pub(crate) fn single_result(results: &[TensorType]) -> Result<&TensorType, String> {

@@ -1,9 +1,9 @@
-//! Shape rules of the element-wise ops: unary, binary, `compare`, `select`,
-//! `clamp` and `convert`. StableHLO has no implicit broadcasting: operands
+//! Shape rules of the element-wise ops: unary, binary, `compare`, `select`
+//! and `clamp` (`convert` is defined in `crate::ops`). StableHLO has no implicit broadcasting: operands
 //! have equal shapes, except that `select`'s predicate and `clamp`'s bounds
 //! may be scalars.
 
-use super::common::{check_static_shape, expect_operands, expect_same_types};
+use super::common::{expect_operands, expect_same_types};
 use crate::ir::ops::{BinaryOp, CompareType, UnaryOp};
 use crate::ir::types::{ElemType, TensorType};
 
@@ -92,11 +92,4 @@ pub(crate) fn infer_clamp(operands: &[TensorType]) -> Result<TensorType, String>
         }
     }
     Ok(x.clone())
-}
-
-/// `stablehlo.convert` to element type `elem`: the shape is kept, any
-/// element type converts to any other.
-pub fn infer_convert(operand: &TensorType, elem: ElemType) -> Result<TensorType, String> {
-    check_static_shape(operand, "operand")?;
-    Ok(operand.with_elem(elem))
 }

@@ -1,8 +1,8 @@
-//! Ops without operands, whose result type is written in the program:
-//! `constant` and `iota`. Their rules check the given type against the
-//! attributes.
+//! `constant`, an op without operands whose result type is written in the
+//! program: its rule checks the given type against the literal (`iota`
+//! is defined in `crate::ops`).
 
-use super::common::{check_static_shape, checked_num_elements, dim_index};
+use super::common::{check_static_shape, checked_num_elements};
 use crate::ir::literal::{DenseLiteral, Scalar};
 use crate::ir::types::{ElemType, TensorType};
 
@@ -61,17 +61,4 @@ fn int_range(elem: ElemType) -> Option<(i64, i64)> {
         ElemType::U32 => Some((0, u32::MAX.into())),
         _ => None,
     }
-}
-
-/// `stablehlo.iota dim = d : ty`: `d` indexes a dimension of `ty`, whose
-/// elements are integers or floats.
-pub fn infer_iota(dim: i64, ty: &TensorType) -> Result<TensorType, String> {
-    check_static_shape(ty, "result")?;
-    if ty.elem.is_bool() {
-        return Err(format!(
-            "result must have integer or floating-point elements, got {ty}"
-        ));
-    }
-    dim_index(dim, ty.rank(), "iota dimension")?;
-    Ok(ty.clone())
 }

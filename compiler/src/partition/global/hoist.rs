@@ -108,8 +108,8 @@ fn candidate(
         return None;
     }
     let maps_dims_straight = match kind {
-        OpKind::Unary(_) | OpKind::Convert => true,
-        OpKind::Pad { .. } | OpKind::Slice { .. } => {
+        OpKind::Unary(_) | OpKind::Convert(_) => true,
+        OpKind::Pad(_) | OpKind::Slice(_) => {
             // Dimensions the op changes must stay unsharded.
             (0..dst.ty.rank())
                 .all(|d| u.ty.shape[d] == dst.ty.shape[d] || target.dims[d].axes.is_empty())

@@ -52,11 +52,11 @@ fn monotone(u: UnaryOp) -> bool {
 fn moves_elements(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Reshape
-            | OpKind::Transpose { .. }
-            | OpKind::BroadcastInDim { .. }
-            | OpKind::Slice { .. }
-            | OpKind::Concatenate { .. }
+        OpKind::Reshape(_)
+            | OpKind::Transpose(_)
+            | OpKind::BroadcastInDim(_)
+            | OpKind::Slice(_)
+            | OpKind::Concatenate(_)
             | OpKind::Reverse(_)
     )
 }
@@ -73,8 +73,8 @@ pub(crate) fn partial_pass(
         return PartialPass::Joint;
     }
     match (reduction, kind) {
-        (ReductionOp::Sum, OpKind::Convert) if float_result => PartialPass::Joint,
-        (ReductionOp::Max | ReductionOp::Min, OpKind::Convert) => PartialPass::Joint,
+        (ReductionOp::Sum, OpKind::Convert(_)) if float_result => PartialPass::Joint,
+        (ReductionOp::Max | ReductionOp::Min, OpKind::Convert(_)) => PartialPass::Joint,
         (ReductionOp::Sum, OpKind::Unary(UnaryOp::Negate))
         | (ReductionOp::Sum, OpKind::Binary(BinaryOp::Add | BinaryOp::Subtract))
         | (ReductionOp::Max, OpKind::Binary(BinaryOp::Maximum))
@@ -122,16 +122,28 @@ mod tests {
         );
         assert_eq!(partial_pass(&mul, ReductionOp::Sum, true), PartialPass::One);
         assert_eq!(
-            partial_pass(&OpKind::Reshape, ReductionOp::Min, true),
+            partial_pass(
+                &OpKind::Reshape(crate::ops::reshape::Reshape),
+                ReductionOp::Min,
+                true
+            ),
             PartialPass::Joint
         );
         // Rounding each partial sum to an integer is not rounding the sum.
         assert_eq!(
-            partial_pass(&OpKind::Convert, ReductionOp::Sum, false),
+            partial_pass(
+                &OpKind::Convert(crate::ops::convert::Convert),
+                ReductionOp::Sum,
+                false
+            ),
             PartialPass::Reduce
         );
         assert_eq!(
-            partial_pass(&OpKind::Convert, ReductionOp::Sum, true),
+            partial_pass(
+                &OpKind::Convert(crate::ops::convert::Convert),
+                ReductionOp::Sum,
+                true
+            ),
             PartialPass::Joint
         );
     }

@@ -284,7 +284,7 @@ fn scalar_constant(prog: &GlobalProgram, g: GValueId) -> Option<Scalar> {
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v), ..)) if v.len() == 1 => {
             v.first().copied()
         }
-        GStepKind::Compute(OpKind::BroadcastInDim { .. } | OpKind::Reshape)
+        GStepKind::Compute(OpKind::BroadcastInDim(_) | OpKind::Reshape(_))
             if prog.values[step.operands[0]].ty.rank() == 0 =>
         {
             scalar_constant(prog, step.operands[0])

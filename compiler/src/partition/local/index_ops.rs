@@ -138,7 +138,7 @@ impl DeviceBuilder<'_> {
         });
         self.emit(
             step,
-            OpKind::Reshape,
+            OpKind::Reshape(crate::ops::reshape::Reshape),
             vec![one],
             TensorType::scalar(elem),
             name,
@@ -211,9 +211,9 @@ impl DeviceBuilder<'_> {
         );
         self.emit(
             step,
-            OpKind::BroadcastInDim {
+            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
                 dims: vec![ivd as i64],
-            },
+            }),
             vec![v],
             ty.clone(),
             name,
@@ -250,7 +250,9 @@ impl DeviceBuilder<'_> {
         if ivd >= ty.rank() {
             return self.emit(
                 step,
-                OpKind::BroadcastInDim { dims: Vec::new() },
+                OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+                    dims: Vec::new(),
+                }),
                 vec![parts[0]],
                 ty.clone(),
                 format!("{name}.offsets"),
@@ -262,7 +264,7 @@ impl DeviceBuilder<'_> {
             .map(|p| {
                 self.emit(
                     step,
-                    OpKind::Reshape,
+                    OpKind::Reshape(crate::ops::reshape::Reshape),
                     vec![p],
                     one_ty.clone(),
                     format!("{name}.part"),
@@ -272,16 +274,16 @@ impl DeviceBuilder<'_> {
         let vec_ty = TensorType::new(vec![offsets.len() as i64], ty.elem);
         let v = self.emit(
             step,
-            OpKind::Concatenate { dim: 0 },
+            OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim: 0 }),
             ones,
             vec_ty,
             format!("{name}.offvec"),
         );
         self.emit(
             step,
-            OpKind::BroadcastInDim {
+            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
                 dims: vec![ivd as i64],
-            },
+            }),
             vec![v],
             ty.clone(),
             format!("{name}.offsets"),
@@ -414,14 +416,16 @@ fn gather(
         let flag = b.device_scalar(i, ElemType::I32, holds, format!("{name}.holds_row0"));
         let flag = b.emit(
             i,
-            OpKind::Convert,
+            OpKind::Convert(crate::ops::convert::Convert),
             vec![flag],
             TensorType::scalar(ElemType::I1),
             format!("{name}.holds"),
         );
         let flag = b.emit(
             i,
-            OpKind::BroadcastInDim { dims: Vec::new() },
+            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+                dims: Vec::new(),
+            }),
             vec![flag],
             batch_ty.clone(),
             format!("{name}.holds_all"),
@@ -443,7 +447,7 @@ fn gather(
         .collect();
     let wide = b.emit(
         i,
-        OpKind::BroadcastInDim { dims: batch_dims },
+        OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim { dims: batch_dims }),
         vec![mask],
         out_ty.with_elem(ElemType::I1),
         format!("{name}.mask_rows"),
@@ -543,7 +547,7 @@ fn scatter(
                         b.device_scalar(i, ElemType::I32, first.clone(), format!("{name}.first"));
                     let f = b.emit(
                         i,
-                        OpKind::Convert,
+                        OpKind::Convert(crate::ops::convert::Convert),
                         vec![f],
                         TensorType::scalar(ElemType::I1),
                         format!("{name}.is_first"),
@@ -574,7 +578,7 @@ fn is_splat_of(b: &DeviceBuilder, g: GValueId, value: &Scalar) -> bool {
     };
     match &step.kind {
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(v), ..)) => v == value,
-        GStepKind::Compute(OpKind::BroadcastInDim { .. }) | GStepKind::Reshard => {
+        GStepKind::Compute(OpKind::BroadcastInDim(_)) | GStepKind::Reshard => {
             is_splat_of(b, step.operands[0], value)
         }
         _ => false,
@@ -622,11 +626,11 @@ fn dynamic_update_slice(
     );
     let padded = b.emit(
         i,
-        OpKind::Pad {
+        OpKind::Pad(crate::ops::pad::Pad {
             low: low.clone(),
             high: high.clone(),
             interior: vec![0; rank],
-        },
+        }),
         vec![locals[0], zero],
         padded_ty.clone(),
         format!("{name}.padded"),
@@ -670,11 +674,11 @@ fn dynamic_update_slice(
     let limit: Vec<i64> = (0..rank).map(|d| low[d] + block.shape[d]).collect();
     b.op(
         i,
-        OpKind::Slice {
+        OpKind::Slice(crate::ops::slice::Slice {
             start: low,
             limit,
             strides: vec![1; rank],
-        },
+        }),
         vec![updated],
         &[result],
     )

@@ -212,7 +212,7 @@ impl DeviceBuilder<'_> {
         let name = self.names[result].clone();
         let split = self.new_value(view(1, g), format!("{name}.chunks"));
         self.instrs.push(Instr::Op {
-            kind: OpKind::Reshape,
+            kind: OpKind::Reshape(crate::ops::reshape::Reshape),
             operands: vec![local],
             results: vec![split],
             step: i,
@@ -220,7 +220,12 @@ impl DeviceBuilder<'_> {
         self.zero_padded[split] = self.zero_padded[local];
         let moved = self.new_value(view(g, 1), format!("{name}.moved"));
         self.push_user_collective(i, kind, operand, split, moved, result, Some((d, d + 1)))?;
-        self.op(i, OpKind::Reshape, vec![moved], &[result])
+        self.op(
+            i,
+            OpKind::Reshape(crate::ops::reshape::Reshape),
+            vec![moved],
+            &[result],
+        )
     }
 
     /// `partition_id`: the device's position in the mesh, as a one-element
@@ -247,6 +252,11 @@ impl DeviceBuilder<'_> {
             offset: PerDevice(offsets),
             step: i,
         });
-        self.op(i, OpKind::Reshape, vec![one], &[result])
+        self.op(
+            i,
+            OpKind::Reshape(crate::ops::reshape::Reshape),
+            vec![one],
+            &[result],
+        )
     }
 }

@@ -105,7 +105,12 @@ impl DeviceBuilder<'_> {
             GStepKind::ToUnreduced { .. } => lower_to_unreduced(self, i),
             GStepKind::StackPartials { .. } => {
                 let input = self.local(step.operands[0])?;
-                self.op(i, OpKind::Reshape, vec![input], &step.results)
+                self.op(
+                    i,
+                    OpKind::Reshape(crate::ops::reshape::Reshape),
+                    vec![input],
+                    &step.results,
+                )
             }
             GStepKind::Reshard | GStepKind::AllReduce { .. } => {
                 let input = self.local(step.operands[0])?;
@@ -221,7 +226,7 @@ impl DeviceBuilder<'_> {
             {
                 self.sharded_constant(i, kind, results[0])
             }
-            OpKind::Iota { dim } => self.iota(i, kind, *dim, results[0]),
+            OpKind::Iota(crate::ops::iota::Iota { dim }) => self.iota(i, kind, *dim, results[0]),
             OpKind::PartitionId(_) => self.partition_id(i, results[0]),
             OpKind::AllReduce(_)
             | OpKind::AllGather(_)
@@ -263,10 +268,9 @@ impl DeviceBuilder<'_> {
             OpKind::ReduceWindow(rw) => {
                 self.local_reduce_window(i, rw, &operands, locals, &results)
             }
-            OpKind::Slice { .. }
-            | OpKind::Pad { .. }
-            | OpKind::Concatenate { .. }
-            | OpKind::Reverse(_) => lower_remap_op(self, i, kind, &operands, &locals, results[0]),
+            OpKind::Slice(_) | OpKind::Pad(_) | OpKind::Concatenate(_) | OpKind::Reverse(_) => {
+                lower_remap_op(self, i, kind, &operands, &locals, results[0])
+            }
             _ => {
                 if lower_index_op(self, i, kind, &operands, locals.clone(), &results)? {
                     return Ok(());
@@ -288,7 +292,7 @@ impl DeviceBuilder<'_> {
         else {
             return Ok(());
         };
-        if let OpKind::Reshape = kind {
+        if let OpKind::Reshape(_) = kind {
             let a = self.values[operands[0]].ty.num_elements();
             let b = self.values[results[0]].ty.num_elements();
             if a != b {

@@ -150,7 +150,7 @@ pub fn preserves_zero_padding(kind: &OpKind) -> bool {
                 | BinaryOp::ShiftRightLogical
                 | BinaryOp::ShiftRightArithmetic
         ),
-        OpKind::Convert | OpKind::Transpose { .. } | OpKind::Reshape => true,
+        OpKind::Convert(_) | OpKind::Transpose(_) | OpKind::Reshape(_) => true,
         OpKind::DotGeneral { .. } => true,
         OpKind::Reduce(r) => r.kind() == Some(ReduceKind::Add),
         _ => false,

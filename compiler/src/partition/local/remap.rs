@@ -39,11 +39,11 @@ pub(crate) fn lower_remap_op(
         .filter(|&d| !b.dim_axes(result, d).is_empty() && changes_dim(kind, b, operands, result, d))
         .collect();
     match kind {
-        OpKind::Slice {
+        OpKind::Slice(crate::ops::slice::Slice {
             start,
             limit,
             strides,
-        } => {
+        }) => {
             let mut local_start = start.clone();
             let mut local_limit = limit.clone();
             let mut local_strides = strides.clone();
@@ -75,11 +75,11 @@ pub(crate) fn lower_remap_op(
                     format!("{}.local", b.name_of(result)),
                 );
                 b.instrs.push(Instr::Op {
-                    kind: OpKind::Slice {
+                    kind: OpKind::Slice(crate::ops::slice::Slice {
                         start: local_start,
                         limit: local_limit,
                         strides: local_strides,
-                    },
+                    }),
                     operands: vec![locals[0]],
                     results: vec![out],
                     step,
@@ -93,11 +93,11 @@ pub(crate) fn lower_remap_op(
             }
             finish(b, cur, result, step)
         }
-        OpKind::Pad {
+        OpKind::Pad(crate::ops::pad::Pad {
             low,
             high,
             interior,
-        } => {
+        }) => {
             let in_ty = b.local_ty(locals[0]).clone();
             let mut l = low.clone();
             let mut h = high.clone();
@@ -123,11 +123,11 @@ pub(crate) fn lower_remap_op(
                     format!("{}.local", b.name_of(result)),
                 );
                 b.instrs.push(Instr::Op {
-                    kind: OpKind::Pad {
+                    kind: OpKind::Pad(crate::ops::pad::Pad {
                         low: l,
                         high: h,
                         interior: it,
-                    },
+                    }),
                     operands: vec![locals[0], locals[1]],
                     results: vec![out],
                     step,
@@ -154,7 +154,7 @@ pub(crate) fn lower_remap_op(
             }
             finish(b, cur, result, step)
         }
-        OpKind::Concatenate { dim } => {
+        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => {
             let d = *dim as usize;
             if !remapped.contains(&d) {
                 let out = b.local(result)?;
@@ -235,14 +235,14 @@ fn changes_dim(
     d: usize,
 ) -> bool {
     match kind {
-        OpKind::Concatenate { dim } => *dim as usize == d,
+        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => *dim as usize == d,
         OpKind::Reverse(r) => r.reverses(d) && b.prog.values[result].ty.shape[d] > 1,
-        OpKind::Slice { start, strides, .. } => {
+        OpKind::Slice(crate::ops::slice::Slice { start, strides, .. }) => {
             start[d] != 0
                 || strides[d] != 1
                 || b.prog.values[operands[0]].ty.shape[d] != b.prog.values[result].ty.shape[d]
         }
-        OpKind::Pad { low, interior, .. } => {
+        OpKind::Pad(crate::ops::pad::Pad { low, interior, .. }) => {
             low[d] != 0
                 || interior[d] != 0
                 || b.prog.values[operands[0]].ty.shape[d] != b.prog.values[result].ty.shape[d]

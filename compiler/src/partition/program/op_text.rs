@@ -28,9 +28,13 @@ pub fn op_attrs(kind: &OpKind) -> String {
             let more = if v.len() > 4 { ", ..." } else { "" };
             format!("dense<[{}{more}]>", head.join(", "))
         }
-        OpKind::Iota { dim } => format!("dim = {dim}"),
-        OpKind::BroadcastInDim { dims } => format!("dims = {}", list(dims)),
-        OpKind::Transpose { perm } => format!("dims = {}", list(perm)),
+        OpKind::Iota(crate::ops::iota::Iota { dim }) => format!("dim = {dim}"),
+        OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim { dims }) => {
+            format!("dims = {}", list(dims))
+        }
+        OpKind::Transpose(crate::ops::transpose::Transpose { perm }) => {
+            format!("dims = {}", list(perm))
+        }
         OpKind::DotGeneral { dims, .. } => {
             let mut s = String::new();
             if !dims.lhs_batch.is_empty() {
@@ -59,12 +63,12 @@ pub fn op_attrs(kind: &OpKind) -> String {
                 r.body.func().body.len()
             ),
         },
-        OpKind::Concatenate { dim } => format!("dim = {dim}"),
-        OpKind::Slice {
+        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => format!("dim = {dim}"),
+        OpKind::Slice(crate::ops::slice::Slice {
             start,
             limit,
             strides,
-        } => {
+        }) => {
             let parts: Vec<String> = start
                 .iter()
                 .zip(limit)
@@ -79,11 +83,11 @@ pub fn op_attrs(kind: &OpKind) -> String {
                 .collect();
             format!("[{}]", parts.join(", "))
         }
-        OpKind::Pad {
+        OpKind::Pad(crate::ops::pad::Pad {
             low,
             high,
             interior,
-        } => format!(
+        }) => format!(
             "low = {}, high = {}, interior = {}",
             list(low),
             list(high),

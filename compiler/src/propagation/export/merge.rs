@@ -47,7 +47,7 @@ pub fn merge_constants(f: &mut Function) {
                     let ty = op.results.first().map(|&r| f.ty(r).to_string());
                     (0u8, ty.unwrap_or_default(), None)
                 }
-                OpKind::BroadcastInDim { .. }
+                OpKind::BroadcastInDim(_)
                     if op.operands.len() == 1 && f.ty(op.operands[0]).rank() == 0 =>
                 {
                     let ty = op.results.first().map(|&r| f.ty(r).to_string());

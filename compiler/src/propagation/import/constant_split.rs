@@ -20,7 +20,7 @@ fn is_constant_preserving(kind: &OpKind) -> bool {
     kind.is_elementwise()
         || matches!(
             kind,
-            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Slice { .. }
+            OpKind::BroadcastInDim(_) | OpKind::Reshape(_) | OpKind::Slice(_)
         )
 }
 
@@ -115,7 +115,7 @@ impl Splitter<'_> {
             return;
         }
         let is_constant = match &op.kind {
-            OpKind::Constant(..) | OpKind::Iota { .. } => true,
+            OpKind::Constant(..) | OpKind::Iota(_) => true,
             kind => {
                 is_constant_preserving(kind)
                     && op.operands.iter().all(|&v| {
@@ -129,7 +129,7 @@ impl Splitter<'_> {
             self.constant_order.push(id);
             return;
         }
-        let is_scalar_expansion = matches!(op.kind, OpKind::BroadcastInDim { .. })
+        let is_scalar_expansion = matches!(op.kind, OpKind::BroadcastInDim(_))
             && op
                 .operands
                 .first()

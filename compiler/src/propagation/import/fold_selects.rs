@@ -20,13 +20,13 @@ fn is_pure(kind: &OpKind) -> bool {
             kind,
             OpKind::Compare { .. }
                 | OpKind::Select
-                | OpKind::BroadcastInDim { .. }
-                | OpKind::Reshape
-                | OpKind::Transpose { .. }
+                | OpKind::BroadcastInDim(_)
+                | OpKind::Reshape(_)
+                | OpKind::Transpose(_)
                 | OpKind::Constant { .. }
-                | OpKind::Iota { .. }
-                | OpKind::Slice { .. }
-                | OpKind::Convert
+                | OpKind::Iota(_)
+                | OpKind::Slice(_)
+                | OpKind::Convert(_)
                 | OpKind::Gather(_)
                 | OpKind::Scatter(_)
         )

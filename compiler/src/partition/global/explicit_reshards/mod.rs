@@ -641,7 +641,7 @@ impl<'a> Builder<'a> {
                 }
                 Ok(())
             }
-            OpKind::Constant(..) | OpKind::Iota { .. } => {
+            OpKind::Constant(..) | OpKind::Iota(_) => {
                 let operands = op
                     .operands
                     .iter()
@@ -715,10 +715,10 @@ pub(crate) fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s), ..)) => zero(s),
         GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v), ..)) => v.iter().all(zero),
         GStepKind::Compute(
-            OpKind::BroadcastInDim { .. }
-            | OpKind::Reshape
-            | OpKind::Convert
-            | OpKind::Transpose { .. },
+            OpKind::BroadcastInDim(_)
+            | OpKind::Reshape(_)
+            | OpKind::Convert(_)
+            | OpKind::Transpose(_),
         )
         | GStepKind::Reshard
         | GStepKind::Relabel

@@ -238,7 +238,7 @@ impl Builder<'_> {
         if !whole.is_empty() {
             make_whole(&rule, &whole, &mut common, &mesh);
         }
-        if !matches!(op.kind, OpKind::Concatenate { .. }) {
+        if !matches!(op.kind, OpKind::Concatenate(_)) {
             // Only concatenate rebuilds a need-replication factor (with a
             // remap); every other op (gather's index vector, a dynamic
             // slice's sliced dim, sort's dim) reads it whole.

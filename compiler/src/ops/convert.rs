@@ -1,0 +1,89 @@
+//! `stablehlo.convert`: every element converted to another element type
+//! (`x.astype(...)`); the shape is kept. The program states the result
+//! element type.
+//!
+//! `%r = stablehlo.convert %x : (tensor<4x3xi32>) -> tensor<4x3xf32>`
+
+use crate::ir::attr::Attr;
+use crate::ir::infer::common::{
+    check_static_shape, expect_operands, expect_results, single_result,
+};
+use crate::ir::infer::not_inferable;
+use crate::ir::types::{ElemType, TensorType};
+use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::rules::builder::RuleBuilder;
+use crate::rules::rule::{OpShardingRule, RuleOptions};
+
+/// No attributes: the result type says the element type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Convert;
+
+impl DecodeOp for Convert {
+    const SPEC: OpSpec = OpSpec {
+        name: "stablehlo.convert",
+        aliases: &[],
+        operands: Arity::Exactly(1),
+        results: Arity::Exactly(1),
+        computations: 0,
+        elementwise: true,
+        pretty: Some(&[Fmt::Operands, Fmt::AttrDict, Fmt::Sig(SigForm::SameType)]),
+    };
+
+    fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {
+        Ok(Convert)
+    }
+}
+
+/// `stablehlo.convert` to element type `elem`: the shape is kept, any
+/// element type converts to any other.
+pub fn infer_convert(operand: &TensorType, elem: ElemType) -> Result<TensorType, String> {
+    check_static_shape(operand, "operand")?;
+    Ok(operand.with_elem(elem))
+}
+
+impl OpDef for Convert {
+    fn spec(&self) -> &'static OpSpec {
+        &Self::SPEC
+    }
+
+    fn attrs(&self) -> Vec<(&'static str, Attr)> {
+        Vec::new()
+    }
+
+    fn infer(&self, _operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
+        Err(not_inferable("infer_convert"))
+    }
+
+    fn inferable(&self) -> bool {
+        false
+    }
+
+    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
+        expect_operands(operands, 1)?;
+        let want = infer_convert(&operands[0], single_result(results)?.elem)?;
+        expect_results(&[want], results)
+    }
+
+    /// Element-wise: one factor per dimension, shared by operand and
+    /// result.
+    fn rule(
+        &self,
+        shapes: &RuleShapes,
+        _options: RuleOptions,
+    ) -> Result<Option<OpShardingRule>, String> {
+        let shape = match shapes.results {
+            [r] => *r,
+            other => return Err(format!("expected 1 result, got {}", other.len())),
+        };
+        for (k, s) in shapes.operands.iter().enumerate() {
+            if *s != shape {
+                return Err(format!(
+                    "operand {k} has shape {s:?} but the op works on shape {shape:?}"
+                ));
+            }
+        }
+        RuleBuilder::for_shapes(shapes.operands, shapes.results)
+            .pointwise(shape)
+            .build_rule()
+    }
+}
