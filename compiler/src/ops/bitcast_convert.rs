@@ -56,10 +56,6 @@ fn result_shape(input: &TensorType, out_bits: u32) -> Result<Vec<i64>, String> {
 }
 
 impl OpDef for BitcastConvert {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

@@ -76,10 +76,6 @@ pub fn infer_broadcast_in_dim(
 }
 
 impl OpDef for BroadcastInDim {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

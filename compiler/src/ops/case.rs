@@ -37,10 +37,6 @@ impl DecodeOp for Case {
 }
 
 impl OpDef for Case {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

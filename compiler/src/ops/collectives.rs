@@ -351,10 +351,6 @@ impl DecodeOp for AllReduce {
 }
 
 impl OpDef for AllReduce {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }
@@ -418,10 +414,6 @@ impl DecodeOp for AllGather {
 }
 
 impl OpDef for AllGather {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }
@@ -482,10 +474,6 @@ impl DecodeOp for ReduceScatter {
 }
 
 impl OpDef for ReduceScatter {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }
@@ -562,10 +550,6 @@ impl DecodeOp for AllToAll {
 }
 
 impl OpDef for AllToAll {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }
@@ -635,10 +619,6 @@ impl DecodeOp for CollectivePermute {
 }
 
 impl OpDef for CollectivePermute {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }
@@ -709,10 +689,6 @@ impl DecodeOp for PartitionId {
 }
 
 impl OpDef for PartitionId {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

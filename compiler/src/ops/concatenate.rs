@@ -42,10 +42,6 @@ impl DecodeOp for Concatenate {
 }
 
 impl OpDef for Concatenate {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

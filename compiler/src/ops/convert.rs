@@ -42,10 +42,6 @@ pub fn infer_convert(operand: &TensorType, elem: ElemType) -> Result<TensorType,
 }
 
 impl OpDef for Convert {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

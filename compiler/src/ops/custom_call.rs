@@ -292,10 +292,6 @@ impl DecodeOp for CustomCall {
 }
 
 impl OpDef for CustomCall {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -72,10 +72,6 @@ pub(crate) fn check_start_indices(
 }
 
 impl OpDef for DynamicSlice {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -34,10 +34,6 @@ impl DecodeOp for DynamicUpdateSlice {
 }
 
 impl OpDef for DynamicUpdateSlice {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

@@ -77,10 +77,6 @@ impl Gather {
 }
 
 impl OpDef for Gather {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

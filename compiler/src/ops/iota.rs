@@ -53,10 +53,6 @@ pub fn infer_iota(dim: i64, ty: &TensorType) -> Result<TensorType, String> {
 }
 
 impl OpDef for Iota {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -295,10 +295,6 @@ impl ManualComputation {
 }
 
 impl OpDef for ManualComputation {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         vec![
             ("in_shardings", Attr::Shardings(self.in_shardings.clone())),

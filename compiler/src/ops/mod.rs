@@ -156,10 +156,21 @@ impl RuleShapes<'_> {
     }
 }
 
-/// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.
-pub trait OpDef: fmt::Debug {
+/// An op kind's static facts, derived for every type that decodes as one
+/// ([`DecodeOp::SPEC`]), so that no definition repeats them; a supertrait
+/// of [`OpDef`], so `&dyn OpDef` reaches it.
+pub trait HasSpec {
     fn spec(&self) -> &'static OpSpec;
+}
 
+impl<T: DecodeOp> HasSpec for T {
+    fn spec(&self) -> &'static OpSpec {
+        &T::SPEC
+    }
+}
+
+/// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.
+pub trait OpDef: HasSpec + fmt::Debug {
     /// The inherent attributes, in the order the generic form prints them.
     /// Derived by [`define_attrs!`].
     fn attrs(&self) -> Vec<(&'static str, Attr)>;

@@ -81,10 +81,6 @@ fn list(ts: &[TensorType]) -> String {
 }
 
 impl OpDef for NamedComputation {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }

@@ -35,10 +35,6 @@ impl DecodeOp for OptimizationBarrier {
 }
 
 impl OpDef for OptimizationBarrier {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

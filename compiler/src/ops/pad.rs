@@ -49,10 +49,6 @@ impl DecodeOp for Pad {
 }
 
 impl OpDef for Pad {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

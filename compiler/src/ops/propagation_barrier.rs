@@ -60,10 +60,6 @@ impl DecodeOp for PropagationBarrier {
 }
 
 impl OpDef for PropagationBarrier {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -379,10 +379,6 @@ impl DecodeOp for RaggedDot {
 }
 
 impl OpDef for RaggedDot {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

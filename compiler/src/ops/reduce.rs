@@ -99,10 +99,6 @@ impl DecodeOp for Reduce {
 }
 
 impl OpDef for Reduce {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }

@@ -48,10 +48,6 @@ impl DecodeOp for ReducePrecision {
 }
 
 impl OpDef for ReducePrecision {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -75,10 +75,6 @@ impl DecodeOp for ReduceWindow {
 }
 
 impl OpDef for ReduceWindow {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }

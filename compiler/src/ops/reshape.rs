@@ -54,10 +54,6 @@ fn fmt_count(n: Option<i64>) -> String {
 }
 
 impl OpDef for Reshape {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

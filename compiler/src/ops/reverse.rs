@@ -48,10 +48,6 @@ impl Reverse {
 }
 
 impl OpDef for Reverse {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

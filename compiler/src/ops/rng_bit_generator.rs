@@ -96,10 +96,6 @@ fn check_state(algorithm: RngAlgorithm, state: &TensorType) -> Result<(), String
 }
 
 impl OpDef for RngBitGenerator {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -141,10 +141,6 @@ impl Scatter {
 }
 
 impl OpDef for Scatter {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }

@@ -75,10 +75,6 @@ impl DecodeOp for SdyAllReduce {
 }
 
 impl OpDef for SdyAllReduce {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         vec![
             ("out_sharding", Attr::Sharding(self.out_sharding.clone())),

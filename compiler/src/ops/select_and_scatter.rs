@@ -77,10 +77,6 @@ impl DecodeOp for SelectAndScatter {
 }
 
 impl OpDef for SelectAndScatter {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }

@@ -54,10 +54,6 @@ impl DecodeOp for Send {
 }
 
 impl OpDef for Send {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }
@@ -94,10 +90,6 @@ impl DecodeOp for Recv {
 }
 
 impl OpDef for Recv {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

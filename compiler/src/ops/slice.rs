@@ -63,10 +63,6 @@ impl DecodeOp for Slice {
 }
 
 impl OpDef for Slice {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -60,10 +60,6 @@ impl DecodeOp for Sort {
 }
 
 impl OpDef for Sort {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }

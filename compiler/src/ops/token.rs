@@ -50,10 +50,6 @@ impl DecodeOp for AfterAll {
 }
 
 impl OpDef for AfterAll {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }
@@ -84,10 +80,6 @@ impl DecodeOp for CreateToken {
 }
 
 impl OpDef for CreateToken {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

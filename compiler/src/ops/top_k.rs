@@ -45,10 +45,6 @@ impl DecodeOp for TopK {
 }
 
 impl OpDef for TopK {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

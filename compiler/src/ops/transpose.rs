@@ -63,10 +63,6 @@ impl Transpose {
 }
 
 impl OpDef for Transpose {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

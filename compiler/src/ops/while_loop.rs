@@ -58,10 +58,6 @@ fn list(ts: &[TensorType]) -> String {
 }
 
 impl OpDef for While {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         Vec::new()
     }

@@ -341,10 +341,6 @@ impl ConvolutionAttrs {
 }
 
 impl OpDef for Convolution {
-    fn spec(&self) -> &'static OpSpec {
-        &Self::SPEC
-    }
-
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }
