@@ -10,7 +10,7 @@
 use crate::ir::attr::Attr;
 use crate::ir::infer::common::check_static_shape;
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
 
@@ -20,13 +20,8 @@ pub struct BitcastConvert;
 
 impl DecodeOp for BitcastConvert {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.bitcast_convert",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[Fmt::Operands, Fmt::AttrDict, Fmt::Sig(SigForm::Functional)]),
+        ..OpSpec::new("stablehlo.bitcast_convert")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

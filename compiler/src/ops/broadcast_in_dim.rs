@@ -12,7 +12,7 @@ use crate::ir::infer::common::{
 };
 use crate::ir::infer::not_inferable;
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions, TensorId};
 
@@ -25,12 +25,6 @@ define_attrs! {
 
 impl DecodeOp for BroadcastInDim {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.broadcast_in_dim",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Punct(","),
@@ -38,6 +32,7 @@ impl DecodeOp for BroadcastInDim {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.broadcast_in_dim")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -21,13 +21,8 @@ pub struct Case;
 
 impl DecodeOp for Case {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.case",
-        aliases: &[],
-        operands: Arity::Exactly(1),
         results: Arity::AtLeast(0),
-        computations: 0,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.case")
     };
     const REGIONS: Arity = Arity::AtLeast(1);
 

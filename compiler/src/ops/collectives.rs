@@ -325,22 +325,11 @@ fn resized_rule(shapes: &RuleShapes, changed: &[usize]) -> Result<Option<OpShard
     b.build().map(Some).map_err(|e| e.to_string())
 }
 
-macro_rules! collective_spec {
-    ($name:literal, $computations:expr) => {
-        OpSpec {
-            name: $name,
-            aliases: &[],
-            operands: Arity::Exactly(1),
-            results: Arity::Exactly(1),
-            computations: $computations,
-            elementwise: false,
-            pretty: None,
-        }
-    };
-}
-
 impl DecodeOp for AllReduce {
-    const SPEC: OpSpec = collective_spec!("stablehlo.all_reduce", 1);
+    const SPEC: OpSpec = OpSpec {
+        computations: 1,
+        ..OpSpec::new("stablehlo.all_reduce")
+    };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
         Ok(AllReduce {
@@ -404,7 +393,7 @@ impl AllGather {
 }
 
 impl DecodeOp for AllGather {
-    const SPEC: OpSpec = collective_spec!("stablehlo.all_gather", 0);
+    const SPEC: OpSpec = OpSpec::new("stablehlo.all_gather");
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
         Ok(AllGather {
@@ -463,7 +452,10 @@ impl ReduceScatter {
 }
 
 impl DecodeOp for ReduceScatter {
-    const SPEC: OpSpec = collective_spec!("stablehlo.reduce_scatter", 1);
+    const SPEC: OpSpec = OpSpec {
+        computations: 1,
+        ..OpSpec::new("stablehlo.reduce_scatter")
+    };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
         Ok(ReduceScatter {
@@ -540,7 +532,7 @@ impl AllToAll {
 }
 
 impl DecodeOp for AllToAll {
-    const SPEC: OpSpec = collective_spec!("stablehlo.all_to_all", 0);
+    const SPEC: OpSpec = OpSpec::new("stablehlo.all_to_all");
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
         Ok(AllToAll {
@@ -609,7 +601,7 @@ impl OpDef for AllToAll {
 }
 
 impl DecodeOp for CollectivePermute {
-    const SPEC: OpSpec = collective_spec!("stablehlo.collective_permute", 0);
+    const SPEC: OpSpec = OpSpec::new("stablehlo.collective_permute");
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
         Ok(CollectivePermute {
@@ -674,13 +666,9 @@ pub struct PartitionId;
 
 impl DecodeOp for PartitionId {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.partition_id",
-        aliases: &[],
         operands: Arity::Exactly(0),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[Fmt::AttrDict, Fmt::Sig(SigForm::Results)]),
+        ..OpSpec::new("stablehlo.partition_id")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -21,12 +21,7 @@ define_attrs! {
 
 impl DecodeOp for Concatenate {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.concatenate",
-        aliases: &[],
         operands: Arity::AtLeast(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Punct(","),
@@ -34,6 +29,7 @@ impl DecodeOp for Concatenate {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.concatenate")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

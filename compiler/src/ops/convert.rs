@@ -10,7 +10,7 @@ use crate::ir::infer::common::{
 };
 use crate::ir::infer::not_inferable;
 use crate::ir::types::{ElemType, TensorType};
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{OpShardingRule, RuleOptions};
 
@@ -20,13 +20,9 @@ pub struct Convert;
 
 impl DecodeOp for Convert {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.convert",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
         elementwise: true,
         pretty: Some(&[Fmt::Operands, Fmt::AttrDict, Fmt::Sig(SigForm::SameType)]),
+        ..OpSpec::new("stablehlo.convert")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -270,12 +270,8 @@ pub fn replicating_rule(operands: &[&[i64]], results: &[&[i64]]) -> OpShardingRu
 
 impl DecodeOp for CustomCall {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.custom_call",
-        aliases: &[],
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Symbol("call_target_name"),
             Fmt::Punct("("),
@@ -284,6 +280,7 @@ impl DecodeOp for CustomCall {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.custom_call")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -22,12 +22,7 @@ define_attrs! {
 
 impl DecodeOp for DynamicSlice {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.dynamic_slice",
-        aliases: &[],
         operands: Arity::AtLeast(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Punct(","),
@@ -35,6 +30,7 @@ impl DecodeOp for DynamicSlice {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.dynamic_slice")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -19,13 +19,9 @@ pub struct DynamicUpdateSlice;
 
 impl DecodeOp for DynamicUpdateSlice {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.dynamic_update_slice",
-        aliases: &[],
         operands: Arity::AtLeast(2),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[Fmt::Operands, Fmt::AttrDict, Fmt::Sig(SigForm::Functional)]),
+        ..OpSpec::new("stablehlo.dynamic_update_slice")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

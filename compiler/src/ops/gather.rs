@@ -32,13 +32,8 @@ define_attrs! {
 
 impl DecodeOp for Gather {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.gather",
-        aliases: &[],
         operands: Arity::Exactly(2),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.gather")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -21,17 +21,13 @@ define_attrs! {
 
 impl DecodeOp for Iota {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.iota",
-        aliases: &[],
         operands: Arity::Exactly(0),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Keyed("dim", "iota_dimension"),
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Results),
         ]),
+        ..OpSpec::new("stablehlo.iota")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

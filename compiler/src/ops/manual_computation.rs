@@ -35,12 +35,8 @@ pub struct ManualComputation {
 
 impl DecodeOp for ManualComputation {
     const SPEC: OpSpec = OpSpec {
-        name: "sdy.manual_computation",
-        aliases: &[],
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Punct("("),
             Fmt::Operands,
@@ -52,6 +48,7 @@ impl DecodeOp for ManualComputation {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("sdy.manual_computation")
     };
     const REGIONS: Arity = Arity::Exactly(1);
 

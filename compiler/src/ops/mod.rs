@@ -120,6 +120,21 @@ pub struct OpSpec {
 }
 
 impl OpSpec {
+    /// The common case: one operand, one result, no aliases, no scalar
+    /// bodies, not element-wise, no pretty form. A definition states what
+    /// differs and takes the rest from here (`..OpSpec::new(name)`).
+    pub const fn new(name: &'static str) -> OpSpec {
+        OpSpec {
+            name,
+            aliases: &[],
+            operands: Arity::Exactly(1),
+            results: Arity::Exactly(1),
+            computations: 0,
+            elementwise: false,
+            pretty: None,
+        }
+    }
+
     /// Whether `name` names this op.
     pub fn is_named(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)

@@ -55,13 +55,9 @@ impl NamedComputation {
 
 impl DecodeOp for NamedComputation {
     const SPEC: OpSpec = OpSpec {
-        name: "sdy.named_computation",
-        aliases: &[],
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),
-        computations: 0,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("sdy.named_computation")
     };
     const REGIONS: Arity = Arity::Exactly(1);
 

@@ -20,13 +20,10 @@ pub struct OptimizationBarrier;
 
 impl DecodeOp for OptimizationBarrier {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.optimization_barrier",
-        aliases: &[],
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[Fmt::AttrDict, Fmt::Operands, Fmt::Sig(SigForm::TypeList)]),
+        ..OpSpec::new("stablehlo.optimization_barrier")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -24,12 +24,7 @@ define_attrs! {
 
 impl DecodeOp for Pad {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.pad",
-        aliases: &[],
         operands: Arity::Exactly(2),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Punct(","),
@@ -41,6 +36,7 @@ impl DecodeOp for Pad {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.pad")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -16,7 +16,7 @@ use crate::attr_enum;
 use crate::define_attrs;
 use crate::ir::attr::Attr;
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
 
@@ -40,18 +40,13 @@ define_attrs! {
 
 impl DecodeOp for PropagationBarrier {
     const SPEC: OpSpec = OpSpec {
-        name: "sdy.propagation_barrier",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Assigned("allowed_direction", "allowed_direction"),
             Fmt::AttrDict,
             Fmt::Sig(SigForm::SameType),
         ]),
+        ..OpSpec::new("sdy.propagation_barrier")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -364,13 +364,9 @@ impl RaggedDot {
 
 impl DecodeOp for RaggedDot {
     const SPEC: OpSpec = OpSpec {
-        name: "chlo.ragged_dot",
         aliases: &["mhlo.ragged_dot"],
         operands: Arity::AtLeast(3),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("chlo.ragged_dot")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -73,12 +73,9 @@ impl Reduce {
 
 impl DecodeOp for Reduce {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.reduce",
-        aliases: &[],
         operands: Arity::AtLeast(2),
         results: Arity::AtLeast(1),
         computations: 1,
-        elementwise: false,
         pretty: Some(&[
             Fmt::InitPairs,
             Fmt::AppliesBody,
@@ -88,6 +85,7 @@ impl DecodeOp for Reduce {
             Fmt::Sig(SigForm::Functional),
             Fmt::ReducerBody,
         ]),
+        ..OpSpec::new("stablehlo.reduce")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -13,7 +13,7 @@ use crate::define_attrs;
 use crate::ir::attr::Attr;
 use crate::ir::infer::common::check_static_shape;
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{OpShardingRule, RuleOptions};
 
@@ -27,11 +27,6 @@ define_attrs! {
 
 impl DecodeOp for ReducePrecision {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.reduce_precision",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
         elementwise: true,
         pretty: Some(&[
             Fmt::Operands,
@@ -40,6 +35,7 @@ impl DecodeOp for ReducePrecision {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::SameType),
         ]),
+        ..OpSpec::new("stablehlo.reduce_precision")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

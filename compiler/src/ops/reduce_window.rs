@@ -57,13 +57,10 @@ impl ReduceWindow {
 
 impl DecodeOp for ReduceWindow {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.reduce_window",
-        aliases: &[],
         operands: Arity::AtLeast(2),
         results: Arity::AtLeast(1),
         computations: 1,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.reduce_window")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

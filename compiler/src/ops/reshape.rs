@@ -9,7 +9,7 @@ use crate::ir::infer::common::{
 };
 use crate::ir::infer::not_inferable;
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::reshape::reshape_rule;
 use crate::rules::rule::{OpShardingRule, RuleOptions};
 
@@ -19,13 +19,8 @@ pub struct Reshape;
 
 impl DecodeOp for Reshape {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.reshape",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[Fmt::Operands, Fmt::AttrDict, Fmt::Sig(SigForm::Functional)]),
+        ..OpSpec::new("stablehlo.reshape")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -7,7 +7,7 @@ use crate::define_attrs;
 use crate::ir::attr::Attr;
 use crate::ir::infer::common::check_static_shape;
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
 
@@ -20,12 +20,6 @@ define_attrs! {
 
 impl DecodeOp for Reverse {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.reverse",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Punct(","),
@@ -33,6 +27,7 @@ impl DecodeOp for Reverse {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::SameType),
         ]),
+        ..OpSpec::new("stablehlo.reverse")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

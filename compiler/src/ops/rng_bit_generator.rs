@@ -36,12 +36,7 @@ define_attrs! {
 
 impl DecodeOp for RngBitGenerator {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.rng_bit_generator",
-        aliases: &[],
-        operands: Arity::Exactly(1),
         results: Arity::Exactly(2),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Punct(","),
@@ -49,6 +44,7 @@ impl DecodeOp for RngBitGenerator {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.rng_bit_generator")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -55,13 +55,10 @@ pub struct Scatter {
 
 impl DecodeOp for Scatter {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.scatter",
-        aliases: &[],
         operands: Arity::AtLeast(3),
         results: Arity::AtLeast(1),
         computations: 1,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.scatter")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

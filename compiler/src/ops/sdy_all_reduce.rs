@@ -17,7 +17,7 @@
 
 use crate::ir::attr::Attr;
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::rule::{OpShardingRule, RuleOptions};
 use crate::sharding::{AxisRef, MeshRef, TensorSharding};
 
@@ -31,12 +31,6 @@ pub struct SdyAllReduce {
 
 impl DecodeOp for SdyAllReduce {
     const SPEC: OpSpec = OpSpec {
-        name: "sdy.all_reduce",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::AxisRefs("reduction_axes"),
             Fmt::Operands,
@@ -44,6 +38,7 @@ impl DecodeOp for SdyAllReduce {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::SameType),
         ]),
+        ..OpSpec::new("sdy.all_reduce")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -58,13 +58,9 @@ impl SelectAndScatter {
 
 impl DecodeOp for SelectAndScatter {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.select_and_scatter",
-        aliases: &[],
         operands: Arity::Exactly(3),
-        results: Arity::Exactly(1),
         computations: 2,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.select_and_scatter")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -39,13 +39,8 @@ define_attrs! {
 
 impl DecodeOp for Send {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.send",
-        aliases: &[],
         operands: Arity::AtLeast(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.send")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
@@ -75,13 +70,8 @@ impl OpDef for Send {
 
 impl DecodeOp for Recv {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.recv",
-        aliases: &[],
-        operands: Arity::Exactly(1),
         results: Arity::AtLeast(1),
-        computations: 0,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.recv")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

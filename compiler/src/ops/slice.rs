@@ -11,7 +11,7 @@ use crate::define_attrs;
 use crate::ir::attr::Attr;
 use crate::ir::infer::common::{check_inferred, expect_len, expect_operands};
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
 
@@ -27,18 +27,13 @@ define_attrs! {
 
 impl DecodeOp for Slice {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.slice",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::SliceRanges("start_indices", "limit_indices", "strides"),
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.slice")
     };
 
     /// Strides default to 1.

@@ -42,13 +42,10 @@ impl Sort {
 
 impl DecodeOp for Sort {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.sort",
-        aliases: &[],
         operands: Arity::AtLeast(1),
         results: Arity::AtLeast(1),
         computations: 1,
-        elementwise: false,
-        pretty: None,
+        ..OpSpec::new("stablehlo.sort")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

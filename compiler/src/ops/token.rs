@@ -35,13 +35,9 @@ fn no_factors(shapes: &RuleShapes) -> Result<Option<OpShardingRule>, String> {
 
 impl DecodeOp for AfterAll {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.after_all",
-        aliases: &[],
         operands: Arity::AtLeast(0),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[Fmt::Operands, Fmt::AttrDict, Fmt::Sig(SigForm::SameType)]),
+        ..OpSpec::new("stablehlo.after_all")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {
@@ -65,13 +61,9 @@ impl OpDef for AfterAll {
 
 impl DecodeOp for CreateToken {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.create_token",
-        aliases: &[],
         operands: Arity::Exactly(0),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[Fmt::AttrDict, Fmt::Sig(SigForm::Results)]),
+        ..OpSpec::new("stablehlo.create_token")
     };
 
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -22,12 +22,8 @@ define_attrs! {
 
 impl DecodeOp for TopK {
     const SPEC: OpSpec = OpSpec {
-        name: "chlo.top_k",
         aliases: &["mhlo.topk"],
-        operands: Arity::Exactly(1),
         results: Arity::Exactly(2),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Punct("("),
             Fmt::Operands,
@@ -37,6 +33,7 @@ impl DecodeOp for TopK {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::BareFunctional),
         ]),
+        ..OpSpec::new("chlo.top_k")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -8,7 +8,7 @@ use crate::define_attrs;
 use crate::ir::attr::Attr;
 use crate::ir::infer::common::{check_inferred, expect_operands, unique_dim_indices};
 use crate::ir::types::TensorType;
-use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
+use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
 use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions, TensorId};
 
@@ -21,12 +21,6 @@ define_attrs! {
 
 impl DecodeOp for Transpose {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.transpose",
-        aliases: &[],
-        operands: Arity::Exactly(1),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Operands,
             Fmt::Punct(","),
@@ -34,6 +28,7 @@ impl DecodeOp for Transpose {
             Fmt::AttrDict,
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.transpose")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {

@@ -28,12 +28,8 @@ pub struct While;
 
 impl DecodeOp for While {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.while",
-        aliases: &[],
         operands: Arity::AtLeast(0),
         results: Arity::AtLeast(0),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::IterArgs,
             Fmt::Sig(SigForm::TypeList),
@@ -42,6 +38,7 @@ impl DecodeOp for While {
             Fmt::Region("cond"),
             Fmt::Region("do"),
         ]),
+        ..OpSpec::new("stablehlo.while")
     };
     const REGIONS: Arity = Arity::Exactly(2);
 

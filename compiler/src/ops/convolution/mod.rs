@@ -120,12 +120,7 @@ const WINDOW_ENTRIES: &[(&str, &str)] = &[
 
 impl DecodeOp for Convolution {
     const SPEC: OpSpec = OpSpec {
-        name: "stablehlo.convolution",
-        aliases: &[],
         operands: Arity::Exactly(2),
-        results: Arity::Exactly(1),
-        computations: 0,
-        elementwise: false,
         pretty: Some(&[
             Fmt::Punct("("),
             Fmt::Operands,
@@ -140,6 +135,7 @@ impl DecodeOp for Convolution {
             ]),
             Fmt::Sig(SigForm::Functional),
         ]),
+        ..OpSpec::new("stablehlo.convolution")
     };
 
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError> {
