@@ -8,6 +8,7 @@ use meshrun_compiler::ir::{
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::{DiagKind, Diagnostic};
@@ -131,7 +132,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i])->([i]) {i=16}>",
         ),
         (
-            OpKind::Select,
+            OpKind::Select(Select),
             &["8x16", "8x16", "8x16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j], [i, j], [i, j])->([i, j]) {i=8, j=16}>",
@@ -139,20 +140,20 @@ fn rule_of_every_op_kind() {
         // XLA broadcasts a scalar predicate before Shardy runs; Shardy's
         // registry gives the scalar no factor.
         (
-            OpKind::Select,
+            OpKind::Select(Select),
             &["", "8x16", "8x16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([], [i, j], [i, j])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::Clamp,
+            OpKind::Clamp(Clamp),
             &["8x16", "8x16", "8x16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j], [i, j], [i, j])->([i, j]) {i=8, j=16}>",
         ),
         // Likewise canonicalized by XLA; Shardy's registry test has this form.
         (
-            OpKind::Clamp,
+            OpKind::Clamp(Clamp),
             &["", "4x8", ""],
             &["4x8"],
             "#sdy.op_sharding_rule<([], [i, j], [])->([i, j]) {i=4, j=8}>",
@@ -629,7 +630,7 @@ fn malformed_ops_give_type_diagnostics() {
             &["8x8"],
         ),
         (OpKind::Binary(BinaryOp::Add), &["4x8", "8x4"], &["4x8"]),
-        (OpKind::Select, &["4x8", "4x8"], &["4x8"]),
+        (OpKind::Select(Select), &["4x8", "4x8"], &["4x8"]),
         (
             OpKind::Slice(meshrun_compiler::ops::slice::Slice {
                 start: vec![0],

@@ -2,6 +2,7 @@
 //! generic syntax: both must parse to the same `OpKind`, operands, result
 //! types, shardings and attributes, and the module must round-trip.
 
+use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use std::path::PathBuf;
 
 use meshrun_compiler::ir::{
@@ -123,14 +124,14 @@ fn compare_select_clamp() {
     check(
         "  %0 = stablehlo.select %p, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>",
         "  %0 = \"stablehlo.select\"(%p, %a, %b) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>",
-        OpKind::Select,
+        OpKind::Select(Select),
         3,
         &[f32s(&[4, 8])],
     );
     check(
         "  %0 = stablehlo.clamp %s, %a, %s : (tensor<f32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>",
         "  %0 = \"stablehlo.clamp\"(%s, %a, %s) : (tensor<f32>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>",
-        OpKind::Clamp,
+        OpKind::Clamp(Clamp),
         3,
         &[f32s(&[4, 8])],
     );

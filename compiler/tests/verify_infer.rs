@@ -11,6 +11,7 @@ use meshrun_compiler::ir::{
     Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use meshrun_compiler::{DimSharding, TensorSharding};
 
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
@@ -274,55 +275,55 @@ fn select_and_clamp() {
     run_infer(vec![
         case(
             "select same shape",
-            OpKind::Select,
+            OpKind::Select(Select),
             vec![t(&[8, 16], I1), t(&[8, 16], F32), t(&[8, 16], F32)],
             ok(t(&[8, 16], F32)),
         ),
         case(
             "select scalar pred",
-            OpKind::Select,
+            OpKind::Select(Select),
             vec![s(I1), t(&[8], I32), t(&[8], I32)],
             ok(t(&[8], I32)),
         ),
         case(
             "select float pred",
-            OpKind::Select,
+            OpKind::Select(Select),
             vec![t(&[8], F32), t(&[8], F32), t(&[8], F32)],
             Want::Err("predicate must have element type i1"),
         ),
         case(
             "select pred shape",
-            OpKind::Select,
+            OpKind::Select(Select),
             vec![t(&[4], I1), t(&[8], F32), t(&[8], F32)],
             Want::Err("must be a scalar or have the shape of on_true"),
         ),
         case(
             "select branch types",
-            OpKind::Select,
+            OpKind::Select(Select),
             vec![s(I1), t(&[8], F32), t(&[8], F16)],
             Want::Err("on_false has type tensor<8xf16> but on_true has type tensor<8xf32>"),
         ),
         case(
             "clamp scalar bounds",
-            OpKind::Clamp,
+            OpKind::Clamp(Clamp),
             vec![s(F32), t(&[8, 16], F32), s(F32)],
             ok(t(&[8, 16], F32)),
         ),
         case(
             "clamp full bounds",
-            OpKind::Clamp,
+            OpKind::Clamp(Clamp),
             vec![t(&[8], F32), t(&[8], F32), t(&[8], F32)],
             ok(t(&[8], F32)),
         ),
         case(
             "clamp bound shape",
-            OpKind::Clamp,
+            OpKind::Clamp(Clamp),
             vec![t(&[4], F32), t(&[8], F32), s(F32)],
             Want::Err("min tensor<4xf32> must be a scalar or have the shape of the operand"),
         ),
         case(
             "clamp bound elem",
-            OpKind::Clamp,
+            OpKind::Clamp(Clamp),
             vec![s(F32), t(&[8], F32), s(F16)],
             Want::Err("max has element type f16 but the operand has f32"),
         ),
@@ -729,7 +730,7 @@ fn typed_ops_are_not_inferable() {
         let err = infer_result_types(&k, &[t(&[4], F32)]).unwrap_err();
         assert!(err.contains("given by the program"), "{err}");
     }
-    assert!(is_inferable(&OpKind::Select));
+    assert!(is_inferable(&OpKind::Select(Select)));
 }
 
 #[test]

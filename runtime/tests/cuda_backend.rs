@@ -24,6 +24,7 @@
 
 mod common;
 
+use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use std::path::{Path, PathBuf};
 
 use meshrun_compiler::ir::{
@@ -297,17 +298,23 @@ fn op_cases() -> Vec<Case> {
         let b = tensor(&shape, e, spread(4.0, 9.0));
         let full = tensor(&shape, ElemType::I1, |i| (i % 3 == 1) as u8 as f64);
         let scalar = tensor(&[], ElemType::I1, |_| 1.0);
-        cases.push(case(OpKind::Select, vec![full, a.clone(), b.clone()]));
-        cases.push(case(OpKind::Select, vec![scalar, a.clone(), b.clone()]));
+        cases.push(case(
+            OpKind::Select(Select),
+            vec![full, a.clone(), b.clone()],
+        ));
+        cases.push(case(
+            OpKind::Select(Select),
+            vec![scalar, a.clone(), b.clone()],
+        ));
         if e != ElemType::I1 {
             let lo = tensor(&[], e, |_| -1.0);
             let hi = tensor(&shape, e, spread(0.0, 2.0));
-            cases.push(case(OpKind::Clamp, vec![lo, a.clone(), hi]));
+            cases.push(case(OpKind::Clamp(Clamp), vec![lo, a.clone(), hi]));
         }
     }
     let with_nan = tensor(&shape, ElemType::F32, special_floats);
     cases.push(case(
-        OpKind::Clamp,
+        OpKind::Clamp(Clamp),
         vec![
             tensor(&[], ElemType::F32, |_| -1.0),
             with_nan,

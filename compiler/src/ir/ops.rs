@@ -341,6 +341,8 @@ op_kinds! {
         Reduce(crate::ops::reduce::Reduce),
         RaggedDot(crate::ops::ragged_dot::RaggedDot),
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
+        Select(crate::ops::select::Select),
+        Clamp(crate::ops::clamp::Clamp),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
         Convert(crate::ops::convert::Convert),
@@ -361,10 +363,6 @@ op_kinds! {
         direction: CompareDirection,
         compare_type: Option<CompareType>,
     },
-    /// `select(pred, on_true, on_false)`; `pred` is i1, scalar or same shape.
-    Select,
-    /// `clamp(min, operand, max)`.
-    Clamp,
     /// A literal, and how the text spells the op (the value is the same).
     Constant(DenseLiteral, ConstantDialect),
     /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
@@ -409,8 +407,6 @@ impl OpKind {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
             OpKind::Compare { .. } => "stablehlo.compare",
-            OpKind::Select => "stablehlo.select",
-            OpKind::Clamp => "stablehlo.clamp",
             OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
@@ -430,11 +426,7 @@ impl OpKind {
         }
         matches!(
             self,
-            OpKind::Unary(_)
-                | OpKind::Binary(_)
-                | OpKind::Compare { .. }
-                | OpKind::Select
-                | OpKind::Clamp
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. }
         )
     }
 }

@@ -130,6 +130,9 @@ pub enum SigForm {
     TypeList,
     /// `t1 -> t2` / `t1 -> (t2, t3)` for one operand (CHLO's ops).
     BareFunctional,
+    /// `tp, t`: a predicate's type, then the type of the other operands
+    /// and the one result (`stablehlo.select`); functional otherwise.
+    PredicateAndValue,
     /// `t1, t2`: the result types of an op without operands
     /// (`stablehlo.partition_id : tensor<ui32>`).
     Results,

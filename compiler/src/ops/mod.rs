@@ -26,6 +26,7 @@ pub mod format;
 pub mod bitcast_convert;
 pub mod broadcast_in_dim;
 pub mod case;
+pub mod clamp;
 pub mod collectives;
 pub mod concatenate;
 pub mod convert;
@@ -53,6 +54,7 @@ pub mod rng_bit_generator;
 pub mod runnable;
 pub mod scatter;
 pub mod sdy_all_reduce;
+pub mod select;
 pub mod select_and_scatter;
 pub mod send_recv;
 pub mod slice;
@@ -166,6 +168,31 @@ impl RuleShapes<'_> {
             return Err(format!(
                 "expected {operands} operand(s) and {results} result(s), got {got_ops} and {got_res}"
             ));
+        }
+        Ok(())
+    }
+
+    /// The shape of the op's one result.
+    pub fn single_result(&self) -> Result<&[i64], String> {
+        match self.results {
+            [r] => Ok(r),
+            other => Err(format!("expected 1 result, got {}", other.len())),
+        }
+    }
+
+    /// `Err` unless every operand has `shape` (or is a scalar, where
+    /// `allow_scalars`: select's predicate, clamp's bounds).
+    pub fn expect_operands_of_shape(
+        &self,
+        shape: &[i64],
+        allow_scalars: bool,
+    ) -> Result<(), String> {
+        for (k, s) in self.operands.iter().enumerate() {
+            if *s != shape && !(allow_scalars && s.is_empty()) {
+                return Err(format!(
+                    "operand {k} has shape {s:?} but the op works on shape {shape:?}"
+                ));
+            }
         }
         Ok(())
     }

@@ -111,8 +111,6 @@ impl<'a> RuleMaker<'a> {
             | OpKind::Binary(_)
             | OpKind::Compare { .. }
             | OpKind::ShardingConstraint { .. } => self.pointwise_all_same_shape(),
-            OpKind::Select => self.select(),
-            OpKind::Clamp => self.clamp(),
             OpKind::Constant(..)
             | OpKind::Call { .. }
             | OpKind::Reshard { .. }
@@ -185,30 +183,6 @@ impl<'a> RuleMaker<'a> {
         }
         Ok(())
     }
-
-    /// `select(pred, on_true, on_false)`: a scalar `pred` is broadcast and
-    /// has no factor.
-    fn select(&self) -> RuleResult {
-        self.expect_counts(3, 1)?;
-        let shape = self.single_result()?;
-        self.check_same_shape_or_scalar(shape, true)?;
-        if self.shapes.operands[1] != shape || self.shapes.operands[2] != shape {
-            return Err(self.error("on_true and on_false must have the result's shape"));
-        }
-        self.build(self.builder().pointwise(shape))
-    }
-
-    /// `clamp(min, operand, max)`: the bounds may be scalars.
-    fn clamp(&self) -> RuleResult {
-        self.expect_counts(3, 1)?;
-        let shape = self.shapes.operands[1];
-        if self.single_result()? != shape {
-            return Err(self.error("the result must have the operand's shape"));
-        }
-        self.check_same_shape_or_scalar(shape, true)?;
-        self.build(self.builder().pointwise(shape))
-    }
-
     /// Batch factors (lhs, rhs, result), then the free dimensions of the
     /// lhs, then of the rhs (each with its result dimension), then the
     /// contracting factors (lhs, rhs; reduction).

@@ -13,6 +13,7 @@ use crate::text::parse_attrs::RawAttr;
 use crate::text::parse_computation::TERMINATORS;
 use crate::text::parse_generic::elementwise_kind;
 use crate::text::parse_ops::{sig_types, OpParts};
+use crate::text::parse_types::Signature;
 use crate::text::parser::{FuncBuilder, Operand};
 
 /// The bit counts of `eXmY` (`e8m7` → (8, 7)); `None` if the word is not
@@ -475,6 +476,21 @@ impl<'s> Cursor<'s> {
                 Ok((tys.clone(), tys))
             }
             SigForm::Results => Ok((Vec::new(), self.parse_type_list()?)),
+            SigForm::PredicateAndValue => match self.parse_signature()? {
+                Signature::Pair(pred, value) => {
+                    let mut operands = vec![value.clone(); n];
+                    if let Some(first) = operands.first_mut() {
+                        *first = pred;
+                    }
+                    Ok((operands, vec![value]))
+                }
+                Signature::Functional(ins, outs) => Ok((ins, outs)),
+                Signature::Single(_) => Err(Diagnostic::new(
+                    DiagKind::Syntax,
+                    pos,
+                    format!("'{name}' expects `: pred_type, result_type` or a function type"),
+                )),
+            },
             SigForm::Functional | SigForm::SameType | SigForm::BareFunctional => {
                 let sig = self.parse_signature()?;
                 sig_types(sig, n, name, pos)

@@ -16,8 +16,6 @@ use crate::text::parser::{attr_diag, FuncBuilder};
 /// Op names the generic form accepts (besides element-wise ones).
 const GENERIC_OPS: &[&str] = &[
     "stablehlo.compare",
-    "stablehlo.select",
-    "stablehlo.clamp",
     "stablehlo.constant",
     "sdy.constant",
     "stablehlo.dot_general",
@@ -119,8 +117,6 @@ impl<'s> Cursor<'s> {
             })
         };
         Ok(match name {
-            "stablehlo.select" => OpKind::Select,
-            "stablehlo.clamp" => OpKind::Clamp,
             "stablehlo.compare" => {
                 let a = required(attrs, "comparison_direction")?;
                 let d = self.decode_stablehlo_enum(&a, "comparison_direction")?;

@@ -45,7 +45,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => exact(1),
         OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } => exact(2),
-        OpKind::Select | OpKind::Clamp => exact(3),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
     }
@@ -150,8 +149,6 @@ impl<'s> Cursor<'s> {
         // Consume the name; an unknown one fails below at its position.
         self.bump();
         match name {
-            "stablehlo.clamp" => self.pretty_same_type(b, OpKind::Clamp, name, pos),
-            "stablehlo.select" => self.pretty_select(b, name, pos),
             "stablehlo.compare" => self.pretty_compare(b, name, pos),
             "stablehlo.constant" | "sdy.constant" => {
                 let attrs = self.parse_opt_attr_dict()?;
@@ -270,38 +267,6 @@ impl<'s> Cursor<'s> {
             Vec::new()
         };
         self.pretty_tail(operands, kind, name, pos)
-    }
-
-    /// `%p, %a, %b : tp, t` or the function-type form.
-    fn pretty_select(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
-        let operands = self.parse_operand_list(b)?;
-        let attrs = self.parse_opt_attr_dict()?;
-        self.expect(Tok::Colon, name)?;
-        let (operand_types, result_types) = match self.parse_signature()? {
-            Signature::Pair(tp, t) => {
-                let mut tys = vec![t.clone(); operands.len()];
-                if let Some(first) = tys.first_mut() {
-                    *first = tp;
-                }
-                (tys, vec![t])
-            }
-            Signature::Functional(ins, outs) => (ins, outs),
-            Signature::Single(_) => {
-                return Err(Diagnostic::new(
-                    DiagKind::Syntax,
-                    pos,
-                    "'stablehlo.select' expects `: pred_type, result_type` or a function type",
-                ))
-            }
-        };
-        Ok(OpParts {
-            kind: OpKind::Select,
-            operands,
-            operand_types,
-            result_types,
-            attrs,
-            regions: Vec::new(),
-        })
     }
 
     /// `DIR, %a, %b [, TYPE] : (ta, tb) -> tr`.

@@ -389,6 +389,20 @@ impl FuncPrinter<'_> {
             }
             SigForm::BareFunctional => self.functional(op),
             SigForm::Results => self.type_list(&op.results),
+            SigForm::PredicateAndValue => {
+                let result = op.results.first().and_then(|r| self.ty(*r));
+                let pred = op.operands.first().and_then(|p| self.ty(*p));
+                let short = op.results.len() == 1
+                    && op.operands.len() == 3
+                    && op.operands[1..].iter().all(|o| self.ty(*o) == result);
+                if short {
+                    self.write_ty(pred);
+                    self.out.push_str(", ");
+                    self.write_ty(result);
+                } else {
+                    self.functional(op);
+                }
+            }
         }
     }
 

@@ -399,30 +399,12 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" -> ");
                 self.type_list(&op.results);
             }
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp => {
+            OpKind::Unary(_) | OpKind::Binary(_) => {
                 let _ = write!(self.out, "{name} ");
                 self.values(&op.operands);
                 attrs(self);
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
-            }
-            OpKind::Select => {
-                self.out.push_str("stablehlo.select ");
-                self.values(&op.operands);
-                attrs(self);
-                self.out.push_str(" : ");
-                let result = op.results.first().and_then(|r| self.ty(*r));
-                let pred = op.operands.first().and_then(|p| self.ty(*p));
-                let short = op.results.len() == 1
-                    && op.operands.len() == 3
-                    && op.operands[1..].iter().all(|o| self.ty(*o) == result);
-                if short {
-                    self.write_ty(pred);
-                    self.out.push_str(", ");
-                    self.write_ty(result);
-                } else {
-                    self.functional(op);
-                }
             }
             OpKind::Compare {
                 direction,

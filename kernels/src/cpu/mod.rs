@@ -129,11 +129,11 @@ fn compute(
             n(2)?;
             one(elementwise::compare(*direction, *compare_type, x[0], x[1])?)
         }
-        OpKind::Select => {
+        OpKind::Select(_) => {
             n(3)?;
             one(elementwise::select(x[0], x[1], x[2])?)
         }
-        OpKind::Clamp => {
+        OpKind::Clamp(_) => {
             n(3)?;
             one(elementwise::clamp(x[0], x[1], x[2])?)
         }

@@ -129,8 +129,8 @@ pub fn body_function(body: &Computation) -> Result<String, String> {
                 };
                 format!("St<{t}>::from({functor}()(ld({}), ld({})))", x[0], x[1])
             }
-            OpKind::Select => format!("({} ? {} : {})", x[0], x[1], x[2]),
-            OpKind::Clamp => format!(
+            OpKind::Select(_) => format!("({} ? {} : {})", x[0], x[1], x[2]),
+            OpKind::Clamp(_) => format!(
                 "St<{t}>::from(clamp_one(ld({}), ld({}), ld({})))",
                 x[0], x[1], x[2]
             ),

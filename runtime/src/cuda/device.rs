@@ -212,7 +212,7 @@ impl CudaDevice {
                     .map_err(e)?;
                 one(y)
             }
-            OpKind::Select => {
+            OpKind::Select(_) => {
                 let mut y = self.zeros(out)?;
                 l.select(
                     &x[0].data,
@@ -225,7 +225,7 @@ impl CudaDevice {
                 .map_err(e)?;
                 one(y)
             }
-            OpKind::Clamp => {
+            OpKind::Clamp(_) => {
                 let mut y = self.zeros(out)?;
                 l.clamp(
                     &x[0].data,

@@ -1,5 +1,5 @@
-//! Shape rules of the element-wise ops: unary, binary, `compare`, `select`
-//! and `clamp` (`convert` is defined in `crate::ops`). StableHLO has no implicit broadcasting: operands
+//! Shape rules of the element-wise ops: unary, binary and `compare`
+//! (`convert`, `select` and `clamp` are defined in `crate::ops`). StableHLO has no implicit broadcasting: operands
 //! have equal shapes, except that `select`'s predicate and `clamp`'s bounds
 //! may be scalars.
 
@@ -51,45 +51,4 @@ pub(crate) fn infer_compare(
         }
     }
     Ok(operands[0].with_elem(ElemType::I1))
-}
-
-/// `stablehlo.select(pred, on_true, on_false)`.
-pub(crate) fn infer_select(operands: &[TensorType]) -> Result<TensorType, String> {
-    expect_operands(operands, 3)?;
-    let (pred, on_true, on_false) = (&operands[0], &operands[1], &operands[2]);
-    if pred.elem != ElemType::I1 {
-        return Err(format!("predicate must have element type i1, got {pred}"));
-    }
-    if on_true != on_false {
-        return Err(format!(
-            "on_false has type {on_false} but on_true has type {on_true}; they must be equal"
-        ));
-    }
-    if pred.rank() != 0 && pred.shape != on_true.shape {
-        return Err(format!(
-            "predicate {pred} must be a scalar or have the shape of on_true {on_true}"
-        ));
-    }
-    Ok(on_true.clone())
-}
-
-/// `stablehlo.clamp(min, operand, max)`: bounds are scalars or of the
-/// operand's shape, all of one element type.
-pub(crate) fn infer_clamp(operands: &[TensorType]) -> Result<TensorType, String> {
-    expect_operands(operands, 3)?;
-    let x = &operands[1];
-    for (bound, name) in [(&operands[0], "min"), (&operands[2], "max")] {
-        if bound.elem != x.elem {
-            return Err(format!(
-                "{name} has element type {} but the operand has {}",
-                bound.elem, x.elem
-            ));
-        }
-        if bound.rank() != 0 && bound.shape != x.shape {
-            return Err(format!(
-                "{name} {bound} must be a scalar or have the shape of the operand {x}"
-            ));
-        }
-    }
-    Ok(x.clone())
 }

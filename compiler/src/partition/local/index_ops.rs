@@ -37,6 +37,7 @@ use crate::ir::{
 };
 use crate::ops::gather::Gather;
 use crate::ops::scatter::{Scatter, ScatterUpdate};
+use crate::ops::{clamp::Clamp, select::Select};
 use crate::partition::global::{GStepKind, GValueId};
 use crate::partition::local::builder::DeviceBuilder;
 use crate::partition::local::padding::identity_of;
@@ -348,7 +349,7 @@ fn gather(
     let hi = b.index_vector_const(i, &hi, ivd, &idx_ty, format!("{name}.hi"));
     let clamped = b.emit(
         i,
-        OpKind::Clamp,
+        OpKind::Clamp(Clamp),
         vec![lo, locals[1], hi],
         idx_ty.clone(),
         format!("{name}.ids"),
@@ -458,7 +459,12 @@ fn gather(
         out_ty.clone(),
         format!("{name}.zero"),
     );
-    b.op(i, OpKind::Select, vec![wide, gathered, zero], &[result])
+    b.op(
+        i,
+        OpKind::Select(Select),
+        vec![wide, gathered, zero],
+        &[result],
+    )
 }
 
 fn zero_of(elem: ElemType) -> Scalar {
@@ -560,7 +566,7 @@ fn scatter(
             let id = b.splat(i, identity, ty.clone(), format!("{name}.identity"));
             locals[k] = b.emit(
                 i,
-                OpKind::Select,
+                OpKind::Select(Select),
                 vec![f, locals[k], id],
                 ty,
                 format!("{name}.input{k}"),
@@ -646,7 +652,7 @@ fn dynamic_update_slice(
         let hi = c(b, global.shape[d] - update.shape[d], "hi");
         let clamped = b.emit(
             i,
-            OpKind::Clamp,
+            OpKind::Clamp(Clamp),
             vec![lo, starts[d], hi],
             s_ty.clone(),
             format!("{name}.start{d}"),

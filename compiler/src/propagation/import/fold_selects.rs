@@ -19,7 +19,7 @@ fn is_pure(kind: &OpKind) -> bool {
         || matches!(
             kind,
             OpKind::Compare { .. }
-                | OpKind::Select
+                | OpKind::Select(_)
                 | OpKind::BroadcastInDim(_)
                 | OpKind::Reshape(_)
                 | OpKind::Transpose(_)
@@ -39,7 +39,7 @@ pub fn fold_selects(f: &mut Function) -> usize {
     let mut predicates = Vec::new();
     for id in f.all_ops() {
         let op = f.op(id);
-        if let (OpKind::Select, [p, a, b]) = (&op.kind, op.operands.as_slice()) {
+        if let (OpKind::Select(_), [p, a, b]) = (&op.kind, op.operands.as_slice()) {
             let r = op.results[0];
             if same_value(f, *a, *b, 0)
                 && f.sharding_of(r).is_none()
