@@ -92,10 +92,7 @@ impl OpDef for Concatenate {
         shapes: &RuleShapes,
         options: RuleOptions,
     ) -> Result<Option<OpShardingRule>, String> {
-        let out = match shapes.results {
-            [r] => *r,
-            other => return Err(format!("expected 1 result, got {}", other.len())),
-        };
+        let out = shapes.single_result()?;
         if shapes.operands.is_empty() {
             return Err("needs at least one operand".into());
         }

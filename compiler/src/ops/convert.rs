@@ -63,17 +63,8 @@ impl OpDef for Convert {
         shapes: &RuleShapes,
         _options: RuleOptions,
     ) -> Result<Option<OpShardingRule>, String> {
-        let shape = match shapes.results {
-            [r] => *r,
-            other => return Err(format!("expected 1 result, got {}", other.len())),
-        };
-        for (k, s) in shapes.operands.iter().enumerate() {
-            if *s != shape {
-                return Err(format!(
-                    "operand {k} has shape {s:?} but the op works on shape {shape:?}"
-                ));
-            }
-        }
+        let shape = shapes.single_result()?;
+        shapes.expect_operands_of_shape(shape, false)?;
         RuleBuilder::for_shapes(shapes.operands, shapes.results)
             .pointwise(shape)
             .build_rule()
