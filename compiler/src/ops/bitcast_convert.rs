@@ -7,7 +7,6 @@
 //! `%r = stablehlo.bitcast_convert %x : (tensor<8x16xui32>) -> tensor<8x16xf32>`
 //! (JAX's `jax.random.uniform` makes floats in [1, 2) this way).
 
-use crate::ir::attr::Attr;
 use crate::ir::infer::common::check_static_shape;
 use crate::ir::types::TensorType;
 use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
@@ -51,10 +50,6 @@ fn result_shape(input: &TensorType, out_bits: u32) -> Result<Vec<i64>, String> {
 }
 
 impl OpDef for BitcastConvert {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, _operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Err("the result type of stablehlo.bitcast_convert is given, not inferred".into())
     }

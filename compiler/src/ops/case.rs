@@ -11,7 +11,6 @@
 //! Propagation ties each result with what every branch returns (Shardy's
 //! data-flow edges); the op has no factor rule of its own.
 
-use crate::ir::attr::Attr;
 use crate::ir::types::{ElemType, TensorType};
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec, RegionTypes, RuleShapes};
 use crate::rules::rule::{OpShardingRule, RuleOptions};
@@ -32,10 +31,6 @@ impl DecodeOp for Case {
 }
 
 impl OpDef for Case {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, _operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Err("the result types come from the branches".into())
     }

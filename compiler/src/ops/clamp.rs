@@ -4,7 +4,6 @@
 //!
 //! `%r = stablehlo.clamp %lo, %x, %hi : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`
 
-use crate::ir::attr::Attr;
 use crate::ir::infer::common::{check_inferred, expect_operands};
 use crate::ir::types::TensorType;
 use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
@@ -29,10 +28,6 @@ impl DecodeOp for Clamp {
 }
 
 impl OpDef for Clamp {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         expect_operands(operands, 3)?;
         let x = &operands[1];

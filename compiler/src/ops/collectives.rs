@@ -677,10 +677,6 @@ impl DecodeOp for PartitionId {
 }
 
 impl OpDef for PartitionId {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         if !operands.is_empty() {
             return Err("takes no operands".into());

@@ -4,7 +4,6 @@
 //!
 //! `%r = stablehlo.convert %x : (tensor<4x3xi32>) -> tensor<4x3xf32>`
 
-use crate::ir::attr::Attr;
 use crate::ir::infer::common::{
     check_static_shape, expect_operands, expect_results, single_result,
 };
@@ -38,10 +37,6 @@ pub fn infer_convert(operand: &TensorType, elem: ElemType) -> Result<TensorType,
 }
 
 impl OpDef for Convert {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, _operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Err(not_inferable("infer_convert"))
     }

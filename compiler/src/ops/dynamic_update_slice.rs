@@ -5,7 +5,6 @@
 //! `%r = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<16x8xf32>,
 //! tensor<2x8xf32>, tensor<i32>, tensor<i32>) -> tensor<16x8xf32>`
 
-use crate::ir::attr::Attr;
 use crate::ir::infer::common::check_static_shape;
 use crate::ir::types::TensorType;
 use crate::ops::dynamic_slice::check_start_indices;
@@ -30,10 +29,6 @@ impl DecodeOp for DynamicUpdateSlice {
 }
 
 impl OpDef for DynamicUpdateSlice {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let [operand, update, starts @ ..] = operands else {
             return Err("expects an operand, an update and start indices".into());

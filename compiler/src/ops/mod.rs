@@ -213,9 +213,11 @@ impl<T: DecodeOp> HasSpec for T {
 
 /// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.
 pub trait OpDef: HasSpec + fmt::Debug {
-    /// The inherent attributes, in the order the generic form prints them.
-    /// Derived by [`define_attrs!`].
-    fn attrs(&self) -> Vec<(&'static str, Attr)>;
+    /// The inherent attributes, in the order the generic form prints them
+    /// (`encode_attrs`, derived by [`define_attrs!`]); none by default.
+    fn attrs(&self) -> Vec<(&'static str, Attr)> {
+        Vec::new()
+    }
 
     /// The scalar bodies, in region order.
     fn computations(&self) -> Vec<&Computation> {

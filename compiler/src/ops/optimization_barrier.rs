@@ -8,7 +8,6 @@
 //! the operands, as StableHLO's assembly format (`attr-dict $operand`) and
 //! XLA print them.
 
-use crate::ir::attr::Attr;
 use crate::ir::types::TensorType;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
@@ -32,10 +31,6 @@ impl DecodeOp for OptimizationBarrier {
 }
 
 impl OpDef for OptimizationBarrier {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Ok(operands.to_vec())
     }

@@ -3,7 +3,6 @@
 //!
 //! `%r = stablehlo.reshape %x : (tensor<4x3xf32>) -> tensor<12xf32>`
 
-use crate::ir::attr::Attr;
 use crate::ir::infer::common::{
     check_static_shape, checked_num_elements, expect_operands, expect_results, single_result,
 };
@@ -49,10 +48,6 @@ fn fmt_count(n: Option<i64>) -> String {
 }
 
 impl OpDef for Reshape {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, _operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Err(not_inferable("infer_reshape"))
     }

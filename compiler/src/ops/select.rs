@@ -4,7 +4,6 @@
 //!
 //! `%r = stablehlo.select %p, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>`
 
-use crate::ir::attr::Attr;
 use crate::ir::infer::common::{check_inferred, expect_operands};
 use crate::ir::types::{ElemType, TensorType};
 use crate::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
@@ -33,10 +32,6 @@ impl DecodeOp for Select {
 }
 
 impl OpDef for Select {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         expect_operands(operands, 3)?;
         let (pred, on_true, on_false) = (&operands[0], &operands[1], &operands[2]);

@@ -5,7 +5,6 @@
 //! parses, propagates (a token has no dimensions, so no factors),
 //! partitions, shows and costs them, and `run` refuses them.
 
-use crate::ir::attr::Attr;
 use crate::ir::types::TensorType;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::rules::builder::RuleBuilder;
@@ -46,10 +45,6 @@ impl DecodeOp for AfterAll {
 }
 
 impl OpDef for AfterAll {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         token_of(operands)
     }
@@ -72,10 +67,6 @@ impl DecodeOp for CreateToken {
 }
 
 impl OpDef for CreateToken {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         token_of(operands)
     }

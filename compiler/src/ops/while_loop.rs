@@ -16,7 +16,6 @@
 //! `body` returns and the result into one data-flow edge (Shardy); the op
 //! has no factor rule of its own.
 
-use crate::ir::attr::Attr;
 use crate::ir::types::{ElemType, TensorType};
 use crate::ops::{
     Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RegionTypes, RuleShapes, SigForm,
@@ -55,10 +54,6 @@ fn list(ts: &[TensorType]) -> String {
 }
 
 impl OpDef for While {
-    fn attrs(&self) -> Vec<(&'static str, Attr)> {
-        Vec::new()
-    }
-
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Ok(operands.to_vec())
     }
