@@ -627,11 +627,14 @@ fn reduce() {
             vec![t(&[4], I1), s(I1)],
             ok(s(I1)),
         ),
+        // An ill-typed body is the verifier's to reject, as a function of
+        // its own (`ops_defined.rs`: "in its body at ..."); inference reads
+        // only its signature.
         case(
             "and over floats",
             red(&[0], ReduceKind::And, &[F32]),
             vec![t(&[4], F32), s(F32)],
-            Want::Err("in its body: stablehlo.and: "),
+            ok(s(F32)),
         ),
         case(
             "body of another type",

@@ -228,17 +228,19 @@ impl<'a> FunctionChecker<'a> {
         if let (Some(operands), Some(results), Some(regions)) =
             (operand_types, result_types, region_types)
         {
-            let checked = match (&op.kind, op.kind.def()) {
-                (OpKind::Call { callee }, _) => self.check_call_op(callee, &operands, &results),
-                (_, Some(def)) if !regions.is_empty() || def.takes_regions() => def
-                    .check_with_regions(&operands, &results, &regions)
-                    .map_err(|msg| (DiagKind::Type, msg)),
-                (_, None) if !regions.is_empty() => {
-                    Err((DiagKind::Type, "cannot have regions".to_string()))
-                }
-                (kind, _) => check_result_types(kind, &operands, &results)
-                    .map_err(|msg| (DiagKind::Type, msg)),
-            };
+            let checked = self
+                .check_bodies(op)
+                .and_then(|()| match (&op.kind, op.kind.def()) {
+                    (OpKind::Call { callee }, _) => self.check_call_op(callee, &operands, &results),
+                    (_, Some(def)) if !regions.is_empty() || def.takes_regions() => def
+                        .check_with_regions(&operands, &results, &regions)
+                        .map_err(|msg| (DiagKind::Type, msg)),
+                    (_, None) if !regions.is_empty() => {
+                        Err((DiagKind::Type, "cannot have regions".to_string()))
+                    }
+                    (kind, _) => check_result_types(kind, &operands, &results)
+                        .map_err(|msg| (DiagKind::Type, msg)),
+                });
             let checked = checked.and_then(|()| match op.kind.def() {
                 Some(def) => def
                     .check_in_module(&self.module.meshes, &operands, &results, &regions)
@@ -253,6 +255,31 @@ impl<'a> FunctionChecker<'a> {
         for &r in &op.results {
             self.define(r);
         }
+    }
+
+    /// The op's scalar bodies that are checked as functions of their own
+    /// (`OpDef::bodies_checked_as_functions`); a body is its own scope, so
+    /// it is checked against an empty module.
+    fn check_bodies(&self, op: &OpData) -> Result<(), (DiagKind, String)> {
+        let Some(def) = op.kind.def() else {
+            return Ok(());
+        };
+        for (what, body) in def.bodies_checked_as_functions() {
+            if let Some(e) = function_errors(&Module::default(), body.func())
+                .into_iter()
+                .next()
+            {
+                return Err((
+                    DiagKind::Type,
+                    if e.pos.is_known() {
+                        format!("in its {what} at {}: {}", e.pos, e.message)
+                    } else {
+                        format!("in its {what}: {}", e.message)
+                    },
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Each region: its arguments point back at it, its ops check in a

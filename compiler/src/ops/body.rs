@@ -4,12 +4,16 @@
 //! over whole tensors at once (see `meshrun_kernels::cpu::computation`).
 //! Scatter's update region and the collectives' reduction bodies share the
 //! signature check only (they are matched against one binary op instead).
+//!
+//! That a body is a well-typed function is the verifier's check: it checks
+//! the bodies an op lists in [`crate::ops::OpDef::bodies_checked_as_functions`]
+//! as functions of their own before the op's checks (MLIR verifies nested
+//! ops before their parent), so nothing here calls back into the verifier.
 
 use crate::ir::infer::common::{check_static_shape, plural};
-use crate::ir::module::{Computation, Module};
+use crate::ir::module::Computation;
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
-use crate::ir::verify::function_errors;
 
 fn list(ts: &[TensorType]) -> String {
     ts.iter()
@@ -18,25 +22,14 @@ fn list(ts: &[TensorType]) -> String {
         .join(", ")
 }
 
-/// The body of `what` must be a well-typed function (checked like any
-/// function), take `args` and return `results` (rank-0 types), and compute
-/// element-wise.
+/// The body of `what` must take `args` and return `results` (rank-0
+/// types), and compute element-wise.
 pub(crate) fn check_body(
     body: &Computation,
     what: &str,
     args: &[TensorType],
     results: &[TensorType],
 ) -> Result<(), String> {
-    if let Some(e) = function_errors(&Module::default(), body.func())
-        .into_iter()
-        .next()
-    {
-        return Err(if e.pos.is_known() {
-            format!("in its {what} at {}: {}", e.pos, e.message)
-        } else {
-            format!("in its {what}: {}", e.message)
-        });
-    }
     check_signature(body, what, args, results)?;
     check_elementwise(body, what)
 }

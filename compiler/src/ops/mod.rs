@@ -230,6 +230,15 @@ pub trait OpDef: HasSpec + fmt::Debug {
         Vec::new()
     }
 
+    /// The scalar bodies the verifier checks as functions of their own
+    /// before the op's checks, each with the name its errors use ("in its
+    /// comparator at ..."). Bodies left out are checked by the op alone (a
+    /// collective's reduction body may hold a manual computation's sharding
+    /// constraint, which means nothing outside it).
+    fn bodies_checked_as_functions(&self) -> Vec<(&'static str, &Computation)> {
+        Vec::new()
+    }
+
     /// The result types of the op on operands of these types, or why the
     /// operands are not valid for it. Ops whose result types the program
     /// states (e.g. `bitcast_convert`) return an error that says so and

@@ -109,6 +109,10 @@ impl OpDef for Reduce {
         vec![&mut self.body]
     }
 
+    fn bodies_checked_as_functions(&self) -> Vec<(&'static str, &Computation)> {
+        vec![("body", &self.body)]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let (inputs, inits) = check_inputs_inits_body(operands, &self.body)?;
         let first = &inputs[0];

@@ -85,6 +85,13 @@ impl OpDef for SelectAndScatter {
         vec![&mut self.select, &mut self.scatter]
     }
 
+    fn bodies_checked_as_functions(&self) -> Vec<(&'static str, &Computation)> {
+        vec![
+            ("select body", &self.select),
+            ("scatter body", &self.scatter),
+        ]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         expect_operands(operands, 3)?;
         let (operand, source, init) = (&operands[0], &operands[1], &operands[2]);

@@ -69,6 +69,10 @@ impl OpDef for Sort {
         vec![&mut self.comparator]
     }
 
+    fn bodies_checked_as_functions(&self) -> Vec<(&'static str, &Computation)> {
+        vec![("comparator", &self.comparator)]
+    }
+
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         let first = operands.first().ok_or("expects at least one input")?;
         for (i, t) in operands.iter().enumerate() {
