@@ -31,14 +31,15 @@ macro_rules! name_enum {
     };
 }
 
-/// An element-wise op family: one row per op with its dialect, its name
-/// and the element types it accepts (StableHLO's constraints) — the one
-/// place an element-wise op is named. The text format, shape inference,
+/// An element-wise op family: one row per op with its dialect, its name,
+/// the element types it accepts (StableHLO's constraints) and its facts
+/// (`+ zero_to_zero`: f(0) = 0, or f(0, 0) = 0) — the one place an
+/// element-wise op is named. The text format, shape inference,
 /// the verifier, Shardy's (element-wise) rule and the partitioner all
 /// work from this table; kernels stay per backend.
 macro_rules! elementwise_enum {
     ($(#[$meta:meta])* $vis:vis enum $ty:ident {
-        $($var:ident => $dialect:ident . $name:literal : $class:ident),* $(,)?
+        $($var:ident => $dialect:ident . $name:literal : $class:ident $(+ $fact:ident)*),* $(,)?
     }) => {
         name_enum! { $(#[$meta])* $vis enum $ty { $($var => $name),* } }
 
@@ -46,6 +47,12 @@ macro_rules! elementwise_enum {
             /// The element types the op accepts.
             pub fn class(self) -> ElemClass {
                 match self { $($ty::$var => ElemClass::$class),* }
+            }
+
+            /// Whether zeros map to zero (f(0) = 0, or f(0, 0) = 0): the
+            /// padding of a zero-padded operand stays zero through it.
+            pub fn maps_zero_to_zero(self) -> bool {
+                match self { $($ty::$var => false $(|| stringify!($fact) == "zero_to_zero")*),* }
             }
 
             /// Whether the op is CHLO's (`chlo.erf %x : t -> t`) rather
@@ -60,66 +67,66 @@ macro_rules! elementwise_enum {
 elementwise_enum! {
     /// Element-wise ops with one operand.
     pub enum UnaryOp {
-        Negate => stablehlo."negate": IntOrFloat,
+        Negate => stablehlo."negate": IntOrFloat + zero_to_zero,
         Exp => stablehlo."exponential": Float,
-        Expm1 => stablehlo."exponential_minus_one": Float,
+        Expm1 => stablehlo."exponential_minus_one": Float + zero_to_zero,
         Log => stablehlo."log": Float,
-        Log1p => stablehlo."log_plus_one": Float,
-        Tanh => stablehlo."tanh": Float,
-        Sine => stablehlo."sine": Float,
+        Log1p => stablehlo."log_plus_one": Float + zero_to_zero,
+        Tanh => stablehlo."tanh": Float + zero_to_zero,
+        Sine => stablehlo."sine": Float + zero_to_zero,
         Cosine => stablehlo."cosine": Float,
-        Tan => stablehlo."tan": Float,
+        Tan => stablehlo."tan": Float + zero_to_zero,
         Logistic => stablehlo."logistic": Float,
-        Sqrt => stablehlo."sqrt": Float,
+        Sqrt => stablehlo."sqrt": Float + zero_to_zero,
         Rsqrt => stablehlo."rsqrt": Float,
-        Cbrt => stablehlo."cbrt": Float,
-        Abs => stablehlo."abs": SignedOrFloat,
-        Sign => stablehlo."sign": SignedOrFloat,
-        Floor => stablehlo."floor": Float,
-        Ceil => stablehlo."ceil": Float,
-        RoundNearestEven => stablehlo."round_nearest_even": Float,
-        RoundNearestAfz => stablehlo."round_nearest_afz": Float,
+        Cbrt => stablehlo."cbrt": Float + zero_to_zero,
+        Abs => stablehlo."abs": SignedOrFloat + zero_to_zero,
+        Sign => stablehlo."sign": SignedOrFloat + zero_to_zero,
+        Floor => stablehlo."floor": Float + zero_to_zero,
+        Ceil => stablehlo."ceil": Float + zero_to_zero,
+        RoundNearestEven => stablehlo."round_nearest_even": Float + zero_to_zero,
+        RoundNearestAfz => stablehlo."round_nearest_afz": Float + zero_to_zero,
         Not => stablehlo."not": BoolOrInt,
         IsFinite => stablehlo."is_finite": Float,
-        Popcnt => stablehlo."popcnt": Int,
+        Popcnt => stablehlo."popcnt": Int + zero_to_zero,
         CountLeadingZeros => stablehlo."count_leading_zeros": Int,
         // CHLO's element-wise ops that JAX leaves in lowered text.
-        Square => chlo."square": IntOrFloat,
-        Erf => chlo."erf": Float,
+        Square => chlo."square": IntOrFloat + zero_to_zero,
+        Erf => chlo."erf": Float + zero_to_zero,
         Erfc => chlo."erfc": Float,
         ErfInv => chlo."erf_inv": Float,
         Lgamma => chlo."lgamma": Float,
         Digamma => chlo."digamma": Float,
-        BesselI1e => chlo."bessel_i1e": Float,
+        BesselI1e => chlo."bessel_i1e": Float + zero_to_zero,
         Acos => chlo."acos": Float,
         Acosh => chlo."acosh": Float,
-        Asin => chlo."asin": Float,
-        Asinh => chlo."asinh": Float,
-        Atan => chlo."atan": Float,
-        Atanh => chlo."atanh": Float,
+        Asin => chlo."asin": Float + zero_to_zero,
+        Asinh => chlo."asinh": Float + zero_to_zero,
+        Atan => chlo."atan": Float + zero_to_zero,
+        Atanh => chlo."atanh": Float + zero_to_zero,
         Cosh => chlo."cosh": Float,
-        Sinh => chlo."sinh": Float,
+        Sinh => chlo."sinh": Float + zero_to_zero,
     }
 }
 
 elementwise_enum! {
     /// Element-wise ops with two operands of the same type.
     pub enum BinaryOp {
-        Add => stablehlo."add": Any,
-        Subtract => stablehlo."subtract": IntOrFloat,
-        Multiply => stablehlo."multiply": Any,
+        Add => stablehlo."add": Any + zero_to_zero,
+        Subtract => stablehlo."subtract": IntOrFloat + zero_to_zero,
+        Multiply => stablehlo."multiply": Any + zero_to_zero,
         Divide => stablehlo."divide": IntOrFloat,
         Remainder => stablehlo."remainder": IntOrFloat,
-        Maximum => stablehlo."maximum": Any,
-        Minimum => stablehlo."minimum": Any,
+        Maximum => stablehlo."maximum": Any + zero_to_zero,
+        Minimum => stablehlo."minimum": Any + zero_to_zero,
         Power => stablehlo."power": IntOrFloat,
         Atan2 => stablehlo."atan2": Float,
-        And => stablehlo."and": BoolOrInt,
-        Or => stablehlo."or": BoolOrInt,
-        Xor => stablehlo."xor": BoolOrInt,
-        ShiftLeft => stablehlo."shift_left": Int,
-        ShiftRightLogical => stablehlo."shift_right_logical": Int,
-        ShiftRightArithmetic => stablehlo."shift_right_arithmetic": Int,
+        And => stablehlo."and": BoolOrInt + zero_to_zero,
+        Or => stablehlo."or": BoolOrInt + zero_to_zero,
+        Xor => stablehlo."xor": BoolOrInt + zero_to_zero,
+        ShiftLeft => stablehlo."shift_left": Int + zero_to_zero,
+        ShiftRightLogical => stablehlo."shift_right_logical": Int + zero_to_zero,
+        ShiftRightArithmetic => stablehlo."shift_right_arithmetic": Int + zero_to_zero,
         NextAfter => chlo."next_after": Float,
         Polygamma => chlo."polygamma": Float,
         Zeta => chlo."zeta": Float,
@@ -415,6 +422,18 @@ impl OpKind {
             OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.spec().name),
+        }
+    }
+
+    /// Whether the op maps operands whose padding is zero to results whose
+    /// padding is zero, with no new padding (the partitioner then skips
+    /// masking it).
+    pub fn preserves_zero_padding(&self) -> bool {
+        match self {
+            OpKind::Unary(u) => u.maps_zero_to_zero(),
+            OpKind::Binary(b) => b.maps_zero_to_zero(),
+            OpKind::DotGeneral { .. } => true,
+            other => other.def().is_some_and(|d| d.preserves_zero_padding()),
         }
     }
 

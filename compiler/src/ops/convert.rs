@@ -37,6 +37,10 @@ pub fn infer_convert(operand: &TensorType, elem: ElemType) -> Result<TensorType,
 }
 
 impl OpDef for Convert {
+    fn preserves_zero_padding(&self) -> bool {
+        true
+    }
+
     fn infer(&self, _operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Err(not_inferable("infer_convert"))
     }

@@ -296,6 +296,12 @@ pub trait OpDef: HasSpec + fmt::Debug {
         self.check(operands, results)
     }
 
+    /// Whether operands whose padding is zero give results whose padding
+    /// is zero, with no new padding (a layout change, a sum).
+    fn preserves_zero_padding(&self) -> bool {
+        false
+    }
+
     /// Whether every backend runs it as the identity on its operands (its
     /// results are its operands): barriers, which only constrain the
     /// compiler, and the custom calls meshrun runs.

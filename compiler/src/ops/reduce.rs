@@ -97,6 +97,10 @@ impl DecodeOp for Reduce {
 }
 
 impl OpDef for Reduce {
+    fn preserves_zero_padding(&self) -> bool {
+        self.kind() == Some(ReduceKind::Add)
+    }
+
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
     }

@@ -48,6 +48,10 @@ fn fmt_count(n: Option<i64>) -> String {
 }
 
 impl OpDef for Reshape {
+    fn preserves_zero_padding(&self) -> bool {
+        true
+    }
+
     fn infer(&self, _operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         Err(not_inferable("infer_reshape"))
     }

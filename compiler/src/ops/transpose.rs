@@ -58,6 +58,10 @@ impl Transpose {
 }
 
 impl OpDef for Transpose {
+    fn preserves_zero_padding(&self) -> bool {
+        true
+    }
+
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.encode_attrs()
     }

@@ -362,6 +362,36 @@ mod tests {
         HostTensor::from_vec(&[v.len()], v.to_vec()).unwrap()
     }
 
+    /// The op table's `zero_to_zero` fact (the partitioner skips masking
+    /// zero padding through those ops) holds for the kernels: zeros of
+    /// every type the op accepts map to zero.
+    #[test]
+    fn ops_marked_zero_to_zero_map_zeros_to_zero() {
+        let zeros = [
+            f32s(&[2], &[0.0, -0.0]),
+            HostTensor::from_vec(&[2], vec![0.0f64, 0.0]).unwrap(),
+            i32s(&[0, 0]),
+            preds(&[false, false]),
+        ];
+        let is_zero = |t: &HostTensor| t.to_f64_vec().iter().all(|&v| v == 0.0);
+        let mut checked = 0;
+        for op in UnaryOp::ALL.iter().filter(|u| u.maps_zero_to_zero()) {
+            for z in zeros.iter().filter(|z| op.class().allows(z.elem_type())) {
+                let got = unary(*op, z).unwrap();
+                assert!(is_zero(&got), "{op:?} on {:?}: {got:?}", z.elem_type());
+                checked += 1;
+            }
+        }
+        for op in BinaryOp::ALL.iter().filter(|b| b.maps_zero_to_zero()) {
+            for z in zeros.iter().filter(|z| op.class().allows(z.elem_type())) {
+                let got = binary(*op, z, z).unwrap();
+                assert!(is_zero(&got), "{op:?} on {:?}: {got:?}", z.elem_type());
+                checked += 1;
+            }
+        }
+        assert!(checked > 60, "only {checked} (op, type) pairs checked");
+    }
+
     #[test]
     fn float_unary_ops() {
         let x = f32s(&[4], &[-2.5, -0.5, 0.5, 4.0]);

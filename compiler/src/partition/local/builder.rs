@@ -12,7 +12,7 @@ use crate::ir::{DenseLiteral, OpKind, Scalar, TensorType};
 use crate::ops::reduce::Reduce;
 use crate::partition::global::value_names;
 use crate::partition::global::{GStepKind, GValueId, GlobalProgram};
-use crate::partition::local::padding::{identity_of, preserves_zero_padding};
+use crate::partition::local::padding::identity_of;
 use crate::partition::lower::Lowering;
 use crate::partition::program::{Instr, LocalId, LocalValue, PerDevice, ProgramIo};
 use crate::sharding::layout::TensorLayout;
@@ -169,7 +169,7 @@ impl<'a> DeviceBuilder<'a> {
         for &r in results {
             locals.push(self.local(r)?);
         }
-        let clean = preserves_zero_padding(&kind) && operands.iter().all(|&o| self.zero_padded[o]);
+        let clean = kind.preserves_zero_padding() && operands.iter().all(|&o| self.zero_padded[o]);
         for &l in &locals {
             self.zero_padded[l] = clean;
         }

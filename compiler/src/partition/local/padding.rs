@@ -10,7 +10,7 @@
 //! constant, ...) do not, which forces a new mask before the next sum.
 
 use crate::diag::SrcPos;
-use crate::ir::{BinaryOp, ElemType, Function, OpKind, ReduceKind, Scalar, UnaryOp, ValueDef};
+use crate::ir::{ElemType, Function, OpKind, ReduceKind, Scalar, ValueDef};
 
 /// The identity of `kind` in element type `elem`.
 pub fn identity_of(kind: ReduceKind, elem: ElemType) -> Scalar {
@@ -106,60 +106,10 @@ fn int_max(elem: ElemType) -> i64 {
     }
 }
 
-/// Whether `kind` maps operands whose padding is zero to results whose
-/// padding is zero (f(0) = 0, or f(0, 0) = 0, with no new padding).
-pub fn preserves_zero_padding(kind: &OpKind) -> bool {
-    match kind {
-        OpKind::Unary(u) => matches!(
-            u,
-            UnaryOp::Negate
-                | UnaryOp::Expm1
-                | UnaryOp::Log1p
-                | UnaryOp::Tanh
-                | UnaryOp::Sine
-                | UnaryOp::Tan
-                | UnaryOp::Sqrt
-                | UnaryOp::Cbrt
-                | UnaryOp::Abs
-                | UnaryOp::Sign
-                | UnaryOp::Floor
-                | UnaryOp::Ceil
-                | UnaryOp::RoundNearestEven
-                | UnaryOp::RoundNearestAfz
-                | UnaryOp::Square
-                | UnaryOp::Popcnt
-                | UnaryOp::Erf
-                | UnaryOp::Asin
-                | UnaryOp::Asinh
-                | UnaryOp::Atan
-                | UnaryOp::Atanh
-                | UnaryOp::Sinh
-                | UnaryOp::BesselI1e
-        ),
-        OpKind::Binary(b) => matches!(
-            b,
-            BinaryOp::Add
-                | BinaryOp::Subtract
-                | BinaryOp::Multiply
-                | BinaryOp::Maximum
-                | BinaryOp::Minimum
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Xor
-                | BinaryOp::ShiftLeft
-                | BinaryOp::ShiftRightLogical
-                | BinaryOp::ShiftRightArithmetic
-        ),
-        OpKind::Convert(_) | OpKind::Transpose(_) | OpKind::Reshape(_) => true,
-        OpKind::DotGeneral { .. } => true,
-        OpKind::Reduce(r) => r.kind() == Some(ReduceKind::Add),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::{BinaryOp, UnaryOp};
 
     #[test]
     fn reduces_whose_init_is_not_the_identity_are_found() {
@@ -205,9 +155,9 @@ mod tests {
 
     #[test]
     fn exp_breaks_zero_padding_tanh_keeps_it() {
-        assert!(!preserves_zero_padding(&OpKind::Unary(UnaryOp::Exp)));
-        assert!(!preserves_zero_padding(&OpKind::Unary(UnaryOp::Cosine)));
-        assert!(preserves_zero_padding(&OpKind::Unary(UnaryOp::Tanh)));
-        assert!(!preserves_zero_padding(&OpKind::Binary(BinaryOp::Divide)));
+        assert!(!OpKind::Unary(UnaryOp::Exp).preserves_zero_padding());
+        assert!(!OpKind::Unary(UnaryOp::Cosine).preserves_zero_padding());
+        assert!(OpKind::Unary(UnaryOp::Tanh).preserves_zero_padding());
+        assert!(!OpKind::Binary(BinaryOp::Divide).preserves_zero_padding());
     }
 }
