@@ -8,7 +8,7 @@ use meshrun_compiler::ir::{
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::{DiagKind, Diagnostic};
@@ -117,10 +117,10 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j, k], [i, j, k])->([i, j, k]) {i=2, j=0, k=4}>",
         ),
         (
-            OpKind::Compare {
+            OpKind::Compare(Compare {
                 direction: CompareDirection::Gt,
                 compare_type: None,
-            },
+            }),
             &["8x16", "8x16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=16}>",

@@ -2,7 +2,7 @@
 //! generic syntax: both must parse to the same `OpKind`, operands, result
 //! types, shardings and attributes, and the module must round-trip.
 
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::PathBuf;
 
 use meshrun_compiler::ir::{
@@ -103,10 +103,10 @@ fn compare_select_clamp() {
         "  %0 = stablehlo.compare  GT, %a, %b,  FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>",
         "  %0 = \"stablehlo.compare\"(%a, %b) <{compare_type = #stablehlo<comparison_type FLOAT>, \
          comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>",
-        OpKind::Compare {
+        OpKind::Compare(Compare {
             direction: CompareDirection::Gt,
             compare_type: Some(CompareType::Float),
-        },
+        }),
         2,
         &[i1],
     );
@@ -114,10 +114,10 @@ fn compare_select_clamp() {
         "  %0 = stablehlo.compare LE, %i, %i : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>",
         "  %0 = \"stablehlo.compare\"(%i, %i) {comparison_direction = #stablehlo<comparison_direction LE>} \
          : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>",
-        OpKind::Compare {
+        OpKind::Compare(Compare {
             direction: CompareDirection::Le,
             compare_type: None,
-        },
+        }),
         2,
         &[TensorType::new(vec![8], ElemType::I1)],
     );

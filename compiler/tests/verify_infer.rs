@@ -11,7 +11,7 @@ use meshrun_compiler::ir::{
     Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::{DimSharding, TensorSharding};
 
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
@@ -172,9 +172,11 @@ fn elementwise_unary() {
 #[test]
 fn elementwise_binary_and_compare() {
     use BinaryOp::*;
-    let cmp = |ct| OpKind::Compare {
-        direction: CompareDirection::Lt,
-        compare_type: ct,
+    let cmp = |ct| {
+        OpKind::Compare(Compare {
+            direction: CompareDirection::Lt,
+            compare_type: ct,
+        })
     };
     run_infer(vec![
         case(

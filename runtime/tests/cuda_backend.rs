@@ -24,7 +24,7 @@
 
 mod common;
 
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::{Path, PathBuf};
 
 use meshrun_compiler::ir::{
@@ -282,10 +282,10 @@ fn op_cases() -> Vec<Case> {
             };
             for &compare_type in types {
                 cases.push(case(
-                    OpKind::Compare {
+                    OpKind::Compare(Compare {
                         direction,
                         compare_type,
-                    },
+                    }),
                     vec![a.clone(), b.clone()],
                 ));
             }

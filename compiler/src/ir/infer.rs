@@ -31,7 +31,7 @@ pub use sources::infer_constant;
 
 use common::{check_static_shape, expect_operands, expect_results, single_result};
 use contraction::infer_dot_general;
-use elementwise::{infer_binary, infer_compare, infer_unary};
+use elementwise::{infer_binary, infer_unary};
 
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
@@ -67,7 +67,6 @@ pub fn infer_result_types(
     match kind {
         OpKind::Unary(op) => one(infer_unary(*op, operand_types)),
         OpKind::Binary(op) => one(infer_binary(*op, operand_types)),
-        OpKind::Compare { compare_type, .. } => one(infer_compare(*compare_type, operand_types)),
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }

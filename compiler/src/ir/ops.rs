@@ -19,6 +19,10 @@ macro_rules! name_enum {
         impl $ty {
             pub const ALL: &'static [$ty] = &[$($ty::$var),*];
 
+            /// Every spelling, in declaration order (pretty forms list
+            /// them in errors).
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+
             /// The spelling in the text format.
             pub fn name(self) -> &'static str {
                 match self { $($ty::$var => $name),* }
@@ -343,6 +347,7 @@ op_kinds! {
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Select(crate::ops::select::Select),
         Clamp(crate::ops::clamp::Clamp),
+        Compare(crate::ops::compare::Compare),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
         Convert(crate::ops::convert::Convert),
@@ -359,10 +364,6 @@ op_kinds! {
     hand_written {
     Unary(UnaryOp),
     Binary(BinaryOp),
-    Compare {
-        direction: CompareDirection,
-        compare_type: Option<CompareType>,
-    },
     /// A literal, and how the text spells the op (the value is the same).
     Constant(DenseLiteral, ConstantDialect),
     /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
@@ -406,7 +407,6 @@ impl OpKind {
     fn static_name(&self) -> &'static str {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
-            OpKind::Compare { .. } => "stablehlo.compare",
             OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
@@ -424,10 +424,7 @@ impl OpKind {
         if let Some(d) = self.def() {
             return d.spec().elementwise;
         }
-        matches!(
-            self,
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. }
-        )
+        matches!(self, OpKind::Unary(_) | OpKind::Binary(_))
     }
 }
 

@@ -28,6 +28,7 @@ pub mod broadcast_in_dim;
 pub mod case;
 pub mod clamp;
 pub mod collectives;
+pub mod compare;
 pub mod concatenate;
 pub mod convert;
 pub mod convolution;

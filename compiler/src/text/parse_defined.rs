@@ -209,6 +209,14 @@ impl<'s> Cursor<'s> {
                 }
                 Fmt::InitPairs => operands = self.parse_init_pairs(b, name)?,
                 Fmt::Word(w) => self.expect_ident(w, name)?,
+                Fmt::Enum(attr, what, names) => {
+                    given.push(self.parse_enum_word(attr, what, names, name)?);
+                }
+                Fmt::OptionalEnum(attr, what, names) => {
+                    if self.eat(Tok::Comma) {
+                        given.push(self.parse_enum_word(attr, what, names, name)?);
+                    }
+                }
                 Fmt::ExpMantissa(key, e_attr, m_attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
@@ -361,6 +369,23 @@ impl<'s> Cursor<'s> {
             return Ok(Attr::Int { value, ty: None });
         }
         self.parse_attr_value(0)
+    }
+
+    /// A bare enum value, one of `names`, for the attribute `attr`.
+    fn parse_enum_word(
+        &mut self,
+        attr: &str,
+        what: &str,
+        names: &[&str],
+        name: &str,
+    ) -> PResult<Given> {
+        let at = self.pos();
+        if !(self.at(Tok::Ident) && names.contains(&self.text())) {
+            return Err(self.expected_in(&format!("{what} ({})", names.join(", ")), name));
+        }
+        let value = Attr::Ident(self.text().to_string());
+        self.bump();
+        Ok(Given::pretty(attr, value, at))
     }
 
     /// `[0:4, 2:8:2]`: per dimension a start, a limit and a stride (1

@@ -6,7 +6,7 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::ops::defined_op;
-use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, UnaryOp};
+use crate::ir::{BinaryOp, DotDims, OpKind, UnaryOp};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::{take_attr, RawAttr};
@@ -15,7 +15,6 @@ use crate::text::parser::{attr_diag, FuncBuilder};
 
 /// Op names the generic form accepts (besides element-wise ones).
 const GENERIC_OPS: &[&str] = &[
-    "stablehlo.compare",
     "stablehlo.constant",
     "sdy.constant",
     "stablehlo.dot_general",
@@ -117,34 +116,6 @@ impl<'s> Cursor<'s> {
             })
         };
         Ok(match name {
-            "stablehlo.compare" => {
-                let a = required(attrs, "comparison_direction")?;
-                let d = self.decode_stablehlo_enum(&a, "comparison_direction")?;
-                let direction = CompareDirection::from_name(&d).ok_or_else(|| {
-                    attr_diag(
-                        &a,
-                        DiagKind::Syntax,
-                        format!("unknown comparison direction '{d}'"),
-                    )
-                })?;
-                let compare_type = match take_attr(attrs, "compare_type") {
-                    Some(a) => {
-                        let t = self.decode_stablehlo_enum(&a, "comparison_type")?;
-                        Some(CompareType::from_name(&t).ok_or_else(|| {
-                            attr_diag(
-                                &a,
-                                DiagKind::Syntax,
-                                format!("unknown comparison type '{t}'"),
-                            )
-                        })?)
-                    }
-                    None => None,
-                };
-                OpKind::Compare {
-                    direction,
-                    compare_type,
-                }
-            }
             "stablehlo.constant" | "sdy.constant" => {
                 let a = required(attrs, "value")?;
                 let (lit, ty) = self.decode_dense_attr(&a)?;

@@ -217,6 +217,19 @@ impl FuncPrinter<'_> {
                     self.out.push_str(w);
                     space = true;
                 }
+                Fmt::Enum(attr, ..) | Fmt::OptionalEnum(attr, ..) => {
+                    let Some((_, value)) = attrs.iter().find(|(n, _)| *n == attr) else {
+                        continue;
+                    };
+                    if matches!(directive, Fmt::OptionalEnum(..)) {
+                        self.out.push(',');
+                    }
+                    if space || matches!(directive, Fmt::OptionalEnum(..)) {
+                        self.out.push(' ');
+                    }
+                    self.out.push_str(&pretty_value(value));
+                    space = true;
+                }
                 Fmt::ExpMantissa(key, e_attr, m_attr) => {
                     if space {
                         self.out.push(' ');

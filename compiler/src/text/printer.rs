@@ -406,19 +406,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
             }
-            OpKind::Compare {
-                direction,
-                compare_type,
-            } => {
-                let _ = write!(self.out, "stablehlo.compare {}, ", direction.name());
-                self.values(&op.operands);
-                if let Some(t) = compare_type {
-                    let _ = write!(self.out, ", {}", t.name());
-                }
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
             OpKind::Constant(lit, _) => {
                 self.out.push_str(&op.kind.name());
                 attrs(self);

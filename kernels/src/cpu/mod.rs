@@ -35,6 +35,7 @@ pub mod window;
 
 use gemm::Parallelism;
 use meshrun_compiler::ir::{OpKind, TensorType};
+use meshrun_compiler::ops::compare::Compare;
 
 use crate::error::{KernelError, Result};
 use crate::tensor::HostTensor;
@@ -122,10 +123,10 @@ fn compute(
             n(2)?;
             one(elementwise::binary(*op, x[0], x[1])?)
         }
-        OpKind::Compare {
+        OpKind::Compare(Compare {
             direction,
             compare_type,
-        } => {
+        }) => {
             n(2)?;
             one(elementwise::compare(*direction, *compare_type, x[0], x[1])?)
         }

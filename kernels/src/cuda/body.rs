@@ -22,6 +22,7 @@
 use meshrun_compiler::ir::{
     BinaryOp, CompareType, Computation, DenseLiteral, ElemType, OpKind, Scalar, UnaryOp,
 };
+use meshrun_compiler::ops::compare::Compare;
 
 use super::generate;
 use super::names::{self, cuda_type};
@@ -117,10 +118,10 @@ pub fn body_function(body: &Computation) -> Result<String, String> {
                 x[0],
                 x[1]
             ),
-            OpKind::Compare {
+            OpKind::Compare(Compare {
                 direction,
                 compare_type,
-            } => {
+            }) => {
                 let cmp = format!("Cmp_{}", direction.name().to_ascii_lowercase());
                 let functor = if *compare_type == Some(CompareType::TotalOrder) {
                     format!("Total<{cmp}>")

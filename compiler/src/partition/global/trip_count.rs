@@ -19,6 +19,7 @@
 use crate::ir::{
     BinaryOp, CompareDirection, DenseLiteral, Function, OpData, OpKind, Scalar, Value, ValueDef,
 };
+use crate::ops::compare::Compare;
 
 /// The number of times the body of `op` (a `stablehlo.while`) runs, when
 /// its bounds are constants.
@@ -30,7 +31,7 @@ pub fn counted_trips(f: &Function, op: &OpData) -> Option<i64> {
         return None;
     };
     let cmp = defining_op(f, pred)?;
-    let OpKind::Compare { direction, .. } = &cmp.kind else {
+    let OpKind::Compare(Compare { direction, .. }) = &cmp.kind else {
         return None;
     };
     let &[a, b] = &cmp.operands[..] else {

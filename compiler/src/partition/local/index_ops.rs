@@ -35,6 +35,7 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{
     BinaryOp, CompareDirection, DenseLiteral, ElemType, OpKind, ReduceKind, Scalar, TensorType,
 };
+use crate::ops::compare::Compare;
 use crate::ops::gather::Gather;
 use crate::ops::scatter::{Scatter, ScatterUpdate};
 use crate::ops::{clamp::Clamp, select::Select};
@@ -178,10 +179,10 @@ impl DeviceBuilder<'_> {
         name: String,
     ) -> LocalId {
         let ty = self.local_ty(a).with_elem(ElemType::I1);
-        let kind = OpKind::Compare {
+        let kind = OpKind::Compare(Compare {
             direction,
             compare_type: None,
-        };
+        });
         self.emit(step, kind, vec![a, c], ty, name)
     }
 

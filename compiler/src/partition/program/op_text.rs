@@ -21,7 +21,9 @@ fn scalar(s: &Scalar) -> String {
 /// The attributes of `kind`, or an empty string.
 pub fn op_attrs(kind: &OpKind) -> String {
     match kind {
-        OpKind::Compare { direction, .. } => direction.name().to_string(),
+        OpKind::Compare(crate::ops::compare::Compare { direction, .. }) => {
+            direction.name().to_string()
+        }
         OpKind::Constant(DenseLiteral::Splat(s), ..) => format!("dense<{}>", scalar(s)),
         OpKind::Constant(DenseLiteral::Elements(v), ..) => {
             let head: Vec<String> = v.iter().take(4).map(scalar).collect();

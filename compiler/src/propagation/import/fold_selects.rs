@@ -18,7 +18,7 @@ fn is_pure(kind: &OpKind) -> bool {
     kind.is_elementwise()
         || matches!(
             kind,
-            OpKind::Compare { .. }
+            OpKind::Compare(_)
                 | OpKind::Select(_)
                 | OpKind::BroadcastInDim(_)
                 | OpKind::Reshape(_)
