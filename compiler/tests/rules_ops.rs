@@ -7,6 +7,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, DenseLiteral, DotDims, ElemType, Function, OpId, OpKind,
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
@@ -351,7 +352,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>",
         ),
         (OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
-        (OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()), &[], &[""], "none"),
+        (OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))), &[], &[""], "none"),
         (
             OpKind::Reshard {
                 sharding: TensorSharding::replicated("mesh", 2),

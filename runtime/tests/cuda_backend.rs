@@ -24,6 +24,7 @@
 
 mod common;
 
+use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::{Path, PathBuf};
 
@@ -351,7 +352,7 @@ fn op_cases() -> Vec<Case> {
             ));
         }
         cases.push(typed(
-            OpKind::Constant(DenseLiteral::Splat(Scalar::Float(1.5)), Default::default()),
+            OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(1.5)))),
             vec![],
             vec![ty(&[2, 2], e)],
         ));

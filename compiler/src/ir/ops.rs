@@ -5,7 +5,6 @@
 //! on [`crate::ir::OpData`]. `name()` is the MLIR op name used by the text
 //! format and in diagnostics.
 
-use crate::ir::literal::DenseLiteral;
 use crate::ir::types::ElemClass;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
 use crate::sharding::TensorSharding;
@@ -348,6 +347,7 @@ op_kinds! {
         Select(crate::ops::select::Select),
         Clamp(crate::ops::clamp::Clamp),
         Compare(crate::ops::compare::Compare),
+        Constant(crate::ops::constant::Constant),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
         Convert(crate::ops::convert::Convert),
@@ -364,8 +364,6 @@ op_kinds! {
     hand_written {
     Unary(UnaryOp),
     Binary(BinaryOp),
-    /// A literal, and how the text spells the op (the value is the same).
-    Constant(DenseLiteral, ConstantDialect),
     /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
     /// (no dims, rank ≤ 2) so the printer writes it back the same way.
     /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
@@ -407,14 +405,12 @@ impl OpKind {
     fn static_name(&self) -> &'static str {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
-            OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
-            OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
-            defined => defined.def().map_or("unknown", |d| d.spec().name),
+            defined => defined.def().map_or("unknown", |d| d.printed_name()),
         }
     }
 

@@ -234,16 +234,6 @@ impl<'s> Cursor<'s> {
         let what = format!("attribute '{}'", raw.name);
         self.within(r, &what, |c| c.parse_sharding_per_value())
     }
-
-    /// Decode `dense<...> : tensor<...>` (the generic constant's `value`).
-    pub(crate) fn decode_dense_attr(
-        &mut self,
-        raw: &RawAttr,
-    ) -> PResult<(crate::ir::DenseLiteral, crate::ir::TensorType)> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| c.parse_dense_with_type())
-    }
 }
 
 /// True if `name` can be printed as a bare attribute name.

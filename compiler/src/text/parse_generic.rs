@@ -10,13 +10,11 @@ use crate::ir::{BinaryOp, DotDims, OpKind, UnaryOp};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::{take_attr, RawAttr};
-use crate::text::parse_ops::{constant_dialect, OpParts};
-use crate::text::parser::{attr_diag, FuncBuilder};
+use crate::text::parse_ops::OpParts;
+use crate::text::parser::FuncBuilder;
 
 /// Op names the generic form accepts (besides element-wise ones).
 const GENERIC_OPS: &[&str] = &[
-    "stablehlo.constant",
-    "sdy.constant",
     "stablehlo.dot_general",
     "stablehlo.dot",
     "func.call",
@@ -80,7 +78,7 @@ impl<'s> Cursor<'s> {
             Some(kind) => kind,
             None => {
                 let lhs_rank = operands.first().map_or(0, |o| b.func.ty(o.value).rank());
-                self.generic_kind(name, pos, &mut attrs, lhs_rank, &result_types)?
+                self.generic_kind(name, pos, &mut attrs, lhs_rank)?
             }
         };
         if let OpKind::Call { callee } = &kind {
@@ -104,7 +102,6 @@ impl<'s> Cursor<'s> {
         pos: SrcPos,
         attrs: &mut Vec<RawAttr>,
         lhs_rank: usize,
-        result_types: &[crate::ir::TensorType],
     ) -> PResult<OpKind> {
         let required = |attrs: &mut Vec<RawAttr>, key: &str| {
             take_attr(attrs, key).ok_or_else(|| {
@@ -116,20 +113,6 @@ impl<'s> Cursor<'s> {
             })
         };
         Ok(match name {
-            "stablehlo.constant" | "sdy.constant" => {
-                let a = required(attrs, "value")?;
-                let (lit, ty) = self.decode_dense_attr(&a)?;
-                if let [result] = result_types {
-                    if *result != ty {
-                        return Err(attr_diag(
-                            &a,
-                            DiagKind::Type,
-                            format!("constant value has type {ty} but '{name}' returns {result}"),
-                        ));
-                    }
-                }
-                OpKind::Constant(lit, constant_dialect(name))
-            }
             "stablehlo.dot_general" | "stablehlo.dot" => {
                 let precision = match take_attr(attrs, "precision_config") {
                     Some(a) => Some(self.decode_precision_config(&a)?),

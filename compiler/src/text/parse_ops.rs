@@ -37,7 +37,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         return arity_bounds(d.spec().operands);
     }
     match kind {
-        OpKind::Constant(..) => exact(0),
         OpKind::Unary(_)
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
@@ -67,14 +66,6 @@ fn result_arity(kind: &OpKind) -> Option<usize> {
         OpKind::ShardingGroup { .. } => Some(0),
         OpKind::Call { .. } => None,
         _ => Some(1),
-    }
-}
-
-/// The spelling of a constant op named `name`.
-pub(crate) fn constant_dialect(name: &str) -> crate::ir::ConstantDialect {
-    match name {
-        "sdy.constant" => crate::ir::ConstantDialect::Sdy,
-        _ => crate::ir::ConstantDialect::Stablehlo,
     }
 }
 
@@ -147,18 +138,6 @@ impl<'s> Cursor<'s> {
         // Consume the name; an unknown one fails below at its position.
         self.bump();
         match name {
-            "stablehlo.constant" | "sdy.constant" => {
-                let attrs = self.parse_opt_attr_dict()?;
-                let (lit, ty) = self.parse_dense_with_type()?;
-                Ok(OpParts {
-                    kind: OpKind::Constant(lit, constant_dialect(name)),
-                    operands: Vec::new(),
-                    operand_types: Vec::new(),
-                    result_types: vec![ty],
-                    attrs,
-                    regions: Vec::new(),
-                })
-            }
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {
                 let callee_pos = self.pos();

@@ -36,6 +36,7 @@ use crate::ir::{
     BinaryOp, CompareDirection, DenseLiteral, ElemType, OpKind, ReduceKind, Scalar, TensorType,
 };
 use crate::ops::compare::Compare;
+use crate::ops::constant::Constant;
 use crate::ops::gather::Gather;
 use crate::ops::scatter::{Scatter, ScatterUpdate};
 use crate::ops::{clamp::Clamp, select::Select};
@@ -116,7 +117,7 @@ impl DeviceBuilder<'_> {
     fn splat(&mut self, step: usize, value: Scalar, ty: TensorType, name: String) -> LocalId {
         self.emit(
             step,
-            OpKind::Constant(DenseLiteral::Splat(value), Default::default()),
+            OpKind::Constant(Constant::new(DenseLiteral::Splat(value))),
             Vec::new(),
             ty,
             name,
@@ -203,10 +204,9 @@ impl DeviceBuilder<'_> {
         let vec_ty = TensorType::new(vec![values.len() as i64], ty.elem);
         let v = self.emit(
             step,
-            OpKind::Constant(
-                DenseLiteral::Elements(values.iter().map(|&v| lit(v)).collect()),
-                Default::default(),
-            ),
+            OpKind::Constant(Constant::new(DenseLiteral::Elements(
+                values.iter().map(|&v| lit(v)).collect(),
+            ))),
             Vec::new(),
             vec_ty,
             format!("{name}.vec"),
@@ -584,7 +584,10 @@ fn is_splat_of(b: &DeviceBuilder, g: GValueId, value: &Scalar) -> bool {
         return false;
     };
     match &step.kind {
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(v), ..)) => v == value,
+        GStepKind::Compute(OpKind::Constant(Constant {
+            value: DenseLiteral::Splat(v),
+            ..
+        })) => v == value,
         GStepKind::Compute(OpKind::BroadcastInDim(_)) | GStepKind::Reshard => {
             is_splat_of(b, step.operands[0], value)
         }

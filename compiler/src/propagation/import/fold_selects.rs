@@ -23,7 +23,7 @@ fn is_pure(kind: &OpKind) -> bool {
                 | OpKind::BroadcastInDim(_)
                 | OpKind::Reshape(_)
                 | OpKind::Transpose(_)
-                | OpKind::Constant { .. }
+                | OpKind::Constant(_)
                 | OpKind::Iota(_)
                 | OpKind::Slice(_)
                 | OpKind::Convert(_)
