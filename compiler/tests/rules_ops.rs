@@ -7,8 +7,9 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, DenseLiteral, DotDims, ElemType, Function, OpId, OpKind,
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::{DiagKind, Diagnostic};
@@ -117,10 +118,10 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j, k], [i, j, k])->([i, j, k]) {i=2, j=0, k=4}>",
         ),
         (
-            OpKind::Compare {
+            OpKind::Compare(Compare {
                 direction: CompareDirection::Gt,
                 compare_type: None,
-            },
+            }),
             &["8x16", "8x16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=16}>",
@@ -351,7 +352,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>",
         ),
         (OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
-        (OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()), &[], &[""], "none"),
+        (OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))), &[], &[""], "none"),
         (
             OpKind::Reshard {
                 sharding: TensorSharding::replicated("mesh", 2),

@@ -2,7 +2,8 @@
 //! generic syntax: both must parse to the same `OpKind`, operands, result
 //! types, shardings and attributes, and the module must round-trip.
 
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::PathBuf;
 
 use meshrun_compiler::ir::{
@@ -103,10 +104,10 @@ fn compare_select_clamp() {
         "  %0 = stablehlo.compare  GT, %a, %b,  FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>",
         "  %0 = \"stablehlo.compare\"(%a, %b) <{compare_type = #stablehlo<comparison_type FLOAT>, \
          comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>",
-        OpKind::Compare {
+        OpKind::Compare(Compare {
             direction: CompareDirection::Gt,
             compare_type: Some(CompareType::Float),
-        },
+        }),
         2,
         &[i1],
     );
@@ -114,10 +115,10 @@ fn compare_select_clamp() {
         "  %0 = stablehlo.compare LE, %i, %i : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>",
         "  %0 = \"stablehlo.compare\"(%i, %i) {comparison_direction = #stablehlo<comparison_direction LE>} \
          : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>",
-        OpKind::Compare {
+        OpKind::Compare(Compare {
             direction: CompareDirection::Le,
             compare_type: None,
-        },
+        }),
         2,
         &[TensorType::new(vec![8], ElemType::I1)],
     );
@@ -143,21 +144,24 @@ fn constants_iota_convert() {
     check(
         "  %cst = stablehlo.constant dense<[1.000000e+00, -2.500000e+00]> : tensor<2xf32>",
         "  %0 = \"stablehlo.constant\"() <{value = dense<[1.0, -2.5]> : tensor<2xf32>}> : () -> tensor<2xf32>",
-        OpKind::Constant(lit.clone(), Default::default()),
+        OpKind::Constant(Constant::new(lit.clone())),
         0,
         &[f32s(&[2])],
     );
     check(
         "  %0 = sdy.constant dense<[1.0, -2.5]> : tensor<2xf32>",
         "  %0 = \"sdy.constant\"() <{value = dense<\"0x0000803F000020C0\"> : tensor<2xf32>}> : () -> tensor<2xf32>",
-        OpKind::Constant(lit, ConstantDialect::Sdy),
+        OpKind::Constant(Constant {
+            value: lit,
+            dialect: ConstantDialect::Sdy,
+        }),
         0,
         &[f32s(&[2])],
     );
     check(
         "  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>",
         "  %c = \"stablehlo.constant\"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>",
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(f64::NEG_INFINITY)), Default::default()),
+        OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(f64::NEG_INFINITY)))),
         0,
         &[f32s(&[])],
     );
@@ -484,15 +488,15 @@ fn constant_with_attributes_before_the_value() {
     assert!(op.shardings.is_some());
     assert_eq!(
         op.kind,
-        OpKind::Constant(
-            DenseLiteral::Elements(vec![
+        OpKind::Constant(Constant {
+            value: DenseLiteral::Elements(vec![
                 Scalar::Bool(true),
                 Scalar::Bool(false),
                 Scalar::Bool(true),
                 Scalar::Bool(true)
             ]),
-            ConstantDialect::Sdy
-        )
+            dialect: ConstantDialect::Sdy,
+        })
     );
     assert!(print_module(&m).contains(
         "sdy.constant {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"y\"}]>]>} dense<[true, false, true, true]> : tensor<4xi1>"

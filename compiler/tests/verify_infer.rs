@@ -10,8 +10,9 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType, OpKind, ReduceKind,
     Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::{DimSharding, TensorSharding};
 
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
@@ -172,9 +173,11 @@ fn elementwise_unary() {
 #[test]
 fn elementwise_binary_and_compare() {
     use BinaryOp::*;
-    let cmp = |ct| OpKind::Compare {
-        direction: CompareDirection::Lt,
-        compare_type: ct,
+    let cmp = |ct| {
+        OpKind::Compare(Compare {
+            direction: CompareDirection::Lt,
+            compare_type: ct,
+        })
     };
     run_infer(vec![
         case(
@@ -725,7 +728,7 @@ fn typed_ops_are_not_inferable() {
         OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
             dims: vec![],
         }),
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()),
+        OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))),
         OpKind::Call { callee: "f".into() },
     ];
     for k in kinds {
@@ -865,7 +868,7 @@ fn reshape_convert_iota_constant() {
     );
     infer_constant(&DenseLiteral::Splat(Scalar::Bool(true)), &t(&[2], I1)).unwrap();
     infer_constant(&DenseLiteral::Elements(vec![]), &t(&[0, 3], F32)).unwrap();
-    let k = OpKind::Constant(splat, Default::default());
+    let k = OpKind::Constant(Constant::new(splat));
     check_result_types(&k, &[], &[t(&[2], F16)]).unwrap();
     let err = check_result_types(&k, &[], &[t(&[2], F16), t(&[2], F16)]).unwrap_err();
     assert!(err.contains("expects 1 result, got 2"), "{err}");

@@ -7,6 +7,7 @@ use meshrun_compiler::ir::{
     DotDims, ElemType, Function, Module, OpKind, ParamAttrs, Scalar, TensorType, UnaryOp, Value,
     Visibility,
 };
+use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::{DiagKind, Diagnostic, DimSharding, SrcPos, TensorSharding};
 
 use ElemType::{F16, F32};
@@ -78,7 +79,7 @@ fn mlp() -> Module {
     let mut g = Function::new("finish", vec![t(&[16, 128])]);
     g.visibility = Visibility::Private;
     let c = g.push_op(
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.5)), Default::default()),
+        OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.5)))),
         vec![],
         vec![TensorType::scalar(F32)],
     );

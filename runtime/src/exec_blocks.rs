@@ -178,7 +178,7 @@ where
             let keep = matches!(
                 instr,
                 Instr::Op {
-                    kind: OpKind::Constant(..),
+                    kind: OpKind::Constant(_),
                     ..
                 }
             ) && matches!(unit, Unit::Instr(_));

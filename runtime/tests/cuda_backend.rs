@@ -24,7 +24,8 @@
 
 mod common;
 
-use meshrun_compiler::ops::{clamp::Clamp, select::Select};
+use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::{Path, PathBuf};
 
 use meshrun_compiler::ir::{
@@ -282,10 +283,10 @@ fn op_cases() -> Vec<Case> {
             };
             for &compare_type in types {
                 cases.push(case(
-                    OpKind::Compare {
+                    OpKind::Compare(Compare {
                         direction,
                         compare_type,
-                    },
+                    }),
                     vec![a.clone(), b.clone()],
                 ));
             }
@@ -351,7 +352,7 @@ fn op_cases() -> Vec<Case> {
             ));
         }
         cases.push(typed(
-            OpKind::Constant(DenseLiteral::Splat(Scalar::Float(1.5)), Default::default()),
+            OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(1.5)))),
             vec![],
             vec![ty(&[2, 2], e)],
         ));

@@ -5,6 +5,7 @@ use meshrun_compiler::ir::{
     BinaryOp, DenseLiteral, DotDims, ElemType, Function, Module, OpKind, ReduceKind, Scalar,
     TensorType, UnaryOp, Visibility,
 };
+use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::SrcPos;
@@ -63,7 +64,7 @@ fn mlp_module() -> Module {
     );
     let t = f.result(t);
     let zero = f.push_op(
-        OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()),
+        OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))),
         vec![],
         vec![f32_ty(&[])],
     );

@@ -113,7 +113,7 @@ fn op_elem(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> 
         OpKind::DotGeneral { .. }
             | OpKind::RaggedDot(_)
             | OpKind::Reduce { .. }
-            | OpKind::Compare { .. }
+            | OpKind::Compare(_)
     );
     let (first, second) = if from_operands {
         (operands, results)

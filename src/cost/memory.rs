@@ -334,7 +334,7 @@ fn fusible(instr: &Instr) -> bool {
             kind.is_elementwise()
                 || matches!(
                     kind,
-                    OpKind::BroadcastInDim(_) | OpKind::Reshape(_) | OpKind::Constant(..)
+                    OpKind::BroadcastInDim(_) | OpKind::Reshape(_) | OpKind::Constant(_)
                 )
         }
         Instr::Iota { .. } | Instr::Mask { .. } => true,

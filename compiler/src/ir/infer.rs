@@ -29,9 +29,9 @@ pub use crate::ops::reshape::infer_reshape;
 pub use contraction::dot_result_elem_ok;
 pub use sources::infer_constant;
 
-use common::{check_static_shape, expect_operands, expect_results, single_result};
+use common::{check_static_shape, expect_operands, expect_results};
 use contraction::infer_dot_general;
-use elementwise::{infer_binary, infer_compare, infer_unary};
+use elementwise::{infer_binary, infer_unary};
 
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
@@ -45,7 +45,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     if let Some(def) = kind.def() {
         return def.inferable();
     }
-    !matches!(kind, OpKind::Constant(..) | OpKind::Call { .. })
+    !matches!(kind, OpKind::Call { .. })
 }
 
 /// The result types of an op of `kind` applied to operands of
@@ -67,7 +67,6 @@ pub fn infer_result_types(
     match kind {
         OpKind::Unary(op) => one(infer_unary(*op, operand_types)),
         OpKind::Binary(op) => one(infer_binary(*op, operand_types)),
-        OpKind::Compare { compare_type, .. } => one(infer_compare(*compare_type, operand_types)),
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }
@@ -78,7 +77,6 @@ pub fn infer_result_types(
             expect_operands(operand_types, 1)?;
             Ok(Vec::new())
         }
-        OpKind::Constant(..) => Err(not_inferable("infer_constant")),
         OpKind::Call { .. } => Err(not_inferable("check_call")),
         _ => Err("op kind without shape rules".into()),
     }
@@ -124,10 +122,6 @@ pub fn check_result_types(
         return def.check(operands, results);
     }
     match kind {
-        OpKind::Constant(literal, ..) => {
-            expect_operands(operands, 0)?;
-            infer_constant(literal, single_result(results)?).map(drop)
-        }
         OpKind::Call { callee } => Err(format!(
             "the result types of a call of @{callee} are checked against the callee (use check_call)"
         )),

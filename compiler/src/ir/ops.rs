@@ -5,7 +5,6 @@
 //! on [`crate::ir::OpData`]. `name()` is the MLIR op name used by the text
 //! format and in diagnostics.
 
-use crate::ir::literal::DenseLiteral;
 use crate::ir::types::ElemClass;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
 use crate::sharding::TensorSharding;
@@ -18,6 +17,10 @@ macro_rules! name_enum {
 
         impl $ty {
             pub const ALL: &'static [$ty] = &[$($ty::$var),*];
+
+            /// Every spelling, in declaration order (pretty forms list
+            /// them in errors).
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
 
             /// The spelling in the text format.
             pub fn name(self) -> &'static str {
@@ -350,6 +353,8 @@ op_kinds! {
         ReducePrecision(crate::ops::reduce_precision::ReducePrecision),
         Select(crate::ops::select::Select),
         Clamp(crate::ops::clamp::Clamp),
+        Compare(crate::ops::compare::Compare),
+        Constant(crate::ops::constant::Constant),
         Reverse(crate::ops::reverse::Reverse),
         Slice(crate::ops::slice::Slice),
         Convert(crate::ops::convert::Convert),
@@ -366,12 +371,6 @@ op_kinds! {
     hand_written {
     Unary(UnaryOp),
     Binary(BinaryOp),
-    Compare {
-        direction: CompareDirection,
-        compare_type: Option<CompareType>,
-    },
-    /// A literal, and how the text spells the op (the value is the same).
-    Constant(DenseLiteral, ConstantDialect),
     /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
     /// (no dims, rank ≤ 2) so the printer writes it back the same way.
     /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
@@ -413,15 +412,12 @@ impl OpKind {
     fn static_name(&self) -> &'static str {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
-            OpKind::Compare { .. } => "stablehlo.compare",
-            OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
-            OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
-            defined => defined.def().map_or("unknown", |d| d.spec().name),
+            defined => defined.def().map_or("unknown", |d| d.printed_name()),
         }
     }
 
@@ -443,10 +439,7 @@ impl OpKind {
         if let Some(d) = self.def() {
             return d.spec().elementwise;
         }
-        matches!(
-            self,
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. }
-        )
+        matches!(self, OpKind::Unary(_) | OpKind::Binary(_))
     }
 }
 

@@ -112,7 +112,7 @@ pub(crate) fn check_elementwise(body: &Computation, what: &str) -> Result<(), St
             .chain(&op.results)
             .all(|&v| f.ty(v).rank() == 0);
         let ok = match &op.kind {
-            OpKind::Constant(..) => scalar,
+            OpKind::Constant(_) => scalar,
             OpKind::BroadcastInDim(_) | OpKind::Reshape(_) => scalar,
             k => k.is_elementwise() && scalar,
         };

@@ -19,6 +19,9 @@ use crate::ir::types::TensorType;
 pub struct DecodeError {
     pub attr: Option<String>,
     pub message: String,
+    /// Whether the value does not fit the op's types (a type error, not
+    /// a syntax one: a constant's literal of another type than its result).
+    pub type_mismatch: bool,
 }
 
 impl DecodeError {
@@ -26,6 +29,7 @@ impl DecodeError {
         DecodeError {
             attr: None,
             message: message.into(),
+            type_mismatch: false,
         }
     }
 
@@ -33,12 +37,23 @@ impl DecodeError {
         DecodeError {
             attr: Some(name.to_string()),
             message: message.into(),
+            type_mismatch: false,
+        }
+    }
+
+    /// The attribute `name`'s value does not fit the op's types.
+    pub fn attr_type(name: &str, message: impl Into<String>) -> DecodeError {
+        DecodeError {
+            type_mismatch: true,
+            ..DecodeError::attr(name, message)
         }
     }
 }
 
 /// Everything the text said about one op, for its definition's `decode`.
 pub struct Decoder {
+    /// The op's name as the text wrote it (its printed name or an alias).
+    pub name: String,
     /// Attributes not yet taken: name and value.
     attrs: Vec<(String, Attr)>,
     pub operand_types: Vec<TensorType>,
@@ -48,12 +63,14 @@ pub struct Decoder {
 
 impl Decoder {
     pub fn new(
+        name: &str,
         attrs: Vec<(String, Attr)>,
         operand_types: Vec<TensorType>,
         result_types: Vec<TensorType>,
         computations: Vec<Computation>,
     ) -> Decoder {
         Decoder {
+            name: name.to_string(),
             attrs,
             operand_types,
             result_types,

@@ -76,6 +76,18 @@ pub enum Fmt {
     ExpMantissa(&'static str, &'static str, &'static str),
     /// A bare keyword, printed and expected as is (`across`).
     Word(&'static str),
+    /// `dense<...> : t`: the attribute `attr`, a dense literal
+    /// ([`crate::ops::OpDef::literal`]), and its type, which is the type
+    /// of the op's one result and the whole signature (`stablehlo.constant`).
+    TypedLiteral(&'static str),
+    /// `VALUE`: the enum attribute `attr` as its bare value, one of
+    /// `names`; `what` says what it is in errors ("a comparison
+    /// direction"). `stablehlo.compare`'s `LT`.
+    Enum(&'static str, &'static str, &'static [&'static str]),
+    /// `, VALUE`: an optional [`Fmt::Enum`], written only when the
+    /// attribute is present and read when a `,` comes
+    /// (`stablehlo.compare`'s `, FLOAT`).
+    OptionalEnum(&'static str, &'static str, &'static [&'static str]),
     /// The operands as `(%x init: %c), (%y init: %d)`: N inputs, then
     /// their N init values (reduce).
     InitPairs,
@@ -106,6 +118,9 @@ impl Fmt {
             | Fmt::Sharding(_, a)
             | Fmt::AxisRefs(a)
             | Fmt::Symbol(a)
+            | Fmt::Enum(a, ..)
+            | Fmt::TypedLiteral(a)
+            | Fmt::OptionalEnum(a, ..)
             | Fmt::Bare(_, a, _) => a == name,
             Fmt::Group(_, entries) => entries.iter().any(|&(_, a)| a == name),
             Fmt::AttrDictWith(attrs) => attrs.contains(&name),

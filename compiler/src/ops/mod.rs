@@ -28,7 +28,9 @@ pub mod broadcast_in_dim;
 pub mod case;
 pub mod clamp;
 pub mod collectives;
+pub mod compare;
 pub mod concatenate;
+pub mod constant;
 pub mod convert;
 pub mod convolution;
 pub mod custom_call;
@@ -213,6 +215,18 @@ impl<T: DecodeOp> HasSpec for T {
 
 /// What an op kind is. Implemented once per op kind, in `ops/<op>.rs`.
 pub trait OpDef: HasSpec + fmt::Debug {
+    /// The name the printer writes: the spec's, unless the op's fields
+    /// choose one of its aliases (`sdy.constant`).
+    fn printed_name(&self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The dense literal the op holds, for [`Fmt::TypedLiteral`] (its
+    /// type is the op's result type, which the definition does not hold).
+    fn literal(&self) -> Option<&crate::ir::literal::DenseLiteral> {
+        None
+    }
+
     /// The inherent attributes, in the order the generic form prints them
     /// (`encode_attrs`, derived by [`define_attrs!`]); none by default.
     fn attrs(&self) -> Vec<(&'static str, Attr)> {

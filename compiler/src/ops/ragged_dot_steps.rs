@@ -25,6 +25,7 @@
 //! outside the block are zero (another device adds them).
 
 use crate::ir::{BinaryOp, DenseLiteral, DotDims, ElemType, OpKind, Scalar, TensorType};
+use crate::ops::constant::Constant;
 use crate::ops::ragged_dot::{RaggedDot, RaggedMode, RaggedPlan};
 
 /// Where a step's operand comes from.
@@ -245,7 +246,7 @@ impl Builder {
 
     fn zeros(&mut self, ty: TensorType) -> Val {
         let lit = DenseLiteral::Splat(zero_of(ty.elem));
-        self.push(OpKind::Constant(lit, Default::default()), &[], ty)
+        self.push(OpKind::Constant(Constant::new(lit)), &[], ty)
     }
 
     fn dot(&mut self, l: &Val, r: &Val, dims: &DotDims, ty: TensorType) -> Val {
@@ -563,7 +564,7 @@ mod tests {
                 OpKind::Slice(_) => "slice",
                 OpKind::Reshape(_) => "reshape",
                 OpKind::DotGeneral { .. } => "dot",
-                OpKind::Constant(..) => "zeros",
+                OpKind::Constant(_) => "zeros",
                 OpKind::Concatenate(_) => "concat",
                 OpKind::Pad(_) => "pad",
                 OpKind::Binary(_) => "add",

@@ -68,7 +68,7 @@ impl<'f> OpShapes<'f> {
             Some(crate::ir::ValueDef::Result { op, .. }) => f
                 .ops
                 .get(op.index())
-                .is_some_and(|o| matches!(o.kind, OpKind::Constant(..))),
+                .is_some_and(|o| matches!(o.kind, OpKind::Constant(_))),
             _ => false,
         };
         Ok(OpShapes {
@@ -107,14 +107,10 @@ impl<'a> RuleMaker<'a> {
             return def.rule(&shapes, self.options).map_err(|e| self.error(e));
         }
         match &self.op.kind {
-            OpKind::Unary(_)
-            | OpKind::Binary(_)
-            | OpKind::Compare { .. }
-            | OpKind::ShardingConstraint { .. } => self.pointwise_all_same_shape(),
-            OpKind::Constant(..)
-            | OpKind::Call { .. }
-            | OpKind::Reshard { .. }
-            | OpKind::ShardingGroup { .. } => Ok(None),
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::ShardingConstraint { .. } => {
+                self.pointwise_all_same_shape()
+            }
+            OpKind::Call { .. } | OpKind::Reshard { .. } | OpKind::ShardingGroup { .. } => Ok(None),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
         }

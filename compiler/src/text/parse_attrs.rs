@@ -124,18 +124,6 @@ impl<'s> Cursor<'s> {
         })
     }
 
-    /// Decode `#stablehlo<KEYWORD VALUE>` (e.g. `comparison_direction GT`);
-    /// returns `VALUE`.
-    pub(crate) fn decode_stablehlo_enum(
-        &mut self,
-        raw: &RawAttr,
-        keyword: &str,
-    ) -> PResult<String> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| c.parse_stablehlo_enum(keyword, &what))
-    }
-
     fn parse_stablehlo_enum(&mut self, keyword: &str, what: &str) -> PResult<String> {
         if !(self.at(Tok::Hash) && self.text() == "#stablehlo") {
             return Err(self.expected_in(&format!("#stablehlo<{keyword} ...>"), what));
@@ -246,16 +234,6 @@ impl<'s> Cursor<'s> {
         let what = format!("attribute '{}'", raw.name);
         self.within(r, &what, |c| c.parse_sharding_per_value())
     }
-
-    /// Decode `dense<...> : tensor<...>` (the generic constant's `value`).
-    pub(crate) fn decode_dense_attr(
-        &mut self,
-        raw: &RawAttr,
-    ) -> PResult<(crate::ir::DenseLiteral, crate::ir::TensorType)> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| c.parse_dense_with_type())
-    }
 }
 
 /// True if `name` can be printed as a bare attribute name.
@@ -309,10 +287,10 @@ mod tests {
         assert_eq!(ints(&mut c, &attrs[1]), Ok(vec![]));
         assert_eq!(ints(&mut c, &attrs[2]), Ok(vec![3, 4]));
         assert_eq!(c.decode_int(&attrs[3]), Ok(0));
+        let direction = c.attr_value_of(&attrs[4]).expect("a value");
         assert_eq!(
-            c.decode_stablehlo_enum(&attrs[4], "comparison_direction")
-                .as_deref(),
-            Ok("GT")
+            <crate::ir::CompareDirection as crate::ops::AttrCodec>::decode(&direction),
+            Ok(crate::ir::CompareDirection::Gt)
         );
         let dims = c.decode_dot_dims(&attrs[5]).expect("dims");
         assert_eq!((dims.lhs_batch, dims.rhs_contract), (vec![0], vec![1]));

@@ -97,6 +97,7 @@ impl<'s> Cursor<'s> {
         let given = self.given_from_raw(raws);
         let mut parts = self.decode_defined(
             def,
+            name,
             pos,
             given,
             operands,
@@ -209,6 +210,20 @@ impl<'s> Cursor<'s> {
                 }
                 Fmt::InitPairs => operands = self.parse_init_pairs(b, name)?,
                 Fmt::Word(w) => self.expect_ident(w, name)?,
+                Fmt::TypedLiteral(attr) => {
+                    let at = self.pos();
+                    let (literal, ty) = self.parse_dense_with_type()?;
+                    types = Some((Vec::new(), vec![ty.clone()]));
+                    given.push(Given::pretty(attr, Attr::Dense { literal, ty }, at));
+                }
+                Fmt::Enum(attr, what, names) => {
+                    given.push(self.parse_enum_word(attr, what, names, name)?);
+                }
+                Fmt::OptionalEnum(attr, what, names) => {
+                    if self.eat(Tok::Comma) {
+                        given.push(self.parse_enum_word(attr, what, names, name)?);
+                    }
+                }
                 Fmt::ExpMantissa(key, e_attr, m_attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
@@ -336,6 +351,7 @@ impl<'s> Cursor<'s> {
         }
         let mut parts = self.decode_defined(
             def,
+            name,
             pos,
             given,
             operands,
@@ -361,6 +377,23 @@ impl<'s> Cursor<'s> {
             return Ok(Attr::Int { value, ty: None });
         }
         self.parse_attr_value(0)
+    }
+
+    /// A bare enum value, one of `names`, for the attribute `attr`.
+    fn parse_enum_word(
+        &mut self,
+        attr: &str,
+        what: &str,
+        names: &[&str],
+        name: &str,
+    ) -> PResult<Given> {
+        let at = self.pos();
+        if !(self.at(Tok::Ident) && names.contains(&self.text())) {
+            return Err(self.expected_in(&format!("{what} ({})", names.join(", ")), name));
+        }
+        let value = Attr::Ident(self.text().to_string());
+        self.bump();
+        Ok(Given::pretty(attr, value, at))
     }
 
     /// `[0:4, 2:8:2]`: per dimension a start, a limit and a stride (1
@@ -525,6 +558,7 @@ impl<'s> Cursor<'s> {
     fn decode_defined(
         &mut self,
         def: &DefinedOp,
+        written: &str,
         pos: SrcPos,
         given: Vec<Given>,
         operands: Vec<Operand>,
@@ -539,6 +573,7 @@ impl<'s> Cursor<'s> {
             .map(|g| (g.name.clone(), g.value.clone()))
             .collect();
         let mut d = Decoder::new(
+            written,
             candidates,
             operand_types.clone(),
             result_types.clone(),
@@ -554,7 +589,12 @@ impl<'s> Cursor<'s> {
                 Some(a) => format!("'{name}' attribute '{a}': {}", e.message),
                 None => format!("'{name}' {}", e.message),
             };
-            Diagnostic::new(DiagKind::Syntax, at, what)
+            let kind = if e.type_mismatch {
+                DiagKind::Type
+            } else {
+                DiagKind::Syntax
+            };
+            Diagnostic::new(kind, at, what)
         })?;
         let remaining: Vec<String> = d.remaining().map(str::to_string).collect();
         let mut attrs = Vec::new();

@@ -6,18 +6,15 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::ops::defined_op;
-use crate::ir::{BinaryOp, CompareDirection, CompareType, DotDims, OpKind, UnaryOp};
+use crate::ir::{BinaryOp, DotDims, OpKind, UnaryOp};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::{take_attr, RawAttr};
-use crate::text::parse_ops::{constant_dialect, OpParts};
-use crate::text::parser::{attr_diag, FuncBuilder};
+use crate::text::parse_ops::OpParts;
+use crate::text::parser::FuncBuilder;
 
 /// Op names the generic form accepts (besides element-wise ones).
 const GENERIC_OPS: &[&str] = &[
-    "stablehlo.compare",
-    "stablehlo.constant",
-    "sdy.constant",
     "stablehlo.dot_general",
     "stablehlo.dot",
     "func.call",
@@ -81,7 +78,7 @@ impl<'s> Cursor<'s> {
             Some(kind) => kind,
             None => {
                 let lhs_rank = operands.first().map_or(0, |o| b.func.ty(o.value).rank());
-                self.generic_kind(name, pos, &mut attrs, lhs_rank, &result_types)?
+                self.generic_kind(name, pos, &mut attrs, lhs_rank)?
             }
         };
         if let OpKind::Call { callee } = &kind {
@@ -105,7 +102,6 @@ impl<'s> Cursor<'s> {
         pos: SrcPos,
         attrs: &mut Vec<RawAttr>,
         lhs_rank: usize,
-        result_types: &[crate::ir::TensorType],
     ) -> PResult<OpKind> {
         let required = |attrs: &mut Vec<RawAttr>, key: &str| {
             take_attr(attrs, key).ok_or_else(|| {
@@ -117,48 +113,6 @@ impl<'s> Cursor<'s> {
             })
         };
         Ok(match name {
-            "stablehlo.compare" => {
-                let a = required(attrs, "comparison_direction")?;
-                let d = self.decode_stablehlo_enum(&a, "comparison_direction")?;
-                let direction = CompareDirection::from_name(&d).ok_or_else(|| {
-                    attr_diag(
-                        &a,
-                        DiagKind::Syntax,
-                        format!("unknown comparison direction '{d}'"),
-                    )
-                })?;
-                let compare_type = match take_attr(attrs, "compare_type") {
-                    Some(a) => {
-                        let t = self.decode_stablehlo_enum(&a, "comparison_type")?;
-                        Some(CompareType::from_name(&t).ok_or_else(|| {
-                            attr_diag(
-                                &a,
-                                DiagKind::Syntax,
-                                format!("unknown comparison type '{t}'"),
-                            )
-                        })?)
-                    }
-                    None => None,
-                };
-                OpKind::Compare {
-                    direction,
-                    compare_type,
-                }
-            }
-            "stablehlo.constant" | "sdy.constant" => {
-                let a = required(attrs, "value")?;
-                let (lit, ty) = self.decode_dense_attr(&a)?;
-                if let [result] = result_types {
-                    if *result != ty {
-                        return Err(attr_diag(
-                            &a,
-                            DiagKind::Type,
-                            format!("constant value has type {ty} but '{name}' returns {result}"),
-                        ));
-                    }
-                }
-                OpKind::Constant(lit, constant_dialect(name))
-            }
             "stablehlo.dot_general" | "stablehlo.dot" => {
                 let precision = match take_attr(attrs, "precision_config") {
                     Some(a) => Some(self.decode_precision_config(&a)?),

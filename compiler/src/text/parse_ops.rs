@@ -5,9 +5,7 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::ops::defined_op;
-use crate::ir::{
-    BinaryOp, CompareDirection, CompareType, DotDims, OpKind, Region, TensorType, UnaryOp,
-};
+use crate::ir::{BinaryOp, DotDims, OpKind, Region, TensorType, UnaryOp};
 use crate::ops::Arity;
 use crate::text::cursor::{Cursor, PResult, TokRange};
 use crate::text::lexer::Tok;
@@ -39,12 +37,11 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         return arity_bounds(d.spec().operands);
     }
     match kind {
-        OpKind::Constant(..) => exact(0),
         OpKind::Unary(_)
         | OpKind::ShardingConstraint { .. }
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => exact(1),
-        OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } => exact(2),
+        OpKind::Binary(_) | OpKind::DotGeneral { .. } => exact(2),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
     }
@@ -69,14 +66,6 @@ fn result_arity(kind: &OpKind) -> Option<usize> {
         OpKind::ShardingGroup { .. } => Some(0),
         OpKind::Call { .. } => None,
         _ => Some(1),
-    }
-}
-
-/// The spelling of a constant op named `name`.
-pub(crate) fn constant_dialect(name: &str) -> crate::ir::ConstantDialect {
-    match name {
-        "sdy.constant" => crate::ir::ConstantDialect::Sdy,
-        _ => crate::ir::ConstantDialect::Stablehlo,
     }
 }
 
@@ -149,19 +138,6 @@ impl<'s> Cursor<'s> {
         // Consume the name; an unknown one fails below at its position.
         self.bump();
         match name {
-            "stablehlo.compare" => self.pretty_compare(b, name, pos),
-            "stablehlo.constant" | "sdy.constant" => {
-                let attrs = self.parse_opt_attr_dict()?;
-                let (lit, ty) = self.parse_dense_with_type()?;
-                Ok(OpParts {
-                    kind: OpKind::Constant(lit, constant_dialect(name)),
-                    operands: Vec::new(),
-                    operand_types: Vec::new(),
-                    result_types: vec![ty],
-                    attrs,
-                    regions: Vec::new(),
-                })
-            }
             "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {
                 let callee_pos = self.pos();
@@ -267,43 +243,6 @@ impl<'s> Cursor<'s> {
             Vec::new()
         };
         self.pretty_tail(operands, kind, name, pos)
-    }
-
-    /// `DIR, %a, %b [, TYPE] : (ta, tb) -> tr`.
-    fn pretty_compare(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
-        let direction = match (self.kind(), CompareDirection::from_name(self.text())) {
-            (Tok::Ident, Some(d)) => d,
-            _ => {
-                return Err(
-                    self.expected_in("a comparison direction (EQ, NE, LT, LE, GT, GE)", name)
-                )
-            }
-        };
-        self.bump();
-        self.expect(Tok::Comma, name)?;
-        let operands = self.parse_operand_list(b)?;
-        let mut compare_type = None;
-        if self.eat(Tok::Comma) {
-            match (self.kind(), CompareType::from_name(self.text())) {
-                (Tok::Ident, Some(t)) => compare_type = Some(t),
-                _ => {
-                    return Err(self.expected_in(
-                        "a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED)",
-                        name,
-                    ))
-                }
-            }
-            self.bump();
-        }
-        self.pretty_tail(
-            operands,
-            OpKind::Compare {
-                direction,
-                compare_type,
-            },
-            name,
-            pos,
-        )
     }
 
     /// `dot_general %a, %b, batching_dims = [..] x [..], contracting_dims =

@@ -6,10 +6,11 @@ use std::fmt::Write;
 
 use crate::ir::attr::Attr;
 use crate::ir::NamedAttr;
-use crate::ir::{Computation, Function, OpData, OpKind, Value};
+use crate::ir::{Computation, Function, OpData, OpKind, TensorType, Value};
 use crate::ops::decode::I64Rows;
 use crate::ops::{AttrCodec, Fmt, OpDef, SigForm};
 use crate::text::print_attr::{axis_name_set, axis_ref_list, sharding_list};
+use crate::text::print_literal::write_dense;
 use crate::text::printer::{write_attr_dict, FuncPrinter};
 
 /// A value as a pretty form writes it: integer arrays as `[1, 2]`,
@@ -73,19 +74,12 @@ impl FuncPrinter<'_> {
                     && covers(format, &attrs)
                     && regions_fit(format, op) =>
             {
-                self.out.push_str(spec.name);
-                self.pretty(
-                    op,
-                    format,
-                    &attrs,
-                    &computations,
-                    sharding,
-                    def.terminator(),
-                );
+                self.out.push_str(def.printed_name());
+                self.pretty(op, format, &attrs, &computations, sharding, def);
             }
             _ => self.generic(
                 op,
-                spec.name,
+                def.printed_name(),
                 &attrs,
                 &computations,
                 def.terminator(),
@@ -101,8 +95,9 @@ impl FuncPrinter<'_> {
         attrs: &[(&'static str, Attr)],
         computations: &[&Computation],
         sharding: Option<&str>,
-        terminator: &str,
+        def: &dyn OpDef,
     ) {
+        let terminator = def.terminator();
         // Tokens are separated by one space, except around `(` and
         // before `,` and `)`.
         let mut space = true;
@@ -215,6 +210,32 @@ impl FuncPrinter<'_> {
                         self.out.push(' ');
                     }
                     self.out.push_str(w);
+                    space = true;
+                }
+                Fmt::TypedLiteral(_) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    let ty = op.results.first().and_then(|r| self.ty(*r));
+                    if let Some(literal) = def.literal() {
+                        let fallback = TensorType::scalar(crate::ir::ElemType::F32);
+                        write_dense(self.out, literal, ty.unwrap_or(&fallback));
+                    }
+                    self.out.push_str(" : ");
+                    self.write_ty(ty);
+                    space = true;
+                }
+                Fmt::Enum(attr, ..) | Fmt::OptionalEnum(attr, ..) => {
+                    let Some((_, value)) = attrs.iter().find(|(n, _)| *n == attr) else {
+                        continue;
+                    };
+                    if matches!(directive, Fmt::OptionalEnum(..)) {
+                        self.out.push(',');
+                    }
+                    if space || matches!(directive, Fmt::OptionalEnum(..)) {
+                        self.out.push(' ');
+                    }
+                    self.out.push_str(&pretty_value(value));
                     space = true;
                 }
                 Fmt::ExpMantissa(key, e_attr, m_attr) => {

@@ -16,7 +16,6 @@ use crate::sharding::TensorSharding;
 use crate::text::lexer::quote;
 use crate::text::parse_attrs::is_bare_attr_name;
 use crate::text::parse_ops::DOT_ALGORITHM;
-use crate::text::print_literal::write_dense;
 use crate::text::value_names::{numbered_ops, value_names, value_names_from};
 
 pub fn print_module(m: &Module) -> String {
@@ -405,29 +404,6 @@ impl<'a> FuncPrinter<'a> {
                 attrs(self);
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
-            }
-            OpKind::Compare {
-                direction,
-                compare_type,
-            } => {
-                let _ = write!(self.out, "stablehlo.compare {}, ", direction.name());
-                self.values(&op.operands);
-                if let Some(t) = compare_type {
-                    let _ = write!(self.out, ", {}", t.name());
-                }
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
-            }
-            OpKind::Constant(lit, _) => {
-                self.out.push_str(&op.kind.name());
-                attrs(self);
-                self.out.push(' ');
-                let ty = op.results.first().and_then(|r| self.ty(*r));
-                let fallback = TensorType::scalar(crate::ir::ElemType::F32);
-                write_dense(self.out, lit, ty.unwrap_or(&fallback));
-                self.out.push_str(" : ");
-                self.write_ty(ty);
             }
             OpKind::DotGeneral {
                 dims,

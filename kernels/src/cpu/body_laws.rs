@@ -24,6 +24,7 @@
 
 use meshrun_compiler::diag::SrcPos;
 use meshrun_compiler::ir::{Computation, ElemType, Function, OpKind, Scalar, TensorType};
+use meshrun_compiler::ops::constant::Constant;
 
 use crate::cpu::computation::eval_computation;
 use crate::error::Result;
@@ -147,7 +148,7 @@ pub fn order_dependent_reduce(f: &Function, nan: bool) -> Option<SrcPos> {
 /// may see NaN whatever its inputs.
 pub fn has_nan_constant(f: &Function) -> bool {
     f.ops.iter().any(|op| match &op.kind {
-        OpKind::Constant(lit, ..) => {
+        OpKind::Constant(Constant { value: lit, .. }) => {
             (0..lit.stored_len()).any(|i| matches!(lit.get(i), Scalar::Float(x) if x.is_nan()))
         }
         _ => false,

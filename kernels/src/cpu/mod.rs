@@ -35,6 +35,8 @@ pub mod window;
 
 use gemm::Parallelism;
 use meshrun_compiler::ir::{OpKind, TensorType};
+use meshrun_compiler::ops::compare::Compare;
+use meshrun_compiler::ops::constant::Constant;
 
 use crate::error::{KernelError, Result};
 use crate::tensor::HostTensor;
@@ -122,10 +124,10 @@ fn compute(
             n(2)?;
             one(elementwise::binary(*op, x[0], x[1])?)
         }
-        OpKind::Compare {
+        OpKind::Compare(Compare {
             direction,
             compare_type,
-        } => {
+        }) => {
             n(2)?;
             one(elementwise::compare(*direction, *compare_type, x[0], x[1])?)
         }
@@ -141,7 +143,7 @@ fn compute(
             n(1)?;
             one(convert::convert(x[0], out.elem)?)
         }
-        OpKind::Constant(lit, ..) => {
+        OpKind::Constant(Constant { value: lit, .. }) => {
             n(0)?;
             one(HostTensor::from_literal(lit, out)?)
         }
@@ -315,7 +317,7 @@ mod tests {
         assert!(err.to_string().contains("declares tensor<2xf16>"), "{err}");
         let err = eval_op(&add, &[&a], std::slice::from_ref(&ty), Parallelism::None).unwrap_err();
         assert_eq!(err.to_string(), "stablehlo.add: expected 2 operands, got 1");
-        let c = OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.5)), Default::default());
+        let c = OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.5))));
         let got = eval_op(&c, &[], std::slice::from_ref(&ty), Parallelism::None).unwrap();
         assert_eq!(got, vec![f32t(&[2], &[0.5, 0.5])]);
     }

@@ -22,6 +22,8 @@
 use meshrun_compiler::ir::{
     BinaryOp, CompareType, Computation, DenseLiteral, ElemType, OpKind, Scalar, UnaryOp,
 };
+use meshrun_compiler::ops::compare::Compare;
+use meshrun_compiler::ops::constant::Constant;
 
 use super::generate;
 use super::names::{self, cuda_type};
@@ -101,7 +103,7 @@ pub fn body_function(body: &Computation) -> Result<String, String> {
         let x: Vec<String> = op.operands.iter().map(|&v| name(v)).collect();
         let elem = |i: usize| f.ty(op.operands[i]).elem;
         let expr = match &op.kind {
-            OpKind::Constant(lit, ..) => constant(lit, t)?,
+            OpKind::Constant(Constant { value: lit, .. }) => constant(lit, t)?,
             OpKind::Reshape(_) | OpKind::BroadcastInDim(_) => x[0].clone(),
             OpKind::Convert(_) => format!("convert_one<{t}>({})", x[0]),
             OpKind::Unary(u) => {
@@ -117,10 +119,10 @@ pub fn body_function(body: &Computation) -> Result<String, String> {
                 x[0],
                 x[1]
             ),
-            OpKind::Compare {
+            OpKind::Compare(Compare {
                 direction,
                 compare_type,
-            } => {
+            }) => {
                 let cmp = format!("Cmp_{}", direction.name().to_ascii_lowercase());
                 let functor = if *compare_type == Some(CompareType::TotalOrder) {
                     format!("Total<{cmp}>")

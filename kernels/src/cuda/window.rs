@@ -12,6 +12,7 @@
 //! arithmetic, ported line by line, against the CPU kernels.
 
 use meshrun_compiler::ir::{CompareDirection, Computation, ElemType, OpKind, ReduceKind};
+use meshrun_compiler::ops::compare::Compare;
 use meshrun_compiler::ops::reduce_window::ReduceWindow;
 use meshrun_compiler::ops::select_and_scatter::SelectAndScatter;
 use meshrun_compiler::ops::window::Window;
@@ -59,7 +60,7 @@ pub fn select_and_scatter_kinds(
         ([id], [a, b], [r]) => {
             let data = f.op(*id);
             match data.kind {
-                OpKind::Compare { direction, .. }
+                OpKind::Compare(Compare { direction, .. })
                     if data.operands == [*a, *b]
                         && data.results == [*r]
                         && SELECT_DIRECTIONS.contains(&direction) =>

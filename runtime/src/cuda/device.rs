@@ -19,6 +19,8 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaContext, CudaStream};
 use meshrun_compiler::ir::infer::check_result_types;
 use meshrun_compiler::ir::{CompareType, OpKind, Scalar, TensorType, UnaryOp};
+use meshrun_compiler::ops::compare::Compare;
+use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cuda::names;
@@ -200,10 +202,10 @@ impl CudaDevice {
                     .map_err(e)?;
                 one(y)
             }
-            OpKind::Compare {
+            OpKind::Compare(Compare {
                 direction,
                 compare_type,
-            } => {
+            }) => {
                 let total = *compare_type == Some(CompareType::TotalOrder);
                 let name = names::compare(*direction, total, x[0].ty.elem)
                     .ok_or_else(|| unsupported(kind, x[0]))?;
@@ -249,7 +251,7 @@ impl CudaDevice {
                 l.map1(&name, &x[0].data, &mut y, n).map_err(e)?;
                 one(y)
             }
-            OpKind::Constant(lit, ..) => {
+            OpKind::Constant(Constant { value: lit, .. }) => {
                 let t = HostTensor::from_literal(lit, out)?;
                 one(DevData::upload(&self.stream, &t).map_err(e)?)
             }

@@ -1,10 +1,10 @@
-//! Shape rules of the element-wise ops: unary, binary and `compare`
-//! (`convert`, `select` and `clamp` are defined in `crate::ops`). StableHLO has no implicit broadcasting: operands
+//! Shape rules of the element-wise ops: unary and binary
+//! (`convert`, `compare`, `select` and `clamp` are defined in `crate::ops`). StableHLO has no implicit broadcasting: operands
 //! have equal shapes, except that `select`'s predicate and `clamp`'s bounds
 //! may be scalars.
 
 use super::common::{expect_operands, expect_same_types};
-use crate::ir::ops::{BinaryOp, CompareType, UnaryOp};
+use crate::ir::ops::{BinaryOp, UnaryOp};
 use crate::ir::types::{ElemType, TensorType};
 
 /// `stablehlo.<unary>`: same type as the operand (`is_finite` gives i1).
@@ -24,31 +24,4 @@ pub(crate) fn infer_binary(op: BinaryOp, operands: &[TensorType]) -> Result<Tens
     expect_same_types(operands, &["lhs", "rhs"])?;
     op.class().check(&operands[0], "operands")?;
     Ok(operands[0].clone())
-}
-
-/// `stablehlo.compare`: operands of one type, an i1 result of their shape.
-/// A given comparison type must suit the element type (SIGNED for signed
-/// integers, UNSIGNED for unsigned integers and i1, FLOAT or TOTALORDER for
-/// floats).
-pub(crate) fn infer_compare(
-    compare_type: Option<CompareType>,
-    operands: &[TensorType],
-) -> Result<TensorType, String> {
-    expect_operands(operands, 2)?;
-    expect_same_types(operands, &["lhs", "rhs"])?;
-    let elem = operands[0].elem;
-    if let Some(ct) = compare_type {
-        let ok = match ct {
-            CompareType::Signed => elem.is_integer() && !elem.is_unsigned(),
-            CompareType::Unsigned => elem.is_unsigned() || elem.is_bool(),
-            CompareType::Float | CompareType::TotalOrder => elem.is_float(),
-        };
-        if !ok {
-            return Err(format!(
-                "comparison type {} does not apply to {elem} operands",
-                ct.name()
-            ));
-        }
-    }
-    Ok(operands[0].with_elem(ElemType::I1))
 }

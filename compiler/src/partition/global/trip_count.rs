@@ -19,6 +19,8 @@
 use crate::ir::{
     BinaryOp, CompareDirection, DenseLiteral, Function, OpData, OpKind, Scalar, Value, ValueDef,
 };
+use crate::ops::compare::Compare;
+use crate::ops::constant::Constant;
 
 /// The number of times the body of `op` (a `stablehlo.while`) runs, when
 /// its bounds are constants.
@@ -30,7 +32,7 @@ pub fn counted_trips(f: &Function, op: &OpData) -> Option<i64> {
         return None;
     };
     let cmp = defining_op(f, pred)?;
-    let OpKind::Compare { direction, .. } = &cmp.kind else {
+    let OpKind::Compare(Compare { direction, .. }) = &cmp.kind else {
         return None;
     };
     let &[a, b] = &cmp.operands[..] else {
@@ -83,7 +85,7 @@ fn defining_op(f: &Function, v: Value) -> Option<&OpData> {
 /// The value of an integer scalar constant.
 fn constant_int(f: &Function, v: Value) -> Option<i64> {
     let op = defining_op(f, v)?;
-    let OpKind::Constant(lit, ..) = &op.kind else {
+    let OpKind::Constant(Constant { value: lit, .. }) = &op.kind else {
         return None;
     };
     if f.ty(v).num_elements() != 1 {

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{DenseLiteral, OpKind, Scalar, TensorType};
+use crate::ops::constant::Constant;
 use crate::ops::reduce::Reduce;
 use crate::partition::global::value_names;
 use crate::partition::global::{GStepKind, GValueId, GlobalProgram};
@@ -280,10 +281,14 @@ impl<'a> DeviceBuilder<'a> {
 fn scalar_constant(prog: &GlobalProgram, g: GValueId) -> Option<Scalar> {
     let step = prog.steps.iter().find(|s| s.results.contains(&g))?;
     match &step.kind {
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s), ..)) => Some(*s),
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v), ..)) if v.len() == 1 => {
-            v.first().copied()
-        }
+        GStepKind::Compute(OpKind::Constant(Constant {
+            value: DenseLiteral::Splat(s),
+            ..
+        })) => Some(*s),
+        GStepKind::Compute(OpKind::Constant(Constant {
+            value: DenseLiteral::Elements(v),
+            ..
+        })) if v.len() == 1 => v.first().copied(),
         GStepKind::Compute(OpKind::BroadcastInDim(_) | OpKind::Reshape(_))
             if prog.values[step.operands[0]].ty.rank() == 0 =>
         {

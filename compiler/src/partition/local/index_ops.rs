@@ -35,6 +35,8 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{
     BinaryOp, CompareDirection, DenseLiteral, ElemType, OpKind, ReduceKind, Scalar, TensorType,
 };
+use crate::ops::compare::Compare;
+use crate::ops::constant::Constant;
 use crate::ops::gather::Gather;
 use crate::ops::scatter::{Scatter, ScatterUpdate};
 use crate::ops::{clamp::Clamp, select::Select};
@@ -115,7 +117,7 @@ impl DeviceBuilder<'_> {
     fn splat(&mut self, step: usize, value: Scalar, ty: TensorType, name: String) -> LocalId {
         self.emit(
             step,
-            OpKind::Constant(DenseLiteral::Splat(value), Default::default()),
+            OpKind::Constant(Constant::new(DenseLiteral::Splat(value))),
             Vec::new(),
             ty,
             name,
@@ -178,10 +180,10 @@ impl DeviceBuilder<'_> {
         name: String,
     ) -> LocalId {
         let ty = self.local_ty(a).with_elem(ElemType::I1);
-        let kind = OpKind::Compare {
+        let kind = OpKind::Compare(Compare {
             direction,
             compare_type: None,
-        };
+        });
         self.emit(step, kind, vec![a, c], ty, name)
     }
 
@@ -202,10 +204,9 @@ impl DeviceBuilder<'_> {
         let vec_ty = TensorType::new(vec![values.len() as i64], ty.elem);
         let v = self.emit(
             step,
-            OpKind::Constant(
-                DenseLiteral::Elements(values.iter().map(|&v| lit(v)).collect()),
-                Default::default(),
-            ),
+            OpKind::Constant(Constant::new(DenseLiteral::Elements(
+                values.iter().map(|&v| lit(v)).collect(),
+            ))),
             Vec::new(),
             vec_ty,
             format!("{name}.vec"),
@@ -583,7 +584,10 @@ fn is_splat_of(b: &DeviceBuilder, g: GValueId, value: &Scalar) -> bool {
         return false;
     };
     match &step.kind {
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(v), ..)) => v == value,
+        GStepKind::Compute(OpKind::Constant(Constant {
+            value: DenseLiteral::Splat(v),
+            ..
+        })) => v == value,
         GStepKind::Compute(OpKind::BroadcastInDim(_)) | GStepKind::Reshard => {
             is_splat_of(b, step.operands[0], value)
         }

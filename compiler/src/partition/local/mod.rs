@@ -17,6 +17,7 @@ pub(crate) mod window;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::{DenseLiteral, OpKind, ReduceKind, TensorType};
+use crate::ops::constant::Constant;
 use crate::partition::global::{Cause, GStepKind, GValueId, GlobalProgram};
 use crate::partition::local::builder::{internal, DeviceBuilder};
 use crate::partition::local::index_ops::lower_index_op;
@@ -221,9 +222,10 @@ impl DeviceBuilder<'_> {
             ));
         }
         match kind {
-            OpKind::Constant(DenseLiteral::Elements(_), ..)
-                if !is_replicated(&self.prog.values[results[0]].sharding) =>
-            {
+            OpKind::Constant(Constant {
+                value: DenseLiteral::Elements(_),
+                ..
+            }) if !is_replicated(&self.prog.values[results[0]].sharding) => {
                 self.sharded_constant(i, kind, results[0])
             }
             OpKind::Iota(crate::ops::iota::Iota { dim }) => self.iota(i, kind, *dim, results[0]),

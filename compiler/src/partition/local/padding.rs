@@ -11,6 +11,7 @@
 
 use crate::diag::SrcPos;
 use crate::ir::{ElemType, Function, OpKind, ReduceKind, Scalar, ValueDef};
+use crate::ops::constant::Constant;
 
 /// The identity of `kind` in element type `elem`.
 pub fn identity_of(kind: ReduceKind, elem: ElemType) -> Scalar {
@@ -72,7 +73,9 @@ pub fn non_identity_init(f: &Function) -> Option<SrcPos> {
             let elem = f.ty(*v).elem;
             match f.values.get(v.index()).map(|d| d.def) {
                 Some(ValueDef::Result { op: def, .. }) => match &f.op(def).kind {
-                    OpKind::Constant(lit, ..) => lit.get(0) == identity_of(*kind, elem),
+                    OpKind::Constant(Constant { value: lit, .. }) => {
+                        lit.get(0) == identity_of(*kind, elem)
+                    }
                     _ => false,
                 },
                 _ => false,

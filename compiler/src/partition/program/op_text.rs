@@ -4,6 +4,7 @@
 
 use crate::ir::attr::Attr;
 use crate::ir::{DenseLiteral, OpKind, Scalar};
+use crate::ops::constant::Constant;
 
 fn list(v: &[i64]) -> String {
     let s: Vec<String> = v.iter().map(ToString::to_string).collect();
@@ -21,9 +22,17 @@ fn scalar(s: &Scalar) -> String {
 /// The attributes of `kind`, or an empty string.
 pub fn op_attrs(kind: &OpKind) -> String {
     match kind {
-        OpKind::Compare { direction, .. } => direction.name().to_string(),
-        OpKind::Constant(DenseLiteral::Splat(s), ..) => format!("dense<{}>", scalar(s)),
-        OpKind::Constant(DenseLiteral::Elements(v), ..) => {
+        OpKind::Compare(crate::ops::compare::Compare { direction, .. }) => {
+            direction.name().to_string()
+        }
+        OpKind::Constant(Constant {
+            value: DenseLiteral::Splat(s),
+            ..
+        }) => format!("dense<{}>", scalar(s)),
+        OpKind::Constant(Constant {
+            value: DenseLiteral::Elements(v),
+            ..
+        }) => {
             let head: Vec<String> = v.iter().take(4).map(scalar).collect();
             let more = if v.len() > 4 { ", ..." } else { "" };
             format!("dense<[{}{more}]>", head.join(", "))

@@ -43,7 +43,7 @@ pub fn merge_constants(f: &mut Function) {
             }
             let op = f.op(id);
             let key = match &op.kind {
-                OpKind::Constant(..) => {
+                OpKind::Constant(_) => {
                     let ty = op.results.first().map(|&r| f.ty(r).to_string());
                     (0u8, ty.unwrap_or_default(), None)
                 }

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use crate::ir::{ConstantDialect, Function, OpId, OpKind, Value, ValueDef};
+use crate::ops::constant::Constant;
 use crate::propagation::blocks;
 
 /// Whether an op with only constant operands computes a constant.
@@ -41,7 +42,7 @@ struct Splitter<'f> {
 /// the regions of structural ops alike.
 pub fn split_constants(f: &mut Function) {
     for id in f.all_ops() {
-        if let OpKind::Constant(_, dialect) = &mut f.ops[id.index()].kind {
+        if let OpKind::Constant(Constant { dialect, .. }) = &mut f.ops[id.index()].kind {
             *dialect = ConstantDialect::Sdy;
         }
     }
@@ -115,7 +116,7 @@ impl Splitter<'_> {
             return;
         }
         let is_constant = match &op.kind {
-            OpKind::Constant(..) | OpKind::Iota(_) => true,
+            OpKind::Constant(_) | OpKind::Iota(_) => true,
             kind => {
                 is_constant_preserving(kind)
                     && op.operands.iter().all(|&v| {

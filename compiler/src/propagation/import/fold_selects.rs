@@ -18,12 +18,12 @@ fn is_pure(kind: &OpKind) -> bool {
     kind.is_elementwise()
         || matches!(
             kind,
-            OpKind::Compare { .. }
+            OpKind::Compare(_)
                 | OpKind::Select(_)
                 | OpKind::BroadcastInDim(_)
                 | OpKind::Reshape(_)
                 | OpKind::Transpose(_)
-                | OpKind::Constant { .. }
+                | OpKind::Constant(_)
                 | OpKind::Iota(_)
                 | OpKind::Slice(_)
                 | OpKind::Convert(_)

@@ -35,6 +35,7 @@ use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::literal::{DenseLiteral, Scalar};
 use crate::ir::module::find_attr;
 use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
+use crate::ops::constant::Constant;
 use crate::partition::global::hoist::hoist_reshards;
 use crate::partition::global::inline::inlined_entry;
 use crate::partition::global::{
@@ -641,7 +642,7 @@ impl<'a> Builder<'a> {
                 }
                 Ok(())
             }
-            OpKind::Constant(..) | OpKind::Iota(_) => {
+            OpKind::Constant(_) | OpKind::Iota(_) => {
                 let operands = op
                     .operands
                     .iter()
@@ -712,8 +713,14 @@ pub(crate) fn is_zero(prog: &GlobalProgram, g: GValueId) -> bool {
         Scalar::Bool(b) => !*b,
     };
     match &step.kind {
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Splat(s), ..)) => zero(s),
-        GStepKind::Compute(OpKind::Constant(DenseLiteral::Elements(v), ..)) => v.iter().all(zero),
+        GStepKind::Compute(OpKind::Constant(Constant {
+            value: DenseLiteral::Splat(s),
+            ..
+        })) => zero(s),
+        GStepKind::Compute(OpKind::Constant(Constant {
+            value: DenseLiteral::Elements(v),
+            ..
+        })) => v.iter().all(zero),
         GStepKind::Compute(
             OpKind::BroadcastInDim(_)
             | OpKind::Reshape(_)
