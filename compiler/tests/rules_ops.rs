@@ -8,6 +8,7 @@ use meshrun_compiler::ir::{
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
@@ -343,9 +344,9 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=16, j=8} permutation={j}>",
         ),
         (
-            OpKind::ShardingConstraint {
+            OpKind::ShardingConstraint(ShardingConstraint {
                 sharding: TensorSharding::open("mesh", 2),
-            },
+            }),
             &["8x16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>",

@@ -10,6 +10,7 @@ use meshrun_compiler::ir::{
     Function, ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, MeshRef, TensorSharding};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::{DiagKind, Module, OpKind};
@@ -371,9 +372,9 @@ fn sdy_ops() {
         "  %0 = sdy.sharding_constraint %a <@mesh, [{\"x\", ?}, {?}]> : tensor<4x8xf32>",
         "  %0 = \"sdy.sharding_constraint\"(%a) <{sharding = #sdy.sharding<@mesh, [{\"x\", ?}, {?}]>}> \
          : (tensor<4x8xf32>) -> tensor<4x8xf32>",
-        OpKind::ShardingConstraint {
+        OpKind::ShardingConstraint(ShardingConstraint {
             sharding: x_open.clone(),
-        },
+        }),
         1,
         &[f32s(&[4, 8])],
     );

@@ -14,6 +14,7 @@ use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use meshrun_compiler::{DimSharding, TensorSharding};
 
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
 
 fn t(shape: &[i64], elem: ElemType) -> TensorType {
@@ -684,9 +685,9 @@ fn sdy_ops() {
     run_infer(vec![
         case(
             "constraint",
-            OpKind::ShardingConstraint {
+            OpKind::ShardingConstraint(ShardingConstraint {
                 sharding: sharding(2),
-            },
+            }),
             vec![t(&[8, 16], F32)],
             ok(t(&[8, 16], F32)),
         ),

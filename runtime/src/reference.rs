@@ -413,7 +413,7 @@ impl<'m> Interpreter<'m> {
                 }
                 self.run(g, operands, depth + 1)
             }
-            OpKind::ShardingConstraint { .. }
+            OpKind::ShardingConstraint(_)
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => {
                 if op.results.len() > operands.len() {

@@ -323,7 +323,7 @@ impl Spmd<'_> {
                 self.run_function(g, operands, active, manual, depth + 1)
             }
             (
-                OpKind::ShardingConstraint { .. }
+                OpKind::ShardingConstraint(_)
                 | OpKind::Reshard { .. }
                 | OpKind::ShardingGroup { .. },
                 [],

@@ -6,6 +6,7 @@ use meshrun_compiler::ir::{
     TensorType, UnaryOp, Visibility,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::SrcPos;
 use meshrun_kernels::{HostTensor, Parallelism};
@@ -49,9 +50,9 @@ fn mlp_module() -> Module {
     );
     let add = f.result(add);
     let sc = f.push_op(
-        OpKind::ShardingConstraint {
+        OpKind::ShardingConstraint(ShardingConstraint {
             sharding: TensorSharding::replicated("mesh", 2),
-        },
+        }),
         vec![add],
         vec![f32_ty(&[2, 2])],
     );

@@ -71,9 +71,7 @@ pub fn infer_result_types(
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }
-        OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
-            one(infer_sharded_identity(sharding, operand_types))
-        }
+        OpKind::Reshard { sharding } => one(infer_sharded_identity(sharding, operand_types)),
         OpKind::ShardingGroup { .. } => {
             expect_operands(operand_types, 1)?;
             Ok(Vec::new())

@@ -322,6 +322,7 @@ op_kinds! {
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
         PropagationBarrier(crate::ops::propagation_barrier::PropagationBarrier),
         SdyAllReduce(crate::ops::sdy_all_reduce::SdyAllReduce),
+        ShardingConstraint(crate::ops::sharding_constraint::ShardingConstraint),
         Case(crate::ops::case::Case),
         CollectivePermute(crate::ops::collectives::CollectivePermute),
         Convolution(crate::ops::convolution::Convolution),
@@ -377,10 +378,6 @@ op_kinds! {
     Call {
         callee: String,
     },
-    /// `sdy.sharding_constraint %x <@mesh, [...]>`.
-    ShardingConstraint {
-        sharding: TensorSharding,
-    },
     /// `sdy.reshard %x <@mesh, [...]>`.
     Reshard {
         sharding: TensorSharding,
@@ -411,7 +408,6 @@ impl OpKind {
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
-            OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.spec().name),

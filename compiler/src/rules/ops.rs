@@ -107,10 +107,9 @@ impl<'a> RuleMaker<'a> {
             return def.rule(&shapes, self.options).map_err(|e| self.error(e));
         }
         match &self.op.kind {
-            OpKind::Unary(_)
-            | OpKind::Binary(_)
-            | OpKind::Compare { .. }
-            | OpKind::ShardingConstraint { .. } => self.pointwise_all_same_shape(),
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. } => {
+                self.pointwise_all_same_shape()
+            }
             OpKind::Constant(..)
             | OpKind::Call { .. }
             | OpKind::Reshard { .. }

@@ -40,10 +40,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
     }
     match kind {
         OpKind::Constant(..) => exact(0),
-        OpKind::Unary(_)
-        | OpKind::ShardingConstraint { .. }
-        | OpKind::Reshard { .. }
-        | OpKind::ShardingGroup { .. } => exact(1),
+        OpKind::Unary(_) | OpKind::Reshard { .. } | OpKind::ShardingGroup { .. } => exact(1),
         OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } => exact(2),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
@@ -187,15 +184,10 @@ impl<'s> Cursor<'s> {
                     regions: Vec::new(),
                 })
             }
-            "sdy.sharding_constraint" | "sdy.reshard" => {
+            "sdy.reshard" => {
                 let operands = self.parse_operand_list(b)?;
                 let sharding = self.parse_sharding_attr()?;
-                let kind = if name == "sdy.reshard" {
-                    OpKind::Reshard { sharding }
-                } else {
-                    OpKind::ShardingConstraint { sharding }
-                };
-                self.pretty_tail(operands, kind, name, pos)
+                self.pretty_tail(operands, OpKind::Reshard { sharding }, name, pos)
             }
             "sdy.sharding_group" => {
                 let operands = self.parse_operand_list(b)?;

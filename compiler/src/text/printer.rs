@@ -487,7 +487,7 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.functional(op);
             }
-            OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+            OpKind::Reshard { sharding } => {
                 let _ = write!(self.out, "{name} ");
                 self.values(&op.operands);
                 let _ = write!(self.out, " {sharding}");

@@ -8,6 +8,7 @@ use meshrun_compiler::propagation::Strategy;
 use meshrun_compiler::Module;
 
 use crate::propagation_support::{expect, run_ok};
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 
 fn module(func: &str) -> String {
     format!(
@@ -20,7 +21,9 @@ fn ops(m: &Module) -> Vec<String> {
     let f = m.entry().expect("entry");
     f.ops_in_order()
         .map(|(_, op)| match &op.kind {
-            OpKind::ShardingConstraint { sharding } => format!("constraint {sharding}"),
+            OpKind::ShardingConstraint(ShardingConstraint { sharding }) => {
+                format!("constraint {sharding}")
+            }
             OpKind::Reshard { sharding } => format!("reshard {sharding}"),
             OpKind::ShardingGroup { group_id } => format!("group {group_id}"),
             k => k.name(),

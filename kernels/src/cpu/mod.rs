@@ -279,7 +279,7 @@ fn compute(
             one(reverse::reverse(x[0], &r.dimensions)?)
         }
         OpKind::Call { .. }
-        | OpKind::ShardingConstraint { .. }
+        | OpKind::ShardingConstraint(_)
         | OpKind::Reshard { .. }
         | OpKind::ShardingGroup { .. } => Err(KernelError::NotAKernel { op: kind.name() }),
         _ => Err(KernelError::invalid(&kind.name(), "has no CPU kernel")),

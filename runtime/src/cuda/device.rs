@@ -386,7 +386,7 @@ impl CudaDevice {
             }
             OpKind::DotGeneral { .. }
             | OpKind::Call { .. }
-            | OpKind::ShardingConstraint { .. }
+            | OpKind::ShardingConstraint(_)
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
             _ => Err(invalid(kind, "has no GPU kernel")),
@@ -426,7 +426,7 @@ impl Device for CudaDevice {
         if matches!(
             kind,
             OpKind::Call { .. }
-                | OpKind::ShardingConstraint { .. }
+                | OpKind::ShardingConstraint(_)
                 | OpKind::Reshard { .. }
                 | OpKind::ShardingGroup { .. }
         ) {

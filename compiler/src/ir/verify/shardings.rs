@@ -84,7 +84,11 @@ fn validate_op(module: &Module, func: &Function, op: &OpData) -> Result<(), Diag
                 .map_err(|e| e.to_diagnostic(op.pos, &format!("result {i} of {name}")))?;
         }
     }
-    if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } = &op.kind {
+    let stated = match &op.kind {
+        OpKind::Reshard { sharding } => Some(sharding),
+        kind => kind.def().and_then(|d| d.value_sharding()),
+    };
+    if let Some(sharding) = stated {
         let value = op.results.first().or(op.operands.first());
         if let Some(ty) = value.and_then(|&v| value_type(func, v)) {
             check_in_module(module, sharding, ty).map_err(|e| e.to_diagnostic(op.pos, &name))?;

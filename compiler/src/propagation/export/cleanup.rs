@@ -4,6 +4,7 @@
 //! dropped (they would only move bytes nobody uses).
 
 use crate::ir::{Function, OpKind};
+use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::propagation::{blocks, values};
 
 /// Drop every `sdy.sharding_group` op (Shardy's `RemoveShardingGroupsPass`).
@@ -18,7 +19,7 @@ pub fn remove_sharding_groups(f: &mut Function) {
 pub fn constraints_to_reshards(f: &mut Function) {
     for id in f.all_ops() {
         let op = &mut f.ops[id.index()];
-        if let OpKind::ShardingConstraint { sharding } = &op.kind {
+        if let OpKind::ShardingConstraint(ShardingConstraint { sharding }) = &op.kind {
             op.kind = OpKind::Reshard {
                 sharding: sharding.clone(),
             };
