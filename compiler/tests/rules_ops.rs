@@ -8,6 +8,7 @@ use meshrun_compiler::ir::{
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
@@ -354,9 +355,9 @@ fn rule_of_every_op_kind() {
         (OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
         (OpKind::Constant(DenseLiteral::Splat(Scalar::Float(0.0)), Default::default()), &[], &[""], "none"),
         (
-            OpKind::Reshard {
+            OpKind::Reshard(Reshard {
                 sharding: TensorSharding::replicated("mesh", 2),
-            },
+            }),
             &["8x16"],
             &["8x16"],
             "none",

@@ -4,6 +4,7 @@
 
 use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, Function, Module, OpKind, TensorType};
+use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 use meshrun_compiler::{DiagKind, SrcPos};
@@ -148,7 +149,7 @@ fn constraint_and_reshard_shardings_are_checked() {
         d.message,
         r#"invalid sharding on sdy.sharding_constraint: replicated axes {"model", "data"} are not in mesh order: write {"data", "model"}"#
     );
-    main_mut(&mut m).op_mut(c).kind = OpKind::Reshard { sharding: bad };
+    main_mut(&mut m).op_mut(c).kind = OpKind::Reshard(Reshard { sharding: bad });
     let d = validate_module_shardings(&m).unwrap_err();
     assert!(
         d.message.starts_with("invalid sharding on sdy.reshard: "),

@@ -10,6 +10,7 @@ use meshrun_compiler::ir::{
     Function, ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, MeshRef, TensorSharding};
 use meshrun_compiler::text::{parse_module, print_module};
@@ -396,7 +397,7 @@ fn sdy_ops() {
         "  %0 = sdy.reshard %a <@mesh, [{\"y\":(1)2}, {\"x\"}p2], replicated={\"y\":(2)2}> : tensor<4x8xf32>",
         "  %0 = \"sdy.reshard\"(%a) <{sharding = #sdy.sharding<@mesh, [{\"y\":(1)2}, {\"x\"}p2], replicated={\"y\":(2)2}>}> \
          : (tensor<4x8xf32>) -> tensor<4x8xf32>",
-        OpKind::Reshard { sharding: sub },
+        OpKind::Reshard(Reshard { sharding: sub }),
         1,
         &[f32s(&[4, 8])],
     );

@@ -6,6 +6,7 @@ use meshrun_compiler::ir::{
     TensorType, UnaryOp, Visibility,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::SrcPos;
@@ -171,9 +172,9 @@ fn call_module() -> Module {
     let c2 = main.push_op(call("double"), vec![c1], vec![f32_ty(&[2])]);
     let c2 = main.result(c2);
     let rs = main.push_op(
-        OpKind::Reshard {
+        OpKind::Reshard(Reshard {
             sharding: TensorSharding::replicated("mesh", 1),
-        },
+        }),
         vec![c2],
         vec![f32_ty(&[2])],
     );

@@ -8,7 +8,6 @@
 use crate::ir::literal::DenseLiteral;
 use crate::ir::types::ElemClass;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
-use crate::sharding::TensorSharding;
 
 macro_rules! name_enum {
     ($(#[$meta:meta])* $vis:vis enum $ty:ident { $($var:ident => $name:literal),* $(,)? }) => {
@@ -323,6 +322,7 @@ op_kinds! {
         PropagationBarrier(crate::ops::propagation_barrier::PropagationBarrier),
         SdyAllReduce(crate::ops::sdy_all_reduce::SdyAllReduce),
         ShardingConstraint(crate::ops::sharding_constraint::ShardingConstraint),
+        Reshard(crate::ops::reshard::Reshard),
         Case(crate::ops::case::Case),
         CollectivePermute(crate::ops::collectives::CollectivePermute),
         Convolution(crate::ops::convolution::Convolution),
@@ -378,10 +378,6 @@ op_kinds! {
     Call {
         callee: String,
     },
-    /// `sdy.reshard %x <@mesh, [...]>`.
-    Reshard {
-        sharding: TensorSharding,
-    },
     /// `sdy.sharding_group %x group_id=N`: all members share one sharding.
     ShardingGroup {
         group_id: i64,
@@ -408,7 +404,6 @@ impl OpKind {
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
-            OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.spec().name),
         }

@@ -49,6 +49,7 @@ pub mod reduce_precision;
 pub mod reduce_window;
 pub mod replica_groups;
 pub mod reshape;
+pub mod reshard;
 pub mod reverse;
 pub mod rng_bit_generator;
 pub mod runnable;

@@ -12,6 +12,7 @@ use crate::sharding::{DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 use super::data_flow;
 use super::provenance::{FuncProvenance, Origin, Slot};
 use super::values;
+use crate::ops::reshard::Reshard;
 use crate::ops::sharding_constraint::ShardingConstraint;
 
 /// Mesh lookup by reference.
@@ -213,7 +214,7 @@ impl FuncState {
                 .collect();
             match &mut op.kind {
                 OpKind::ShardingConstraint(ShardingConstraint { sharding })
-                | OpKind::Reshard { sharding } => {
+                | OpKind::Reshard(Reshard { sharding }) => {
                     if let Some(Some(s)) = shardings.first() {
                         *sharding = s.clone();
                     }

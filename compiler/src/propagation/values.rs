@@ -3,6 +3,7 @@
 //! name a value in a diagnostic.
 
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
+use crate::ops::reshard::Reshard;
 use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::sharding::{DimSharding, TensorSharding};
 
@@ -15,7 +16,7 @@ pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
             let data = f.ops.get(op.index())?;
             match &data.kind {
                 OpKind::ShardingConstraint(ShardingConstraint { sharding })
-                | OpKind::Reshard { sharding } => Some(sharding),
+                | OpKind::Reshard(Reshard { sharding }) => Some(sharding),
                 // After propagation a manual computation's results keep
                 // their shardings only in `out_shardings`, as in Shardy.
                 OpKind::ManualComputation(mc) if data.shardings.is_none() => {
@@ -96,7 +97,7 @@ pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
             };
             match &mut data.kind {
                 OpKind::ShardingConstraint(ShardingConstraint { sharding: s })
-                | OpKind::Reshard { sharding: s } => {
+                | OpKind::Reshard(Reshard { sharding: s }) => {
                     *s = sharding;
                 }
                 _ => {

@@ -110,10 +110,7 @@ impl<'a> RuleMaker<'a> {
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. } => {
                 self.pointwise_all_same_shape()
             }
-            OpKind::Constant(..)
-            | OpKind::Call { .. }
-            | OpKind::Reshard { .. }
-            | OpKind::ShardingGroup { .. } => Ok(None),
+            OpKind::Constant(..) | OpKind::Call { .. } | OpKind::ShardingGroup { .. } => Ok(None),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
         }

@@ -22,7 +22,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.dot",
     "func.call",
     "call",
-    "sdy.reshard",
     "sdy.sharding_group",
 ];
 
@@ -177,9 +176,6 @@ impl<'s> Cursor<'s> {
             }
             "func.call" | "call" => OpKind::Call {
                 callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
-            },
-            "sdy.reshard" => OpKind::Reshard {
-                sharding: self.decode_sharding(&required(attrs, "sharding")?)?,
             },
             "sdy.sharding_group" => OpKind::ShardingGroup {
                 group_id: self.decode_int(&required(attrs, "group_id")?)?,

@@ -40,7 +40,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
     }
     match kind {
         OpKind::Constant(..) => exact(0),
-        OpKind::Unary(_) | OpKind::Reshard { .. } | OpKind::ShardingGroup { .. } => exact(1),
+        OpKind::Unary(_) | OpKind::ShardingGroup { .. } => exact(1),
         OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } => exact(2),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
@@ -183,11 +183,6 @@ impl<'s> Cursor<'s> {
                     attrs,
                     regions: Vec::new(),
                 })
-            }
-            "sdy.reshard" => {
-                let operands = self.parse_operand_list(b)?;
-                let sharding = self.parse_sharding_attr()?;
-                self.pretty_tail(operands, OpKind::Reshard { sharding }, name, pos)
             }
             "sdy.sharding_group" => {
                 let operands = self.parse_operand_list(b)?;

@@ -8,6 +8,7 @@ use meshrun_compiler::propagation::Strategy;
 use meshrun_compiler::Module;
 
 use crate::propagation_support::{expect, run_ok};
+use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 
 fn module(func: &str) -> String {
@@ -24,7 +25,7 @@ fn ops(m: &Module) -> Vec<String> {
             OpKind::ShardingConstraint(ShardingConstraint { sharding }) => {
                 format!("constraint {sharding}")
             }
-            OpKind::Reshard { sharding } => format!("reshard {sharding}"),
+            OpKind::Reshard(Reshard { sharding }) => format!("reshard {sharding}"),
             OpKind::ShardingGroup { group_id } => format!("group {group_id}"),
             k => k.name(),
         })

@@ -387,7 +387,7 @@ impl CudaDevice {
             OpKind::DotGeneral { .. }
             | OpKind::Call { .. }
             | OpKind::ShardingConstraint(_)
-            | OpKind::Reshard { .. }
+            | OpKind::Reshard(_)
             | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
             _ => Err(invalid(kind, "has no GPU kernel")),
         }
@@ -427,7 +427,7 @@ impl Device for CudaDevice {
             kind,
             OpKind::Call { .. }
                 | OpKind::ShardingConstraint(_)
-                | OpKind::Reshard { .. }
+                | OpKind::Reshard(_)
                 | OpKind::ShardingGroup { .. }
         ) {
             return Err(DeviceError::Kernel(KernelError::NotAKernel {

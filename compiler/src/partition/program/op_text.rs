@@ -4,6 +4,7 @@
 
 use crate::ir::attr::Attr;
 use crate::ir::{DenseLiteral, OpKind, Scalar};
+use crate::ops::reshard::Reshard;
 use crate::ops::sharding_constraint::ShardingConstraint;
 
 fn list(v: &[i64]) -> String {
@@ -96,7 +97,7 @@ pub fn op_attrs(kind: &OpKind) -> String {
         ),
         OpKind::Call { callee } => format!("@{callee}"),
         OpKind::ShardingGroup { group_id } => format!("group_id={group_id}"),
-        OpKind::Reshard { sharding }
+        OpKind::Reshard(Reshard { sharding })
         | OpKind::ShardingConstraint(ShardingConstraint { sharding }) => sharding.to_string(),
         defined => match defined.def() {
             // Other defined ops: their attributes as the generic form

@@ -8,6 +8,7 @@ use crate::ir::{Function, Module, OpKind};
 use crate::sharding::{MeshRef, TensorSharding};
 
 use super::io_shardings::closed;
+use crate::ops::reshard::Reshard;
 use crate::ops::sharding_constraint::ShardingConstraint;
 
 /// Close every sharding of `f`.
@@ -25,7 +26,7 @@ pub fn close_shardings(f: &mut Function) {
             }
         }
         if let OpKind::ShardingConstraint(ShardingConstraint { sharding })
-        | OpKind::Reshard { sharding } = &mut op.kind
+        | OpKind::Reshard(Reshard { sharding }) = &mut op.kind
         {
             *sharding = closed(sharding);
         }
@@ -86,7 +87,7 @@ pub fn make_explicit(f: &mut Function, mesh: &MeshRef) {
         if op.results.is_empty()
             || matches!(
                 op.kind,
-                OpKind::ShardingConstraint(_) | OpKind::Reshard { .. } | OpKind::SdyAllReduce(_)
+                OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::SdyAllReduce(_)
             )
         {
             continue;
