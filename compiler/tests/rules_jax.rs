@@ -15,7 +15,7 @@ use meshrun_compiler::text::parse_module;
 /// a constraint's rule is the identity, while a reshard has none.
 fn expected_rule_of_ours(f: &Function, op: OpId) -> Result<Option<OpShardingRule>, String> {
     let data = f.op(op);
-    if let OpKind::Reshard { .. } = data.kind {
+    if let OpKind::Reshard(_) = data.kind {
         let shape = &f.ty(data.operands[0]).shape;
         return Ok(Some(OpShardingRule::identity(shape, 1, 1)));
     }

@@ -9,6 +9,8 @@ use meshrun_compiler::ir::{
 };
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::reshard::Reshard;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
@@ -344,9 +346,9 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=16, j=8} permutation={j}>",
         ),
         (
-            OpKind::ShardingConstraint {
+            OpKind::ShardingConstraint(ShardingConstraint {
                 sharding: TensorSharding::open("mesh", 2),
-            },
+            }),
             &["8x16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>",
@@ -354,9 +356,9 @@ fn rule_of_every_op_kind() {
         (OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
         (OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))), &[], &[""], "none"),
         (
-            OpKind::Reshard {
+            OpKind::Reshard(Reshard {
                 sharding: TensorSharding::replicated("mesh", 2),
-            },
+            }),
             &["8x16"],
             &["8x16"],
             "none",

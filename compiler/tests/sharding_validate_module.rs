@@ -4,6 +4,8 @@
 
 use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, Function, Module, OpKind, TensorType};
+use meshrun_compiler::ops::reshard::Reshard;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 use meshrun_compiler::{DiagKind, SrcPos};
 
@@ -51,9 +53,9 @@ fn matmul_module() -> Module {
     f.op_mut(dot).shardings = Some(vec![on_mesh(&[&["data"], &["model"]])]);
     let d = f.result(dot);
     let c = f.push_op(
-        OpKind::ShardingConstraint {
+        OpKind::ShardingConstraint(ShardingConstraint {
             sharding: on_mesh(&[&["data"], &[]]),
-        },
+        }),
         vec![d],
         vec![f32s(&[8, 4])],
     );
@@ -138,16 +140,16 @@ fn constraint_and_reshard_shardings_are_checked() {
     let c = f.body[1];
     let mut bad = on_mesh(&[&[], &[]]);
     bad.replicated = vec![AxisRef::full("model"), AxisRef::full("data")];
-    f.op_mut(c).kind = OpKind::ShardingConstraint {
+    f.op_mut(c).kind = OpKind::ShardingConstraint(ShardingConstraint {
         sharding: bad.clone(),
-    };
+    });
     let d = validate_module_shardings(&m).unwrap_err();
     assert_eq!((d.pos.line, d.pos.col), (5, 10));
     assert_eq!(
         d.message,
         r#"invalid sharding on sdy.sharding_constraint: replicated axes {"model", "data"} are not in mesh order: write {"data", "model"}"#
     );
-    main_mut(&mut m).op_mut(c).kind = OpKind::Reshard { sharding: bad };
+    main_mut(&mut m).op_mut(c).kind = OpKind::Reshard(Reshard { sharding: bad });
     let d = validate_module_shardings(&m).unwrap_err();
     assert!(
         d.message.starts_with("invalid sharding on sdy.reshard: "),

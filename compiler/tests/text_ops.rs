@@ -11,6 +11,8 @@ use meshrun_compiler::ir::{
     Function, ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::reshard::Reshard;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, MeshRef, TensorSharding};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::{DiagKind, Module, OpKind};
@@ -375,9 +377,9 @@ fn sdy_ops() {
         "  %0 = sdy.sharding_constraint %a <@mesh, [{\"x\", ?}, {?}]> : tensor<4x8xf32>",
         "  %0 = \"sdy.sharding_constraint\"(%a) <{sharding = #sdy.sharding<@mesh, [{\"x\", ?}, {?}]>}> \
          : (tensor<4x8xf32>) -> tensor<4x8xf32>",
-        OpKind::ShardingConstraint {
+        OpKind::ShardingConstraint(ShardingConstraint {
             sharding: x_open.clone(),
-        },
+        }),
         1,
         &[f32s(&[4, 8])],
     );
@@ -399,7 +401,7 @@ fn sdy_ops() {
         "  %0 = sdy.reshard %a <@mesh, [{\"y\":(1)2}, {\"x\"}p2], replicated={\"y\":(2)2}> : tensor<4x8xf32>",
         "  %0 = \"sdy.reshard\"(%a) <{sharding = #sdy.sharding<@mesh, [{\"y\":(1)2}, {\"x\"}p2], replicated={\"y\":(2)2}>}> \
          : (tensor<4x8xf32>) -> tensor<4x8xf32>",
-        OpKind::Reshard { sharding: sub },
+        OpKind::Reshard(Reshard { sharding: sub }),
         1,
         &[f32s(&[4, 8])],
     );

@@ -15,6 +15,8 @@ use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::{DimSharding, TensorSharding};
 
+use meshrun_compiler::ops::reshard::Reshard;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
 
 fn t(shape: &[i64], elem: ElemType) -> TensorType {
@@ -690,17 +692,17 @@ fn sdy_ops() {
     run_infer(vec![
         case(
             "constraint",
-            OpKind::ShardingConstraint {
+            OpKind::ShardingConstraint(ShardingConstraint {
                 sharding: sharding(2),
-            },
+            }),
             vec![t(&[8, 16], F32)],
             ok(t(&[8, 16], F32)),
         ),
         case(
             "reshard rank",
-            OpKind::Reshard {
+            OpKind::Reshard(Reshard {
                 sharding: sharding(1),
-            },
+            }),
             vec![t(&[8, 16], F32)],
             Want::Err("has 1 dimension shardings but the operand tensor<8x16xf32> has rank 2"),
         ),

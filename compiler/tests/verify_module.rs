@@ -10,6 +10,7 @@ use meshrun_compiler::ir::{
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::{DiagKind, Diagnostic, DimSharding, SrcPos, TensorSharding};
 
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use ElemType::{F16, F32};
 
 fn t(shape: &[i64]) -> TensorType {
@@ -507,9 +508,9 @@ fn sharding_group_has_no_results() {
     let x = f.args[0];
     f.push_op(OpKind::ShardingGroup { group_id: 0 }, vec![x], vec![]);
     let c = f.push_op(
-        OpKind::ShardingConstraint {
+        OpKind::ShardingConstraint(ShardingConstraint {
             sharding: TensorSharding::open("mesh", 2),
-        },
+        }),
         vec![x],
         vec![t(&[8, 16])],
     );

@@ -413,9 +413,7 @@ impl<'m> Interpreter<'m> {
                 }
                 self.run(g, operands, depth + 1)
             }
-            OpKind::ShardingConstraint { .. }
-            | OpKind::Reshard { .. }
-            | OpKind::ShardingGroup { .. } => {
+            OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::ShardingGroup { .. } => {
                 if op.results.len() > operands.len() {
                     return Err(malformed(format!(
                         "{} has {} results for {} operands",

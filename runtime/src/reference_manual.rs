@@ -323,9 +323,7 @@ impl Spmd<'_> {
                 self.run_function(g, operands, active, manual, depth + 1)
             }
             (
-                OpKind::ShardingConstraint { .. }
-                | OpKind::Reshard { .. }
-                | OpKind::ShardingGroup { .. },
+                OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::ShardingGroup { .. },
                 [],
             ) => {
                 if op.results.len() > operands.len() {

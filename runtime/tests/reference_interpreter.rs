@@ -7,6 +7,8 @@ use meshrun_compiler::ir::{
 };
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::reduce::Reduce;
+use meshrun_compiler::ops::reshard::Reshard;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::SrcPos;
 use meshrun_kernels::{HostTensor, Parallelism};
@@ -50,9 +52,9 @@ fn mlp_module() -> Module {
     );
     let add = f.result(add);
     let sc = f.push_op(
-        OpKind::ShardingConstraint {
+        OpKind::ShardingConstraint(ShardingConstraint {
             sharding: TensorSharding::replicated("mesh", 2),
-        },
+        }),
         vec![add],
         vec![f32_ty(&[2, 2])],
     );
@@ -171,9 +173,9 @@ fn call_module() -> Module {
     let c2 = main.push_op(call("double"), vec![c1], vec![f32_ty(&[2])]);
     let c2 = main.result(c2);
     let rs = main.push_op(
-        OpKind::Reshard {
+        OpKind::Reshard(Reshard {
             sharding: TensorSharding::replicated("mesh", 1),
-        },
+        }),
         vec![c2],
         vec![f32_ty(&[2])],
     );

@@ -35,7 +35,6 @@ use elementwise::{infer_binary, infer_unary};
 
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
-use crate::sharding::TensorSharding;
 
 /// Whether [`infer_result_types`] determines `kind`'s results from its
 /// operands and attributes. `false` for `constant`, `iota`, `convert`,
@@ -70,9 +69,6 @@ pub fn infer_result_types(
         OpKind::DotGeneral { dims, is_dot, .. } => {
             one(infer_dot_general(dims, *is_dot, operand_types))
         }
-        OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
-            one(infer_sharded_identity(sharding, operand_types))
-        }
         OpKind::ShardingGroup { .. } => {
             expect_operands(operand_types, 1)?;
             Ok(Vec::new())
@@ -86,24 +82,6 @@ pub(crate) fn not_inferable(instead: &str) -> String {
     format!(
         "the result type is given by the program, not inferred from the operands (use {instead})"
     )
-}
-
-/// `sdy.sharding_constraint` / `sdy.reshard`: the result has the operand's
-/// type, and the sharding one dimension sharding per operand dimension.
-fn infer_sharded_identity(
-    sharding: &TensorSharding,
-    operands: &[TensorType],
-) -> Result<TensorType, String> {
-    expect_operands(operands, 1)?;
-    let x = &operands[0];
-    if sharding.dims.len() != x.rank() {
-        return Err(format!(
-            "sharding {sharding} has {} dimension shardings but the operand {x} has rank {}",
-            sharding.dims.len(),
-            x.rank()
-        ));
-    }
-    Ok(x.clone())
 }
 
 /// Check that `results` are the result types an op of `kind` must have on

@@ -347,12 +347,7 @@ impl Function {
                 let explicit = op.shardings.as_ref().and_then(|s| s.get(index as usize));
                 // A constraint or reshard states its result's sharding as an
                 // attribute of the op itself.
-                explicit.or(match &op.kind {
-                    OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
-                        Some(sharding)
-                    }
-                    _ => None,
-                })
+                explicit.or(op.kind.def().and_then(|d| d.value_sharding()))
             }
             ValueDef::RegionArg { .. } => None,
         }
@@ -507,9 +502,8 @@ impl Module {
                     visit(s, pos);
                 }
                 match &mut op.kind {
-                    OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
-                        visit(sharding, pos)
-                    }
+                    OpKind::ShardingConstraint(c) => visit(&mut c.sharding, pos),
+                    OpKind::Reshard(r) => visit(&mut r.sharding, pos),
                     OpKind::ManualComputation(m) => {
                         for s in m.in_shardings.iter_mut().chain(m.out_shardings.iter_mut()) {
                             visit(s, pos);

@@ -7,7 +7,6 @@
 
 use crate::ir::types::ElemClass;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
-use crate::sharding::TensorSharding;
 
 macro_rules! name_enum {
     ($(#[$meta:meta])* $vis:vis enum $ty:ident { $($var:ident => $name:literal),* $(,)? }) => {
@@ -332,6 +331,8 @@ op_kinds! {
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
         PropagationBarrier(crate::ops::propagation_barrier::PropagationBarrier),
         SdyAllReduce(crate::ops::sdy_all_reduce::SdyAllReduce),
+        ShardingConstraint(crate::ops::sharding_constraint::ShardingConstraint),
+        Reshard(crate::ops::reshard::Reshard),
         Case(crate::ops::case::Case),
         CollectivePermute(crate::ops::collectives::CollectivePermute),
         Convolution(crate::ops::convolution::Convolution),
@@ -383,14 +384,6 @@ op_kinds! {
     Call {
         callee: String,
     },
-    /// `sdy.sharding_constraint %x <@mesh, [...]>`.
-    ShardingConstraint {
-        sharding: TensorSharding,
-    },
-    /// `sdy.reshard %x <@mesh, [...]>`.
-    Reshard {
-        sharding: TensorSharding,
-    },
     /// `sdy.sharding_group %x group_id=N`: all members share one sharding.
     ShardingGroup {
         group_id: i64,
@@ -414,8 +407,6 @@ impl OpKind {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
-            OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
-            OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.printed_name()),
         }

@@ -196,7 +196,7 @@ pub fn reduction_of(body: &Computation) -> Option<ReduceKind> {
             }
             // JAX adds a constraint; Shardy's propagation (JAX 0.12) turns it
             // into an `sdy.reshard` of the replicated scalar.
-            OpKind::ShardingConstraint { .. } | OpKind::Reshard { .. } if current.is_some() => {
+            OpKind::ShardingConstraint(_) | OpKind::Reshard(_) if current.is_some() => {
                 if op.operands.first().copied() != current {
                     return None;
                 }

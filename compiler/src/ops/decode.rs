@@ -12,6 +12,7 @@ use crate::ir::attr::Attr;
 use crate::ir::literal::DenseLiteral;
 use crate::ir::module::Computation;
 use crate::ir::types::TensorType;
+use crate::sharding::TensorSharding;
 
 /// Why an op could not be built from its text: `attr` names the attribute
 /// at fault (so the parser can point at it), `None` for the op as a whole.
@@ -242,6 +243,21 @@ impl<T: AttrCodec> AttrCodec for Option<T> {
 
     fn absent() -> Option<Self> {
         Some(None)
+    }
+}
+
+/// One sharding: `#sdy.sharding<@mesh, [...]>` (a pretty form writes it
+/// bare, `<@mesh, [...]>`; the parser reads both into the same value).
+impl AttrCodec for TensorSharding {
+    fn decode(a: &Attr) -> Result<Self, String> {
+        match a {
+            Attr::Sharding(s) => Ok(s.clone()),
+            _ => Err(expected("#sdy.sharding<...>", a)),
+        }
+    }
+
+    fn encode(&self) -> Option<Attr> {
+        Some(Attr::Sharding(self.clone()))
     }
 }
 

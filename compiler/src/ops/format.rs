@@ -53,6 +53,10 @@ pub enum Fmt {
     /// `key=<@mesh, [...]>`: the attribute `attr`, one sharding
     /// (`sdy.all_reduce`'s `out_sharding`).
     Sharding(&'static str, &'static str),
+    /// `<@mesh, [...]>`: the attribute `attr`, one sharding, with no key
+    /// (`sdy.sharding_constraint`'s and `sdy.reshard`'s `sharding`); read
+    /// also with its `#sdy.sharding` prefix.
+    BareSharding(&'static str),
     /// `(%a: t, ...) { ops }`: the next structural region with its block
     /// arguments written before it (`sdy.manual_computation`'s body).
     ArgsRegion,
@@ -117,6 +121,7 @@ impl Fmt {
             | Fmt::AxisNames(_, a)
             | Fmt::Sharding(_, a)
             | Fmt::AxisRefs(a)
+            | Fmt::BareSharding(a)
             | Fmt::Symbol(a)
             | Fmt::Enum(a, ..)
             | Fmt::TypedLiteral(a)
@@ -148,6 +153,13 @@ pub enum SigForm {
     /// `tp, t`: a predicate's type, then the type of the other operands
     /// and the one result (`stablehlo.select`); functional otherwise.
     PredicateAndValue,
+    /// `t`: the type of the one result (of the operand, for an op
+    /// without results), which the operand shares (Shardy's
+    /// `type($result)`); read as [`SigForm::SameType`].
+    ResultType,
+    /// `t1, t2`: the operand types of an op without results
+    /// (`sdy.sharding_group`); read also as a function type.
+    OperandTypes,
     /// `t1, t2`: the result types of an op without operands
     /// (`stablehlo.partition_id : tensor<ui32>`).
     Results,

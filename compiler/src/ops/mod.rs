@@ -51,6 +51,7 @@ pub mod reduce_precision;
 pub mod reduce_window;
 pub mod replica_groups;
 pub mod reshape;
+pub mod reshard;
 pub mod reverse;
 pub mod rng_bit_generator;
 pub mod runnable;
@@ -59,6 +60,7 @@ pub mod sdy_all_reduce;
 pub mod select;
 pub mod select_and_scatter;
 pub mod send_recv;
+pub mod sharding_constraint;
 pub mod slice;
 pub mod sort;
 pub mod token;
@@ -335,6 +337,14 @@ pub trait OpDef: HasSpec + fmt::Debug {
     /// merge meshes.
     fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
         Vec::new()
+    }
+
+    /// The sharding the op gives its value as an attribute of its own (a
+    /// sharding constraint's, a reshard's): the sharding of its result for
+    /// `Function::sharding_of`, checked by the verifier, as an
+    /// `sdy.sharding` is, against the module's meshes and the value's type.
+    fn value_sharding(&self) -> Option<&crate::sharding::TensorSharding> {
+        None
     }
 
     /// The checks that need the module's meshes (a collective's device

@@ -90,7 +90,7 @@ pub fn is_elementwise(kind: &OpKind) -> bool {
     kind.is_elementwise()
         || matches!(
             kind,
-            OpKind::ShardingConstraint { .. } | OpKind::PropagationBarrier(_)
+            OpKind::ShardingConstraint(_) | OpKind::PropagationBarrier(_)
         )
 }
 

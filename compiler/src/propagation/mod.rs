@@ -41,6 +41,7 @@ use std::fmt;
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::validate_module_shardings;
 use crate::ir::{Module, OpKind};
+use crate::ops::sharding_constraint::ShardingConstraint;
 
 pub use direction::{Direction, Policy};
 pub use driver::FactorStrategy;
@@ -397,7 +398,7 @@ fn check_constraints(module: &Module) -> Result<(), Diagnostic> {
     for f in &module.funcs {
         for id in f.all_ops() {
             let op = f.op(id);
-            let OpKind::ShardingConstraint { sharding } = &op.kind else {
+            let OpKind::ShardingConstraint(ShardingConstraint { sharding }) = &op.kind else {
                 continue;
             };
             let Some(input_ty) = op.operands.first().and_then(|v| f.values.get(v.index())) else {

@@ -12,6 +12,8 @@ use crate::sharding::{DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 use super::data_flow;
 use super::provenance::{FuncProvenance, Origin, Slot};
 use super::values;
+use crate::ops::reshard::Reshard;
+use crate::ops::sharding_constraint::ShardingConstraint;
 
 /// Mesh lookup by reference.
 #[derive(Debug, Clone, Copy)]
@@ -211,7 +213,8 @@ impl FuncState {
                 .map(|v| self.values.get(v.index()).cloned().flatten())
                 .collect();
             match &mut op.kind {
-                OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
+                OpKind::ShardingConstraint(ShardingConstraint { sharding })
+                | OpKind::Reshard(Reshard { sharding }) => {
                     if let Some(Some(s)) = shardings.first() {
                         *sharding = s.clone();
                     }

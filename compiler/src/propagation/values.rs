@@ -3,6 +3,8 @@
 //! name a value in a diagnostic.
 
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
+use crate::ops::reshard::Reshard;
+use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::sharding::{DimSharding, TensorSharding};
 
 /// The sharding `v` is annotated with: the argument's, the defining op's
@@ -13,9 +15,8 @@ pub fn sharding_of(f: &Function, v: Value) -> Option<&TensorSharding> {
         ValueDef::Result { op, index } => {
             let data = f.ops.get(op.index())?;
             match &data.kind {
-                OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
-                    Some(sharding)
-                }
+                OpKind::ShardingConstraint(ShardingConstraint { sharding })
+                | OpKind::Reshard(Reshard { sharding }) => Some(sharding),
                 // After propagation a manual computation's results keep
                 // their shardings only in `out_shardings`, as in Shardy.
                 OpKind::ManualComputation(mc) if data.shardings.is_none() => {
@@ -95,7 +96,8 @@ pub fn set_sharding_of(f: &mut Function, v: Value, sharding: TensorSharding) {
                 return;
             };
             match &mut data.kind {
-                OpKind::ShardingConstraint { sharding: s } | OpKind::Reshard { sharding: s } => {
+                OpKind::ShardingConstraint(ShardingConstraint { sharding: s })
+                | OpKind::Reshard(Reshard { sharding: s }) => {
                     *s = sharding;
                 }
                 _ => {

@@ -107,10 +107,8 @@ impl<'a> RuleMaker<'a> {
             return def.rule(&shapes, self.options).map_err(|e| self.error(e));
         }
         match &self.op.kind {
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::ShardingConstraint { .. } => {
-                self.pointwise_all_same_shape()
-            }
-            OpKind::Call { .. } | OpKind::Reshard { .. } | OpKind::ShardingGroup { .. } => Ok(None),
+            OpKind::Unary(_) | OpKind::Binary(_) => self.pointwise_all_same_shape(),
+            OpKind::Call { .. } | OpKind::ShardingGroup { .. } => Ok(None),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
         }

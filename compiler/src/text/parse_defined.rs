@@ -194,6 +194,11 @@ impl<'s> Cursor<'s> {
                     let value = Attr::Sharding(self.parse_sharding_attr()?);
                     given.push(Given::pretty(attr, value, at));
                 }
+                Fmt::BareSharding(attr) => {
+                    let at = self.pos();
+                    let value = Attr::Sharding(self.parse_sharding_attr()?);
+                    given.push(Given::pretty(attr, value, at));
+                }
                 Fmt::AxisNames(key, attr) => {
                     self.expect_keyword_eq(key, name)?;
                     let at = self.pos();
@@ -524,7 +529,14 @@ impl<'s> Cursor<'s> {
                     format!("'{name}' expects `: pred_type, result_type` or a function type"),
                 )),
             },
-            SigForm::Functional | SigForm::SameType | SigForm::BareFunctional => {
+            SigForm::OperandTypes => match self.parse_signature()? {
+                Signature::Single(t) => Ok((vec![t; n], Vec::new())),
+                sig => sig_types(sig, n, name, pos),
+            },
+            SigForm::Functional
+            | SigForm::SameType
+            | SigForm::ResultType
+            | SigForm::BareFunctional => {
                 let sig = self.parse_signature()?;
                 sig_types(sig, n, name, pos)
             }

@@ -19,8 +19,6 @@ const GENERIC_OPS: &[&str] = &[
     "stablehlo.dot",
     "func.call",
     "call",
-    "sdy.sharding_constraint",
-    "sdy.reshard",
     "sdy.sharding_group",
 ];
 
@@ -132,12 +130,6 @@ impl<'s> Cursor<'s> {
             }
             "func.call" | "call" => OpKind::Call {
                 callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
-            },
-            "sdy.sharding_constraint" => OpKind::ShardingConstraint {
-                sharding: self.decode_sharding(&required(attrs, "sharding")?)?,
-            },
-            "sdy.reshard" => OpKind::Reshard {
-                sharding: self.decode_sharding(&required(attrs, "sharding")?)?,
             },
             "sdy.sharding_group" => OpKind::ShardingGroup {
                 group_id: self.decode_int(&required(attrs, "group_id")?)?,

@@ -37,10 +37,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         return arity_bounds(d.spec().operands);
     }
     match kind {
-        OpKind::Unary(_)
-        | OpKind::ShardingConstraint { .. }
-        | OpKind::Reshard { .. }
-        | OpKind::ShardingGroup { .. } => exact(1),
+        OpKind::Unary(_) | OpKind::ShardingGroup { .. } => exact(1),
         OpKind::Binary(_) | OpKind::DotGeneral { .. } => exact(2),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
@@ -162,16 +159,6 @@ impl<'s> Cursor<'s> {
                     attrs,
                     regions: Vec::new(),
                 })
-            }
-            "sdy.sharding_constraint" | "sdy.reshard" => {
-                let operands = self.parse_operand_list(b)?;
-                let sharding = self.parse_sharding_attr()?;
-                let kind = if name == "sdy.reshard" {
-                    OpKind::Reshard { sharding }
-                } else {
-                    OpKind::ShardingConstraint { sharding }
-                };
-                self.pretty_tail(operands, kind, name, pos)
             }
             "sdy.sharding_group" => {
                 let operands = self.parse_operand_list(b)?;

@@ -189,6 +189,15 @@ impl FuncPrinter<'_> {
                     let _ = write!(self.out, "{key}={value}");
                     space = true;
                 }
+                Fmt::BareSharding(name) => {
+                    if space {
+                        self.out.push(' ');
+                    }
+                    if let Some((_, Attr::Sharding(s))) = attrs.iter().find(|(n, _)| *n == name) {
+                        let _ = write!(self.out, "{s}");
+                    }
+                    space = true;
+                }
                 Fmt::Sig(SigForm::TypeList) if op.operands.is_empty() => {}
                 Fmt::InitPairs => {
                     let half = op.operands.len() / 2;
@@ -410,6 +419,15 @@ impl FuncPrinter<'_> {
             }
             SigForm::BareFunctional => self.functional(op),
             SigForm::Results => self.type_list(&op.results),
+            SigForm::ResultType => {
+                let ty = op
+                    .results
+                    .first()
+                    .or(op.operands.first())
+                    .and_then(|v| self.ty(*v));
+                self.write_ty(ty);
+            }
+            SigForm::OperandTypes => self.type_list(&op.operands),
             SigForm::PredicateAndValue => {
                 let result = op.results.first().and_then(|r| self.ty(*r));
                 let pred = op.operands.first().and_then(|p| self.ty(*p));

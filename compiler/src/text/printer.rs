@@ -463,19 +463,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.functional(op);
             }
-            OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } => {
-                let _ = write!(self.out, "{name} ");
-                self.values(&op.operands);
-                let _ = write!(self.out, " {sharding}");
-                attrs(self);
-                self.out.push_str(" : ");
-                let ty = op
-                    .results
-                    .first()
-                    .or(op.operands.first())
-                    .and_then(|v| self.ty(*v));
-                self.write_ty(ty);
-            }
             OpKind::ShardingGroup { group_id } => {
                 self.out.push_str("sdy.sharding_group ");
                 self.values(&op.operands);

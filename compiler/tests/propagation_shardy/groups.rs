@@ -8,6 +8,8 @@ use meshrun_compiler::propagation::Strategy;
 use meshrun_compiler::Module;
 
 use crate::propagation_support::{expect, run_ok};
+use meshrun_compiler::ops::reshard::Reshard;
+use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 
 fn module(func: &str) -> String {
     format!(
@@ -20,8 +22,10 @@ fn ops(m: &Module) -> Vec<String> {
     let f = m.entry().expect("entry");
     f.ops_in_order()
         .map(|(_, op)| match &op.kind {
-            OpKind::ShardingConstraint { sharding } => format!("constraint {sharding}"),
-            OpKind::Reshard { sharding } => format!("reshard {sharding}"),
+            OpKind::ShardingConstraint(ShardingConstraint { sharding }) => {
+                format!("constraint {sharding}")
+            }
+            OpKind::Reshard(Reshard { sharding }) => format!("reshard {sharding}"),
             OpKind::ShardingGroup { group_id } => format!("group {group_id}"),
             k => k.name(),
         })

@@ -281,8 +281,8 @@ fn compute(
             one(reverse::reverse(x[0], &r.dimensions)?)
         }
         OpKind::Call { .. }
-        | OpKind::ShardingConstraint { .. }
-        | OpKind::Reshard { .. }
+        | OpKind::ShardingConstraint(_)
+        | OpKind::Reshard(_)
         | OpKind::ShardingGroup { .. } => Err(KernelError::NotAKernel { op: kind.name() }),
         _ => Err(KernelError::invalid(&kind.name(), "has no CPU kernel")),
     }
@@ -293,6 +293,7 @@ mod tests {
     use super::*;
     use meshrun_compiler::ir::{BinaryOp, DenseLiteral, ElemType, ReduceKind, Scalar};
     use meshrun_compiler::ops::reduce::Reduce;
+    use meshrun_compiler::ops::reshard::Reshard;
     use meshrun_compiler::sharding::TensorSharding;
 
     fn f32t(shape: &[usize], v: &[f32]) -> HostTensor {
@@ -343,9 +344,9 @@ mod tests {
         let call = OpKind::Call { callee: "f".into() };
         let err = eval_op(&call, &[&a], &ty, Parallelism::None).unwrap_err();
         assert!(matches!(err, KernelError::NotAKernel { .. }), "{err}");
-        let rs = OpKind::Reshard {
+        let rs = OpKind::Reshard(Reshard {
             sharding: TensorSharding::replicated("m", 1),
-        };
+        });
         assert!(eval_op(&rs, &[&a], &ty, Parallelism::None).is_err());
     }
 }

@@ -388,8 +388,8 @@ impl CudaDevice {
             }
             OpKind::DotGeneral { .. }
             | OpKind::Call { .. }
-            | OpKind::ShardingConstraint { .. }
-            | OpKind::Reshard { .. }
+            | OpKind::ShardingConstraint(_)
+            | OpKind::Reshard(_)
             | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
             _ => Err(invalid(kind, "has no GPU kernel")),
         }
@@ -428,8 +428,8 @@ impl Device for CudaDevice {
         if matches!(
             kind,
             OpKind::Call { .. }
-                | OpKind::ShardingConstraint { .. }
-                | OpKind::Reshard { .. }
+                | OpKind::ShardingConstraint(_)
+                | OpKind::Reshard(_)
                 | OpKind::ShardingGroup { .. }
         ) {
             return Err(DeviceError::Kernel(KernelError::NotAKernel {

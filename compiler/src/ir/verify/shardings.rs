@@ -5,7 +5,7 @@
 //! `sharding::validate`'s business; this walks the module to find them.
 
 use crate::diag::{DiagKind, Diagnostic};
-use crate::ir::{Function, Module, OpData, OpKind, TensorType, Value};
+use crate::ir::{Function, Module, OpData, TensorType, Value};
 use crate::sharding::validate::{
     join, mesh_label, validate_mesh, validate_sharding, ShardingError,
 };
@@ -84,7 +84,7 @@ fn validate_op(module: &Module, func: &Function, op: &OpData) -> Result<(), Diag
                 .map_err(|e| e.to_diagnostic(op.pos, &format!("result {i} of {name}")))?;
         }
     }
-    if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } = &op.kind {
+    if let Some(sharding) = op.kind.def().and_then(|d| d.value_sharding()) {
         let value = op.results.first().or(op.operands.first());
         if let Some(ty) = value.and_then(|&v| value_type(func, v)) {
             check_in_module(module, sharding, ty).map_err(|e| e.to_diagnostic(op.pos, &name))?;

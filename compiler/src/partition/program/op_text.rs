@@ -5,6 +5,8 @@
 use crate::ir::attr::Attr;
 use crate::ir::{DenseLiteral, OpKind, Scalar};
 use crate::ops::constant::Constant;
+use crate::ops::reshard::Reshard;
+use crate::ops::sharding_constraint::ShardingConstraint;
 
 fn list(v: &[i64]) -> String {
     let s: Vec<String> = v.iter().map(ToString::to_string).collect();
@@ -104,9 +106,8 @@ pub fn op_attrs(kind: &OpKind) -> String {
         ),
         OpKind::Call { callee } => format!("@{callee}"),
         OpKind::ShardingGroup { group_id } => format!("group_id={group_id}"),
-        OpKind::Reshard { sharding } | OpKind::ShardingConstraint { sharding } => {
-            sharding.to_string()
-        }
+        OpKind::Reshard(Reshard { sharding })
+        | OpKind::ShardingConstraint(ShardingConstraint { sharding }) => sharding.to_string(),
         defined => match defined.def() {
             // Other defined ops: their attributes as the generic form
             // writes them (a unit attribute, `use_global_device_ids`, is

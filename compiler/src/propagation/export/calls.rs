@@ -34,6 +34,7 @@ use crate::propagation::values;
 use crate::sharding::TensorSharding;
 
 use super::io_shardings::closed;
+use crate::ops::reshard::Reshard;
 
 /// Run the four steps on `module`; `provenance` (one per function) stays
 /// aligned with `module.funcs`.
@@ -384,8 +385,11 @@ pub fn insert_call_reshards(module: &mut Module) {
                         continue;
                     };
                     let ty = f.ty(r).clone();
-                    let reshard =
-                        f.create_op(OpKind::Reshard { sharding: target }, vec![r], vec![ty]);
+                    let reshard = f.create_op(
+                        OpKind::Reshard(Reshard { sharding: target }),
+                        vec![r],
+                        vec![ty],
+                    );
                     f.op_mut(reshard).pos = f.op(id).pos;
                     replace.resize(f.values.len(), None);
                     replace[r.index()] = Some(f.result(reshard));

@@ -4,6 +4,8 @@
 //! dropped (they would only move bytes nobody uses).
 
 use crate::ir::{Function, OpKind};
+use crate::ops::reshard::Reshard;
+use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::propagation::{blocks, values};
 
 /// Drop every `sdy.sharding_group` op (Shardy's `RemoveShardingGroupsPass`).
@@ -18,10 +20,10 @@ pub fn remove_sharding_groups(f: &mut Function) {
 pub fn constraints_to_reshards(f: &mut Function) {
     for id in f.all_ops() {
         let op = &mut f.ops[id.index()];
-        if let OpKind::ShardingConstraint { sharding } = &op.kind {
-            op.kind = OpKind::Reshard {
+        if let OpKind::ShardingConstraint(ShardingConstraint { sharding }) = &op.kind {
+            op.kind = OpKind::Reshard(Reshard {
                 sharding: sharding.clone(),
-            };
+            });
         }
     }
 }
@@ -36,7 +38,7 @@ pub fn remove_unused_reshards(f: &mut Function) {
         let counts = values::use_counts(f);
         let unused = |f: &Function, id: crate::ir::OpId| {
             let op = f.op(id);
-            matches!(op.kind, OpKind::Reshard { .. })
+            matches!(op.kind, OpKind::Reshard(_))
                 && op.results.iter().all(|v| counts.get(v.index()) == Some(&0))
         };
         if !f.all_ops().into_iter().any(|id| unused(f, id)) {

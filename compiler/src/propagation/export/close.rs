@@ -8,6 +8,8 @@ use crate::ir::{Function, Module, OpKind};
 use crate::sharding::{MeshRef, TensorSharding};
 
 use super::io_shardings::closed;
+use crate::ops::reshard::Reshard;
+use crate::ops::sharding_constraint::ShardingConstraint;
 
 /// Close every sharding of `f`.
 pub fn close_shardings(f: &mut Function) {
@@ -23,7 +25,8 @@ pub fn close_shardings(f: &mut Function) {
                 *s = closed(s);
             }
         }
-        if let OpKind::ShardingConstraint { sharding } | OpKind::Reshard { sharding } = &mut op.kind
+        if let OpKind::ShardingConstraint(ShardingConstraint { sharding })
+        | OpKind::Reshard(Reshard { sharding }) = &mut op.kind
         {
             *sharding = closed(sharding);
         }
@@ -84,9 +87,7 @@ pub fn make_explicit(f: &mut Function, mesh: &MeshRef) {
         if op.results.is_empty()
             || matches!(
                 op.kind,
-                OpKind::ShardingConstraint { .. }
-                    | OpKind::Reshard { .. }
-                    | OpKind::SdyAllReduce(_)
+                OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::SdyAllReduce(_)
             )
         {
             continue;

@@ -17,12 +17,13 @@ use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
 use crate::propagation::data_flow;
 use crate::sharding::{DimSharding, TensorSharding};
 
+use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::propagation::blocks::{self, Block};
 use crate::propagation::values::{set_sharding_of, sharding_of, use_counts};
 
 fn constraint_of(f: &Function, id: OpId) -> Option<&TensorSharding> {
     match &f.op(id).kind {
-        OpKind::ShardingConstraint { sharding } => Some(sharding),
+        OpKind::ShardingConstraint(ShardingConstraint { sharding }) => Some(sharding),
         _ => None,
     }
 }

@@ -17,6 +17,7 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{Function, OpKind, Value, ValueDef};
 use crate::sharding::{DimSharding, TensorSharding};
 
+use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::propagation::graph::Groups;
 use crate::propagation::values::{describe_value, set_sharding_of, sharding_of};
 
@@ -172,7 +173,11 @@ fn constrain_after(
             ),
         ));
     };
-    let id = f.create_op(OpKind::ShardingConstraint { sharding }, vec![v], vec![ty]);
+    let id = f.create_op(
+        OpKind::ShardingConstraint(ShardingConstraint { sharding }),
+        vec![v],
+        vec![ty],
+    );
     f.op_mut(id).pos = pos;
     f.body.insert(at, id);
     let c = f.result(id);

@@ -88,8 +88,8 @@ mod tests {
         let kinds: Vec<String> = f
             .ops_in_order()
             .map(|(_, op)| match (&op.kind, &op.shardings) {
-                (OpKind::ShardingConstraint { sharding }, _) => sharding.to_string(),
-                (OpKind::Reshard { sharding }, _) => sharding.to_string(),
+                (OpKind::ShardingConstraint(c), _) => c.sharding.to_string(),
+                (OpKind::Reshard(r), _) => r.sharding.to_string(),
                 (_, Some(s)) => s[0].to_string(),
                 _ => String::new(),
             })

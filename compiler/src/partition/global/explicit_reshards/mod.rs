@@ -36,6 +36,8 @@ use crate::ir::literal::{DenseLiteral, Scalar};
 use crate::ir::module::find_attr;
 use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
 use crate::ops::constant::Constant;
+use crate::ops::reshard::Reshard;
+use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::partition::global::hoist::hoist_reshards;
 use crate::partition::global::inline::inlined_entry;
 use crate::partition::global::{
@@ -620,7 +622,8 @@ impl<'a> Builder<'a> {
                 format!("{label}: call of @{callee} was not inlined"),
             )),
             OpKind::SdyAllReduce(ar) => self.sdy_all_reduce(op, ar, label),
-            OpKind::Reshard { sharding } | OpKind::ShardingConstraint { sharding } => {
+            OpKind::Reshard(Reshard { sharding })
+            | OpKind::ShardingConstraint(ShardingConstraint { sharding }) => {
                 let [operand] = op.operands[..] else {
                     return Err(Diagnostic::new(
                         DiagKind::Type,
