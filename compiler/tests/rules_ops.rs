@@ -7,6 +7,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, DenseLiteral, DotDims, ElemType, Function, OpId, OpKind,
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::{clamp::Clamp, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
@@ -57,7 +58,7 @@ fn notation(kind: OpKind, operands: &[&str], results: &[&str]) -> String {
 }
 
 fn dot(lhs_batch: &[i64], rhs_batch: &[i64], lhs_contract: &[i64], rhs_contract: &[i64]) -> OpKind {
-    OpKind::DotGeneral {
+    OpKind::DotGeneral(DotGeneral {
         dims: DotDims {
             lhs_batch: lhs_batch.to_vec(),
             rhs_batch: rhs_batch.to_vec(),
@@ -66,15 +67,15 @@ fn dot(lhs_batch: &[i64], rhs_batch: &[i64], lhs_contract: &[i64], rhs_contract:
         },
         precision: None,
         is_dot: false,
-    }
+    })
 }
 
 fn plain_dot(lhs_rank: usize) -> OpKind {
-    OpKind::DotGeneral {
+    OpKind::DotGeneral(DotGeneral {
         dims: DotDims::for_dot(lhs_rank),
         precision: None,
         is_dot: true,
-    }
+    })
 }
 
 #[test]

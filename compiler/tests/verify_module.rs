@@ -7,6 +7,7 @@ use meshrun_compiler::ir::{
     DotDims, ElemType, Function, Module, OpKind, ParamAttrs, Scalar, TensorType, UnaryOp, Value,
     Visibility,
 };
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::{DiagKind, Diagnostic, DimSharding, SrcPos, TensorSharding};
 
 use ElemType::{F16, F32};
@@ -16,7 +17,7 @@ fn t(shape: &[i64]) -> TensorType {
 }
 
 fn matmul() -> OpKind {
-    OpKind::DotGeneral {
+    OpKind::DotGeneral(DotGeneral {
         dims: DotDims {
             lhs_contract: vec![1],
             rhs_contract: vec![0],
@@ -24,7 +25,7 @@ fn matmul() -> OpKind {
         },
         precision: None,
         is_dot: false,
-    }
+    })
 }
 
 fn module(funcs: Vec<Function>) -> Module {

@@ -10,6 +10,8 @@ use crate::ir::types::ElemClass;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
 use crate::sharding::TensorSharding;
 
+pub use crate::ops::dot_general::DotDims;
+
 macro_rules! name_enum {
     ($(#[$meta:meta])* $vis:vis enum $ty:ident { $($var:ident => $name:literal),* $(,)? }) => {
         $(#[$meta])*
@@ -221,27 +223,6 @@ impl ReduceKind {
     }
 }
 
-/// Dimension numbers of `stablehlo.dot_general`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct DotDims {
-    pub lhs_batch: Vec<i64>,
-    pub rhs_batch: Vec<i64>,
-    pub lhs_contract: Vec<i64>,
-    pub rhs_contract: Vec<i64>,
-}
-
-impl DotDims {
-    /// The dims of a plain rank-2 (or rank-1) `stablehlo.dot`.
-    pub fn for_dot(lhs_rank: usize) -> DotDims {
-        DotDims {
-            lhs_batch: vec![],
-            rhs_batch: vec![],
-            lhs_contract: vec![lhs_rank as i64 - 1],
-            rhs_contract: vec![0],
-        }
-    }
-}
-
 /// How a constant is spelled: `stablehlo.constant`, or `sdy.constant`,
 /// which Shardy's import writes for every constant so that nothing folds
 /// or deduplicates it while shardings propagate. Both run the same.
@@ -288,6 +269,7 @@ macro_rules! op_kinds {
 
         /// A defined op kind, found by name.
         pub struct DefinedOp {
+            /// The spelling the name belongs to.
             pub spec: &'static OpSpec,
             /// How many structural regions it has.
             pub regions: Arity,
@@ -297,12 +279,16 @@ macro_rules! op_kinds {
         /// The defined op called `name` (its printed name or an alias).
         pub fn defined_op(name: &str) -> Option<DefinedOp> {
             $(
-                if <$dty as DecodeOp>::SPEC.is_named(name) {
-                    return Some(DefinedOp {
-                        spec: &<$dty as DecodeOp>::SPEC,
-                        regions: <$dty as DecodeOp>::REGIONS,
-                        decode: |d| <$dty as DecodeOp>::decode(d).map(OpKind::$dvar),
-                    });
+                let spellings = std::iter::once(&<$dty as DecodeOp>::SPEC)
+                    .chain(<$dty as DecodeOp>::SPELLINGS);
+                for spec in spellings {
+                    if spec.is_named(name) {
+                        return Some(DefinedOp {
+                            spec,
+                            regions: <$dty as DecodeOp>::REGIONS,
+                            decode: |d| <$dty as DecodeOp>::decode(d).map(OpKind::$dvar),
+                        });
+                    }
                 }
             )*
             None
@@ -351,6 +337,7 @@ op_kinds! {
         Iota(crate::ops::iota::Iota),
         Transpose(crate::ops::transpose::Transpose),
         Concatenate(crate::ops::concatenate::Concatenate),
+        DotGeneral(crate::ops::dot_general::DotGeneral),
         Pad(crate::ops::pad::Pad),
         Sort(crate::ops::sort::Sort),
         TopK(crate::ops::top_k::TopK),
@@ -365,14 +352,6 @@ op_kinds! {
     },
     /// A literal, and how the text spells the op (the value is the same).
     Constant(DenseLiteral, ConstantDialect),
-    /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
-    /// (no dims, rank ≤ 2) so the printer writes it back the same way.
-    /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
-    DotGeneral {
-        dims: DotDims,
-        precision: Option<Vec<String>>,
-        is_dot: bool,
-    },
     /// A call of another function of the module (`call @f` / `func.call @f`).
     Call {
         callee: String,
@@ -398,7 +377,6 @@ impl OpKind {
         match self {
             OpKind::Unary(u) => u.full_name(),
             OpKind::Binary(b) => b.full_name(),
-            OpKind::DotGeneral { is_dot: true, .. } => "stablehlo.dot".into(),
             other => other.static_name().into(),
         }
     }
@@ -409,7 +387,6 @@ impl OpKind {
             OpKind::Compare { .. } => "stablehlo.compare",
             OpKind::Constant(_, ConstantDialect::Stablehlo) => "stablehlo.constant",
             OpKind::Constant(_, ConstantDialect::Sdy) => "sdy.constant",
-            OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",

@@ -44,10 +44,14 @@ pub struct Decoder {
     pub operand_types: Vec<TensorType>,
     pub result_types: Vec<TensorType>,
     computations: std::vec::IntoIter<Computation>,
+    /// The name of the spelling the text used (the op's printed name
+    /// unless it has several: [`crate::ops::DecodeOp::SPELLINGS`]).
+    pub spelling: &'static str,
 }
 
 impl Decoder {
     pub fn new(
+        spelling: &'static str,
         attrs: Vec<(String, Attr)>,
         operand_types: Vec<TensorType>,
         result_types: Vec<TensorType>,
@@ -58,6 +62,7 @@ impl Decoder {
             operand_types,
             result_types,
             computations: computations.into_iter(),
+            spelling,
         }
     }
 

@@ -25,6 +25,7 @@
 //! outside the block are zero (another device adds them).
 
 use crate::ir::{BinaryOp, DenseLiteral, DotDims, ElemType, OpKind, Scalar, TensorType};
+use crate::ops::dot_general::DotGeneral;
 use crate::ops::ragged_dot::{RaggedDot, RaggedMode, RaggedPlan};
 
 /// Where a step's operand comes from.
@@ -249,11 +250,7 @@ impl Builder {
     }
 
     fn dot(&mut self, l: &Val, r: &Val, dims: &DotDims, ty: TensorType) -> Val {
-        let kind = OpKind::DotGeneral {
-            dims: dims.clone(),
-            precision: None,
-            is_dot: false,
-        };
+        let kind = OpKind::DotGeneral(DotGeneral::new(dims.clone()));
         self.push(kind, &[l, r], ty)
     }
 
@@ -562,7 +559,7 @@ mod tests {
             .map(|s| match s.kind {
                 OpKind::Slice(_) => "slice",
                 OpKind::Reshape(_) => "reshape",
-                OpKind::DotGeneral { .. } => "dot",
+                OpKind::DotGeneral(_) => "dot",
                 OpKind::Constant(..) => "zeros",
                 OpKind::Concatenate(_) => "concat",
                 OpKind::Pad(_) => "pad",

@@ -151,7 +151,7 @@ pub fn preserves_zero_padding(kind: &OpKind) -> bool {
                 | BinaryOp::ShiftRightArithmetic
         ),
         OpKind::Convert(_) | OpKind::Transpose(_) | OpKind::Reshape(_) => true,
-        OpKind::DotGeneral { .. } => true,
+        OpKind::DotGeneral(_) => true,
         OpKind::Reduce(r) => r.kind() == Some(ReduceKind::Add),
         _ => false,
     }
