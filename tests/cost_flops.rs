@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use meshrun::compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, ReduceKind, TensorType, UnaryOp};
+use meshrun::compiler::ops::dot_general::DotGeneral;
 use meshrun::compiler::ops::reduce::Reduce;
 use meshrun::compiler::partition::partition;
 use meshrun::compiler::propagation::{propagate, PropagationOptions};
@@ -19,7 +20,7 @@ fn t(shape: &[i64]) -> TensorType {
 #[test]
 fn op_flops_follow_the_counting_rules() {
     // Batched matmul [2,3,4] x [2,4,5] -> [2,3,5]: 2·batch·M·N·K = 2·2·3·5·4.
-    let dot = OpKind::DotGeneral {
+    let dot = OpKind::DotGeneral(DotGeneral {
         dims: DotDims {
             lhs_batch: vec![0],
             rhs_batch: vec![0],
@@ -28,13 +29,13 @@ fn op_flops_follow_the_counting_rules() {
         },
         precision: None,
         is_dot: false,
-    };
+    });
     assert_eq!(
         op_flops(&dot, &[&t(&[2, 3, 4]), &t(&[2, 4, 5])], &[&t(&[2, 3, 5])]),
         240.0
     );
     // Two contracting dims: [3,4,6] x [4,6,5] -> [3,5]: 2·3·5·(4·6).
-    let dot2 = OpKind::DotGeneral {
+    let dot2 = OpKind::DotGeneral(DotGeneral {
         dims: DotDims {
             lhs_batch: vec![],
             rhs_batch: vec![],
@@ -43,7 +44,7 @@ fn op_flops_follow_the_counting_rules() {
         },
         precision: None,
         is_dot: false,
-    };
+    });
     assert_eq!(
         op_flops(&dot2, &[&t(&[3, 4, 6]), &t(&[4, 6, 5])], &[&t(&[3, 5])]),
         720.0

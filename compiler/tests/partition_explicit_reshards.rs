@@ -65,7 +65,7 @@ fn seed_003_reshards_the_rhs_and_all_reduces_over_y() {
     let dot = p
         .steps
         .iter()
-        .find(|s| matches!(s.kind, GStepKind::Compute(OpKind::DotGeneral { .. })))
+        .find(|s| matches!(s.kind, GStepKind::Compute(OpKind::DotGeneral(_))))
         .expect("the dot");
     let out = &p.value(dot.results[0]).sharding;
     assert_eq!(out.dims, sharding(&[&["x"], &[]]).dims);

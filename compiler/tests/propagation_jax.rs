@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use meshrun_compiler::ir::{Function, Module, OpKind, Value, ValueDef};
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::propagation::values::sharding_of;
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::sharding::{DimSharding, TensorSharding};
@@ -380,7 +381,7 @@ impl Interner {
                 continue;
             };
             let kind = match &op.kind {
-                OpKind::DotGeneral { dims, .. } => format!("dot{dims:?}"),
+                OpKind::DotGeneral(DotGeneral { dims, .. }) => format!("dot{dims:?}"),
                 k => format!("{k:?}"),
             };
             for (k, &r) in op.results.iter().enumerate() {

@@ -8,6 +8,7 @@ use meshrun_compiler::ir::{
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
@@ -60,7 +61,7 @@ fn notation(kind: OpKind, operands: &[&str], results: &[&str]) -> String {
 }
 
 fn dot(lhs_batch: &[i64], rhs_batch: &[i64], lhs_contract: &[i64], rhs_contract: &[i64]) -> OpKind {
-    OpKind::DotGeneral {
+    OpKind::DotGeneral(DotGeneral {
         dims: DotDims {
             lhs_batch: lhs_batch.to_vec(),
             rhs_batch: rhs_batch.to_vec(),
@@ -69,15 +70,15 @@ fn dot(lhs_batch: &[i64], rhs_batch: &[i64], lhs_contract: &[i64], rhs_contract:
         },
         precision: None,
         is_dot: false,
-    }
+    })
 }
 
 fn plain_dot(lhs_rank: usize) -> OpKind {
-    OpKind::DotGeneral {
+    OpKind::DotGeneral(DotGeneral {
         dims: DotDims::for_dot(lhs_rank),
         precision: None,
         is_dot: true,
-    }
+    })
 }
 
 #[test]

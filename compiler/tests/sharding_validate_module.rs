@@ -4,6 +4,7 @@
 
 use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, Function, Module, OpKind, TensorType};
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
@@ -41,11 +42,11 @@ fn matmul_module() -> Module {
     f.arg_attrs[1].sharding = Some(on_mesh(&[&[], &["model"]]));
     let (a, b) = (f.args[0], f.args[1]);
     let dot = f.push_op(
-        OpKind::DotGeneral {
+        OpKind::DotGeneral(DotGeneral {
             dims: DotDims::for_dot(2),
             precision: None,
             is_dot: false,
-        },
+        }),
         vec![a, b],
         vec![f32s(&[8, 4])],
     );

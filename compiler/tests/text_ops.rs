@@ -10,6 +10,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, CompareType, ConstantDialect, DenseLiteral, DotDims, ElemType,
     Function, ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
@@ -275,7 +276,7 @@ fn dots() {
          rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2]>, \
          precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>]}> \
          : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x4xf32>",
-        OpKind::DotGeneral {
+        OpKind::DotGeneral(DotGeneral {
             dims: DotDims {
                 lhs_batch: vec![0],
                 rhs_batch: vec![0],
@@ -284,7 +285,7 @@ fn dots() {
             },
             precision: Some(vec!["DEFAULT".into(), "HIGHEST".into()]),
             is_dot: false,
-        },
+        }),
         2,
         &[f32s(&[2, 4, 4])],
     );
@@ -292,7 +293,7 @@ fn dots() {
         "  %0 = stablehlo.dot_general %a, %m, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>",
         "  %0 = \"stablehlo.dot_general\"(%a, %m) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], \
          rhs_contracting_dimensions = [0]>}> : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>",
-        OpKind::DotGeneral {
+        OpKind::DotGeneral(DotGeneral {
             dims: DotDims {
                 lhs_contract: vec![1],
                 rhs_contract: vec![0],
@@ -300,7 +301,7 @@ fn dots() {
             },
             precision: None,
             is_dot: false,
-        },
+        }),
         2,
         &[f32s(&[4, 4])],
     );
@@ -308,11 +309,11 @@ fn dots() {
         "  %0 = stablehlo.dot %a, %m, precision = [DEFAULT, DEFAULT] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>",
         "  %0 = \"stablehlo.dot\"(%a, %m) <{precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> \
          : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>",
-        OpKind::DotGeneral {
+        OpKind::DotGeneral(DotGeneral {
             dims: DotDims::for_dot(2),
             precision: Some(vec!["DEFAULT".into(), "DEFAULT".into()]),
             is_dot: true,
-        },
+        }),
         2,
         &[f32s(&[4, 4])],
     );
@@ -611,6 +612,38 @@ fn dot_algorithm_is_kept_and_printed_in_the_pretty_syntax() {
         )),
         "{printed}"
     );
+}
+
+/// A pretty dot's `, key = value` entries may come in any order (printed
+/// in MLIR's), an empty pair of contracting dimensions is still printed,
+/// and an unknown key is refused with the keys the spelling takes.
+#[test]
+fn dot_entries_in_any_order_and_their_keys() {
+    let m = parse_body(
+        "  %0 = stablehlo.dot_general %a, %m, precision = [DEFAULT, HIGH], contracting_dims = [1] x [0] \
+         : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>\n\
+         %1 = stablehlo.dot_general %i, %i, contracting_dims = [] x [] : (tensor<8xi32>, tensor<8xi32>) -> tensor<8x8xi32>",
+    );
+    let printed = print_module(&m);
+    for line in [
+        "stablehlo.dot_general %arg0, %arg5, contracting_dims = [1] x [0], precision = [DEFAULT, HIGH] :",
+        "stablehlo.dot_general %arg4, %arg4, contracting_dims = [] x [] :",
+    ] {
+        assert!(printed.contains(line), "{line}\n{printed}");
+    }
+    for (body, keys) in [
+        (
+            "  %0 = stablehlo.dot_general %a, %m, foo = 1 : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>",
+            "'batching_dims', 'contracting_dims', 'precision' or 'algorithm' in stablehlo.dot_general",
+        ),
+        (
+            "  %0 = stablehlo.dot %a, %m, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>",
+            "'precision' or 'algorithm' in stablehlo.dot,",
+        ),
+    ] {
+        let e = parse_module(&module_with(body)).expect_err("an unknown key");
+        assert!(e.to_string().contains(keys), "{e}");
+    }
 }
 
 /// Loop arguments are printed with MLIR's names: `%iterArg`, made unique

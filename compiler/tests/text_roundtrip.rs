@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::{Module, OpKind};
 
@@ -76,7 +77,10 @@ fn seed_example_propagated_round_trips() {
     let m = round_trip(&src, "mlp_seed.propagated.mlir");
     let main = m.func("main").expect("main");
     let (_, dot) = main.ops_in_order().nth(1).expect("second op");
-    assert!(matches!(dot.kind, OpKind::DotGeneral { is_dot: true, .. }));
+    assert!(matches!(
+        dot.kind,
+        OpKind::DotGeneral(DotGeneral { is_dot: true, .. })
+    ));
     let sh = dot.shardings.as_ref().expect("sharding_per_value");
     assert_eq!(sh[0].to_string(), r#"<@mesh, [{"data"}, {"model"}]>"#);
     assert_eq!(dot.attrs.len(), 1);

@@ -11,6 +11,7 @@ use meshrun_compiler::ir::{
     Scalar, TensorType, UnaryOp,
 };
 use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::{DimSharding, TensorSharding};
@@ -75,7 +76,7 @@ fn run_infer(cases: Vec<Case>) {
 }
 
 fn dot(lb: &[i64], rb: &[i64], lc: &[i64], rc: &[i64]) -> OpKind {
-    OpKind::DotGeneral {
+    OpKind::DotGeneral(DotGeneral {
         dims: DotDims {
             lhs_batch: lb.to_vec(),
             rhs_batch: rb.to_vec(),
@@ -84,7 +85,7 @@ fn dot(lb: &[i64], rb: &[i64], lc: &[i64], rc: &[i64]) -> OpKind {
         },
         precision: None,
         is_dot: false,
-    }
+    })
 }
 
 #[test]
@@ -570,21 +571,21 @@ fn dot_general() {
         ),
         case(
             "stablehlo.dot vector",
-            OpKind::DotGeneral {
+            OpKind::DotGeneral(DotGeneral {
                 dims: DotDims::for_dot(2),
                 precision: None,
                 is_dot: true,
-            },
+            }),
             vec![t(&[4, 8], F32), t(&[8], F32)],
             ok(t(&[4], F32)),
         ),
         case(
             "stablehlo.dot rank 3",
-            OpKind::DotGeneral {
+            OpKind::DotGeneral(DotGeneral {
                 dims: DotDims::for_dot(3),
                 precision: None,
                 is_dot: true,
-            },
+            }),
             vec![t(&[2, 4, 8], F32), t(&[8, 2], F32)],
             Want::Err("lhs must have rank 1 or 2"),
         ),

@@ -8,6 +8,7 @@ use meshrun_compiler::ir::{
     Visibility,
 };
 use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::{DiagKind, Diagnostic, DimSharding, SrcPos, TensorSharding};
 
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
@@ -18,7 +19,7 @@ fn t(shape: &[i64]) -> TensorType {
 }
 
 fn matmul() -> OpKind {
-    OpKind::DotGeneral {
+    OpKind::DotGeneral(DotGeneral {
         dims: DotDims {
             lhs_contract: vec![1],
             rhs_contract: vec![0],
@@ -26,7 +27,7 @@ fn matmul() -> OpKind {
         },
         precision: None,
         is_dot: false,
-    }
+    })
 }
 
 fn module(funcs: Vec<Function>) -> Module {

@@ -60,6 +60,7 @@
 //! whichever way a device runs a group.
 
 use meshrun_compiler::ir::{DotDims, ElemType, OpKind, TensorType};
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::{DeviceProgram, Instr};
 use meshrun_kernels::cpu::fusion::{Arg, Chain, Step, StepOp};
@@ -618,7 +619,7 @@ fn dot_chains(view: &View<'_>, units: Vec<Unit>) -> Vec<Unit> {
         let (kind, operands, result) = match unit {
             Unit::Instr(i) => match &program.instrs[*i] {
                 Instr::Op {
-                    kind: kind @ OpKind::DotGeneral { .. },
+                    kind: kind @ OpKind::DotGeneral(_),
                     operands,
                     results,
                     ..
@@ -766,9 +767,9 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
             d = p;
         }
         let Instr::Op {
-            kind: OpKind::DotGeneral {
+            kind: OpKind::DotGeneral(DotGeneral {
                 dims, precision, ..
-            },
+            }),
             operands: dot_operands,
             results: dot_results,
             ..
@@ -812,11 +813,11 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
         out[t] = Some(Unit::TransposedDot(TransposedDot {
             dot: d,
             transpose: t,
-            kind: OpKind::DotGeneral {
+            kind: OpKind::DotGeneral(DotGeneral {
                 dims: swapped,
                 precision,
                 is_dot: false,
-            },
+            }),
             operands: vec![rhs, lhs],
             result,
             reduce,

@@ -32,6 +32,7 @@ use meshrun_compiler::ir::{
     infer_result_types, BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType,
     OpKind, ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::ragged_dot::{RaggedDot, RaggedDotDims};
 use meshrun_compiler::ops::reduce::{Reduce, ReduceAttrs};
 use meshrun_compiler::partition::reshard::collective::{AllToAllDims, Collective, CollectiveKind};
@@ -491,10 +492,12 @@ fn op_cases() -> Vec<Case> {
     // dot_general: plain, batched, transposed operands, half types, f64, and
     // integers (on the host).
     let plain = DotDims::for_dot(2);
-    let dot = |dims: DotDims| OpKind::DotGeneral {
-        dims,
-        precision: None,
-        is_dot: false,
+    let dot = |dims: DotDims| {
+        OpKind::DotGeneral(DotGeneral {
+            dims,
+            precision: None,
+            is_dot: false,
+        })
     };
     for e in FLOATS {
         cases.push(case(

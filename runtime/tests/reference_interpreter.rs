@@ -6,6 +6,7 @@ use meshrun_compiler::ir::{
     TensorType, UnaryOp, Visibility,
 };
 use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
@@ -28,11 +29,11 @@ fn mlp_module() -> Module {
     let mut f = Function::new("main", vec![f32_ty(&[2, 3]), f32_ty(&[3, 2]), f32_ty(&[2])]);
     let (x, w, b) = (f.args[0], f.args[1], f.args[2]);
     let dot = f.push_op(
-        OpKind::DotGeneral {
+        OpKind::DotGeneral(DotGeneral {
             dims: DotDims::for_dot(2),
             precision: None,
             is_dot: false,
-        },
+        }),
         vec![x, w],
         vec![f32_ty(&[2, 2])],
     );

@@ -19,6 +19,7 @@
 //! charged at its own peak.
 
 use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::ragged_dot::RaggedMode;
 use meshrun_compiler::partition::{walk_instrs, DeviceProgram, Instr, Repeats};
 
@@ -59,7 +60,7 @@ fn elements(ty: &TensorType) -> f64 {
 pub fn op_flops(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> f64 {
     let result_elems = || results.first().map_or(0.0, |t| elements(t));
     match kind {
-        OpKind::DotGeneral { dims, .. } => {
+        OpKind::DotGeneral(DotGeneral { dims, .. }) => {
             2.0 * result_elems() * contracted(operands, &dims.lhs_contract)
         }
         // Each result row is one group's product (rows past the groups are
@@ -110,10 +111,7 @@ fn contracted(operands: &[&TensorType], lhs_contract: &[i64]) -> f64 {
 fn op_elem(kind: &OpKind, operands: &[&TensorType], results: &[&TensorType]) -> Option<ElemType> {
     let from_operands = matches!(
         kind,
-        OpKind::DotGeneral { .. }
-            | OpKind::RaggedDot(_)
-            | OpKind::Reduce { .. }
-            | OpKind::Compare(_)
+        OpKind::DotGeneral(_) | OpKind::RaggedDot(_) | OpKind::Reduce { .. } | OpKind::Compare(_)
     );
     let (first, second) = if from_operands {
         (operands, results)

@@ -18,19 +18,17 @@
 //! without naming the op; callers prefix the op name.
 
 pub(crate) mod common;
-pub(crate) mod contraction;
 mod elementwise;
 mod sources;
 
 pub use crate::ops::broadcast_in_dim::infer_broadcast_in_dim;
 pub use crate::ops::convert::infer_convert;
+pub use crate::ops::dot_general::dot_result_elem_ok;
 pub use crate::ops::iota::infer_iota;
 pub use crate::ops::reshape::infer_reshape;
-pub use contraction::dot_result_elem_ok;
 pub use sources::infer_constant;
 
 use common::{check_static_shape, expect_operands, expect_results};
-use contraction::infer_dot_general;
 use elementwise::{infer_binary, infer_unary};
 
 use crate::ir::ops::OpKind;
@@ -66,9 +64,6 @@ pub fn infer_result_types(
     match kind {
         OpKind::Unary(op) => one(infer_unary(*op, operand_types)),
         OpKind::Binary(op) => one(infer_binary(*op, operand_types)),
-        OpKind::DotGeneral { dims, is_dot, .. } => {
-            one(infer_dot_general(dims, *is_dot, operand_types))
-        }
         OpKind::ShardingGroup { .. } => {
             expect_operands(operand_types, 1)?;
             Ok(Vec::new())
@@ -103,16 +98,6 @@ pub fn check_result_types(
         OpKind::Call { callee } => Err(format!(
             "the result types of a call of @{callee} are checked against the callee (use check_call)"
         )),
-        OpKind::DotGeneral { .. } => {
-            let mut want = infer_result_types(kind, operands)?;
-            // The result element type may differ (`preferred_element_type`).
-            if let ([w], [r]) = (want.as_mut_slice(), results) {
-                if dot_result_elem_ok(w.elem, r.elem) {
-                    w.elem = r.elem;
-                }
-            }
-            expect_results(&want, results)
-        }
         _ => expect_results(&infer_result_types(kind, operands)?, results),
     }
 }

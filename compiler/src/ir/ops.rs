@@ -8,6 +8,8 @@
 use crate::ir::types::ElemClass;
 use crate::ops::{Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec};
 
+pub use crate::ops::dot_general::DotDims;
+
 macro_rules! name_enum {
     ($(#[$meta:meta])* $vis:vis enum $ty:ident { $($var:ident => $name:literal),* $(,)? }) => {
         $(#[$meta])*
@@ -230,27 +232,6 @@ impl ReduceKind {
     }
 }
 
-/// Dimension numbers of `stablehlo.dot_general`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct DotDims {
-    pub lhs_batch: Vec<i64>,
-    pub rhs_batch: Vec<i64>,
-    pub lhs_contract: Vec<i64>,
-    pub rhs_contract: Vec<i64>,
-}
-
-impl DotDims {
-    /// The dims of a plain rank-2 (or rank-1) `stablehlo.dot`.
-    pub fn for_dot(lhs_rank: usize) -> DotDims {
-        DotDims {
-            lhs_batch: vec![],
-            rhs_batch: vec![],
-            lhs_contract: vec![lhs_rank as i64 - 1],
-            rhs_contract: vec![0],
-        }
-    }
-}
-
 /// How a constant is spelled: `stablehlo.constant`, or `sdy.constant`,
 /// which Shardy's import writes for every constant so that nothing folds
 /// or deduplicates it while shardings propagate. Both run the same.
@@ -297,6 +278,7 @@ macro_rules! op_kinds {
 
         /// A defined op kind, found by name.
         pub struct DefinedOp {
+            /// The spelling the name belongs to.
             pub spec: &'static OpSpec,
             /// How many structural regions it has.
             pub regions: Arity,
@@ -306,12 +288,16 @@ macro_rules! op_kinds {
         /// The defined op called `name` (its printed name or an alias).
         pub fn defined_op(name: &str) -> Option<DefinedOp> {
             $(
-                if <$dty as DecodeOp>::SPEC.is_named(name) {
-                    return Some(DefinedOp {
-                        spec: &<$dty as DecodeOp>::SPEC,
-                        regions: <$dty as DecodeOp>::REGIONS,
-                        decode: |d| <$dty as DecodeOp>::decode(d).map(OpKind::$dvar),
-                    });
+                let spellings = std::iter::once(&<$dty as DecodeOp>::SPEC)
+                    .chain(<$dty as DecodeOp>::SPELLINGS);
+                for spec in spellings {
+                    if spec.is_named(name) {
+                        return Some(DefinedOp {
+                            spec,
+                            regions: <$dty as DecodeOp>::REGIONS,
+                            decode: |d| <$dty as DecodeOp>::decode(d).map(OpKind::$dvar),
+                        });
+                    }
                 }
             )*
             None
@@ -364,6 +350,7 @@ op_kinds! {
         Iota(crate::ops::iota::Iota),
         Transpose(crate::ops::transpose::Transpose),
         Concatenate(crate::ops::concatenate::Concatenate),
+        DotGeneral(crate::ops::dot_general::DotGeneral),
         Pad(crate::ops::pad::Pad),
         Sort(crate::ops::sort::Sort),
         TopK(crate::ops::top_k::TopK),
@@ -372,14 +359,6 @@ op_kinds! {
     hand_written {
     Unary(UnaryOp),
     Binary(BinaryOp),
-    /// `dot_general`; `is_dot` records that the text used `stablehlo.dot`
-    /// (no dims, rank ≤ 2) so the printer writes it back the same way.
-    /// `precision` is kept verbatim (`DEFAULT`, `HIGHEST`, ...).
-    DotGeneral {
-        dims: DotDims,
-        precision: Option<Vec<String>>,
-        is_dot: bool,
-    },
     /// A call of another function of the module (`call @f` / `func.call @f`).
     Call {
         callee: String,
@@ -397,7 +376,6 @@ impl OpKind {
         match self {
             OpKind::Unary(u) => u.full_name(),
             OpKind::Binary(b) => b.full_name(),
-            OpKind::DotGeneral { is_dot: true, .. } => "stablehlo.dot".into(),
             other => other.static_name().into(),
         }
     }
@@ -405,7 +383,6 @@ impl OpKind {
     fn static_name(&self) -> &'static str {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
-            OpKind::DotGeneral { .. } => "stablehlo.dot_general",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.printed_name()),
@@ -419,7 +396,6 @@ impl OpKind {
         match self {
             OpKind::Unary(u) => u.maps_zero_to_zero(),
             OpKind::Binary(b) => b.maps_zero_to_zero(),
-            OpKind::DotGeneral { .. } => true,
             other => other.def().is_some_and(|d| d.preserves_zero_padding()),
         }
     }

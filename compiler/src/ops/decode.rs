@@ -60,11 +60,15 @@ pub struct Decoder {
     pub operand_types: Vec<TensorType>,
     pub result_types: Vec<TensorType>,
     computations: std::vec::IntoIter<Computation>,
+    /// The name of the spelling the text used (the op's printed name
+    /// unless it has several: [`crate::ops::DecodeOp::SPELLINGS`]).
+    pub spelling: &'static str,
 }
 
 impl Decoder {
     pub fn new(
         name: &str,
+        spelling: &'static str,
         attrs: Vec<(String, Attr)>,
         operand_types: Vec<TensorType>,
         result_types: Vec<TensorType>,
@@ -76,6 +80,7 @@ impl Decoder {
             operand_types,
             result_types,
             computations: computations.into_iter(),
+            spelling,
         }
     }
 

@@ -109,6 +109,43 @@ pub enum Fmt {
     /// stride left out where it is 1. Optional when read: older printings
     /// give the three attributes in the dictionary instead.
     SliceRanges(&'static str, &'static str, &'static str),
+    /// `, key = value` entries after the operands, each optional: read in
+    /// any order while a `,` follows (a key given twice: the later one
+    /// counts), written in this order, each that has something to show
+    /// (`dot_general`'s `, batching_dims = [0] x [0], contracting_dims =
+    /// [2] x [1], precision = [DEFAULT, DEFAULT]`). The entries are
+    /// [`Fmt::DimsPair`], [`Fmt::EnumList`] and [`Fmt::Prefixed`].
+    Trailing(&'static [Fmt]),
+    /// `key = [0, 1] x [2]`: the integer-list parameters `lhs` and `rhs` of
+    /// the attribute `attr`, spelled `dialect<lhs = [0, 1], rhs = [2],
+    /// ...>` in the generic form (a parameter left out is empty; so is a
+    /// pair the text leaves out of a [`Fmt::Trailing`]). Written even when
+    /// both lists are empty where `always`, else left out then.
+    DimsPair {
+        key: &'static str,
+        attr: &'static str,
+        dialect: &'static str,
+        lhs: &'static str,
+        rhs: &'static str,
+        always: bool,
+    },
+    /// `key = [A, B]`: the attribute `attr`, a list of enum values written
+    /// bare, each `dialect<keyword A>` in the generic form (`precision =
+    /// [DEFAULT, HIGHEST]` for `[#stablehlo<precision DEFAULT>, ...]`);
+    /// left out when absent.
+    EnumList {
+        key: &'static str,
+        attr: &'static str,
+        dialect: &'static str,
+        keyword: &'static str,
+    },
+    /// `key = <...>`: the discardable attribute `key`, kept verbatim with
+    /// the op's other attributes, whose value the pretty form writes
+    /// without its dialect `prefix` (`algorithm = <...>` for
+    /// `#stablehlo.dot_algorithm<...>`); read as one bracketed group.
+    /// Written here when its value starts with `prefix`, else left in the
+    /// dictionary.
+    Prefixed(&'static str, &'static str),
 }
 
 impl Fmt {
@@ -131,7 +168,19 @@ impl Fmt {
             Fmt::AttrDictWith(attrs) => attrs.contains(&name),
             Fmt::ExpMantissa(_, e, m) => e == name || m == name,
             Fmt::SliceRanges(s, l, st) => [s, l, st].contains(&name),
+            Fmt::Trailing(entries) => entries.iter().any(|e| e.mentions(name)),
+            Fmt::DimsPair { attr, .. } | Fmt::EnumList { attr, .. } => attr == name,
             _ => false,
+        }
+    }
+
+    /// The key a keyed entry of [`Fmt::Trailing`] starts with.
+    pub fn key(&self) -> Option<&'static str> {
+        match *self {
+            Fmt::DimsPair { key, .. } | Fmt::EnumList { key, .. } | Fmt::Prefixed(key, _) => {
+                Some(key)
+            }
+            _ => None,
         }
     }
 }

@@ -34,6 +34,7 @@ pub mod constant;
 pub mod convert;
 pub mod convolution;
 pub mod custom_call;
+pub mod dot_general;
 pub mod dynamic_slice;
 pub mod dynamic_update_slice;
 pub mod gather;
@@ -211,7 +212,7 @@ pub trait HasSpec {
 
 impl<T: DecodeOp> HasSpec for T {
     fn spec(&self) -> &'static OpSpec {
-        &T::SPEC
+        self.spelling()
     }
 }
 
@@ -377,5 +378,17 @@ pub trait DecodeOp: OpDef + Sized {
     /// least 1); they are parsed into [`crate::ir::Region`]s on the op.
     const REGIONS: Arity = Arity::Exactly(0);
 
+    /// Other spellings of the same op kind, each with its own name and
+    /// pretty form (`stablehlo.dot`: `dot_general` without dimension
+    /// numbers). The parser finds an op by any of them and tells `decode`
+    /// which one the text used ([`Decoder::spelling`]).
+    const SPELLINGS: &'static [OpSpec] = &[];
+
     fn decode(d: &mut Decoder) -> Result<Self, DecodeError>;
+
+    /// The spelling this op is printed as: [`DecodeOp::SPEC`] or one of
+    /// [`DecodeOp::SPELLINGS`].
+    fn spelling(&self) -> &'static OpSpec {
+        &Self::SPEC
+    }
 }

@@ -400,11 +400,7 @@ impl OpDef for RaggedDot {
             return Err(format!("lhs {lhs} and rhs {rhs} differ in element type"));
         }
         let infer = |rhs: TensorType| {
-            crate::ir::infer::contraction::infer_dot_general(
-                &p.per_group,
-                false,
-                &[lhs.clone(), rhs],
-            )
+            super::dot_general::infer_dot_general(&p.per_group, false, &[lhs.clone(), rhs])
         };
         match p.mode {
             RaggedMode::Rows { group } => {

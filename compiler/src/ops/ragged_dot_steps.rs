@@ -26,6 +26,7 @@
 
 use crate::ir::{BinaryOp, DenseLiteral, DotDims, ElemType, OpKind, Scalar, TensorType};
 use crate::ops::constant::Constant;
+use crate::ops::dot_general::DotGeneral;
 use crate::ops::ragged_dot::{RaggedDot, RaggedMode, RaggedPlan};
 
 /// Where a step's operand comes from.
@@ -250,11 +251,7 @@ impl Builder {
     }
 
     fn dot(&mut self, l: &Val, r: &Val, dims: &DotDims, ty: TensorType) -> Val {
-        let kind = OpKind::DotGeneral {
-            dims: dims.clone(),
-            precision: None,
-            is_dot: false,
-        };
+        let kind = OpKind::DotGeneral(DotGeneral::new(dims.clone()));
         self.push(kind, &[l, r], ty)
     }
 
@@ -563,7 +560,7 @@ mod tests {
             .map(|s| match s.kind {
                 OpKind::Slice(_) => "slice",
                 OpKind::Reshape(_) => "reshape",
-                OpKind::DotGeneral { .. } => "dot",
+                OpKind::DotGeneral(_) => "dot",
                 OpKind::Constant(_) => "zeros",
                 OpKind::Concatenate(_) => "concat",
                 OpKind::Pad(_) => "pad",

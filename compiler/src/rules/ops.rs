@@ -11,9 +11,9 @@
 //! for them either).
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::{DotDims, Function, OpData, OpId, OpKind, Value};
+use crate::ir::{Function, OpData, OpId, OpKind, Value};
 use crate::rules::builder::RuleBuilder;
-use crate::rules::rule::{FactorKind, OpShardingRule, RuleOptions};
+use crate::rules::rule::{OpShardingRule, RuleOptions};
 
 /// The sharding rule of `op` in `f`, or `None` if the op has none.
 pub fn rule_for_op(f: &Function, op: OpId) -> Result<Option<OpShardingRule>, Diagnostic> {
@@ -109,7 +109,6 @@ impl<'a> RuleMaker<'a> {
         match &self.op.kind {
             OpKind::Unary(_) | OpKind::Binary(_) => self.pointwise_all_same_shape(),
             OpKind::Call { .. } | OpKind::ShardingGroup { .. } => Ok(None),
-            OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
         }
     }
@@ -124,16 +123,6 @@ impl<'a> RuleMaker<'a> {
 
     fn pos(&self) -> SrcPos {
         self.op.pos
-    }
-
-    fn expect_counts(&self, operands: usize, results: usize) -> Result<(), Diagnostic> {
-        let (got_ops, got_res) = (self.shapes.operands.len(), self.shapes.results.len());
-        if got_ops != operands || got_res != results {
-            return Err(self.error(format!(
-                "expected {operands} operand(s) and {results} result(s), got {got_ops} and {got_res}"
-            )));
-        }
-        Ok(())
     }
 
     fn build(&self, builder: &RuleBuilder) -> RuleResult {
@@ -176,108 +165,5 @@ impl<'a> RuleMaker<'a> {
             }
         }
         Ok(())
-    }
-    /// Batch factors (lhs, rhs, result), then the free dimensions of the
-    /// lhs, then of the rhs (each with its result dimension), then the
-    /// contracting factors (lhs, rhs; reduction).
-    fn dot_general(&self, dims: &DotDims, is_dot: bool) -> RuleResult {
-        self.expect_counts(2, 1)?;
-        let (lhs, rhs, out) = (
-            self.shapes.operands[0],
-            self.shapes.operands[1],
-            self.shapes.results[0],
-        );
-        let plain;
-        let dims = if is_dot {
-            plain = DotDims::for_dot(lhs.len());
-            &plain
-        } else {
-            dims
-        };
-        let lhs_batch = self.dim_list(&dims.lhs_batch, lhs.len(), "lhs batching")?;
-        let rhs_batch = self.dim_list(&dims.rhs_batch, rhs.len(), "rhs batching")?;
-        let lhs_contract = self.dim_list(&dims.lhs_contract, lhs.len(), "lhs contracting")?;
-        let rhs_contract = self.dim_list(&dims.rhs_contract, rhs.len(), "rhs contracting")?;
-        if lhs_batch.len() != rhs_batch.len() || lhs_contract.len() != rhs_contract.len() {
-            return Err(
-                self.error("lhs and rhs must have as many batching and contracting dimensions")
-            );
-        }
-        let lhs_free: Vec<usize> = (0..lhs.len())
-            .filter(|d| !lhs_batch.contains(d) && !lhs_contract.contains(d))
-            .collect();
-        let rhs_free: Vec<usize> = (0..rhs.len())
-            .filter(|d| !rhs_batch.contains(d) && !rhs_contract.contains(d))
-            .collect();
-        let out_rank = lhs_batch.len() + lhs_free.len() + rhs_free.len();
-        if out.len() != out_rank {
-            return Err(self.error(format!(
-                "result must have rank {out_rank}, got {}",
-                out.len()
-            )));
-        }
-        let mut b = self.builder();
-        let mut out_dim = 0;
-        for (&l, &r) in lhs_batch.iter().zip(&rhs_batch) {
-            self.check_sizes_match(lhs[l], rhs[r], "batching")?;
-            b.add_factor_per_tensor(
-                lhs[l],
-                FactorKind::PassThrough,
-                &[Some(l), Some(r)],
-                &[Some(out_dim)],
-            );
-            out_dim += 1;
-        }
-        for &l in &lhs_free {
-            b.add_factor_per_tensor(
-                lhs[l],
-                FactorKind::PassThrough,
-                &[Some(l), None],
-                &[Some(out_dim)],
-            );
-            out_dim += 1;
-        }
-        for &r in &rhs_free {
-            b.add_factor_per_tensor(
-                rhs[r],
-                FactorKind::PassThrough,
-                &[None, Some(r)],
-                &[Some(out_dim)],
-            );
-            out_dim += 1;
-        }
-        for (&l, &r) in lhs_contract.iter().zip(&rhs_contract) {
-            self.check_sizes_match(lhs[l], rhs[r], "contracting")?;
-            b.add_factor_per_tensor(lhs[l], FactorKind::Reduction, &[Some(l), Some(r)], &[None]);
-        }
-        self.build(&b)
-    }
-
-    fn check_sizes_match(&self, lhs: i64, rhs: i64, what: &str) -> Result<(), Diagnostic> {
-        if lhs != rhs {
-            return Err(self.error(format!(
-                "{what} dimensions have sizes {lhs} (lhs) and {rhs} (rhs)"
-            )));
-        }
-        Ok(())
-    }
-
-    /// Distinct dimension indices below `rank`.
-    fn dim_list(&self, dims: &[i64], rank: usize, what: &str) -> Result<Vec<usize>, Diagnostic> {
-        let mut out: Vec<usize> = Vec::with_capacity(dims.len());
-        for &d in dims {
-            match usize::try_from(d)
-                .ok()
-                .filter(|&d| d < rank && !out.contains(&d))
-            {
-                Some(d) => out.push(d),
-                None => {
-                    return Err(self.error(format!(
-                        "{what} dimension {d} is repeated or out of range for rank {rank}"
-                    )))
-                }
-            }
-        }
-        Ok(out)
     }
 }

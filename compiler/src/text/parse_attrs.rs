@@ -5,7 +5,7 @@
 //! once the op is known.
 
 use crate::diag::{DiagKind, SrcPos};
-use crate::ir::{DotDims, NamedAttr};
+use crate::ir::NamedAttr;
 use crate::text::cursor::{Cursor, PResult, TokRange};
 use crate::text::lexer::Tok;
 
@@ -124,86 +124,6 @@ impl<'s> Cursor<'s> {
         })
     }
 
-    fn parse_stablehlo_enum(&mut self, keyword: &str, what: &str) -> PResult<String> {
-        if !(self.at(Tok::Hash) && self.text() == "#stablehlo") {
-            return Err(self.expected_in(&format!("#stablehlo<{keyword} ...>"), what));
-        }
-        self.bump();
-        self.expect(Tok::Less, what)?;
-        self.expect_ident(keyword, what)?;
-        if self.kind() != Tok::Ident {
-            return Err(self.expected_in(&format!("a {keyword} value"), what));
-        }
-        let v = self.text().to_string();
-        self.bump();
-        self.expect(Tok::Greater, what)?;
-        Ok(v)
-    }
-
-    /// Decode `[#stablehlo<precision DEFAULT>, ...]` into the names.
-    pub(crate) fn decode_precision_config(&mut self, raw: &RawAttr) -> PResult<Vec<String>> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| {
-            c.expect(Tok::LBracket, &what)?;
-            let mut out = Vec::new();
-            if c.eat(Tok::RBracket) {
-                return Ok(out);
-            }
-            loop {
-                out.push(c.parse_stablehlo_enum("precision", &what)?);
-                if c.eat(Tok::RBracket) {
-                    return Ok(out);
-                }
-                if !c.eat(Tok::Comma) {
-                    return Err(c.expected_in("',' or ']'", &what));
-                }
-            }
-        })
-    }
-
-    /// Decode `#stablehlo.dot<lhs_batching_dimensions = [0], ...>`; absent
-    /// fields are empty.
-    pub(crate) fn decode_dot_dims(&mut self, raw: &RawAttr) -> PResult<DotDims> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| {
-            if !(c.at(Tok::Hash) && c.text() == "#stablehlo.dot") {
-                return Err(c.expected_in("#stablehlo.dot<...>", &what));
-            }
-            c.bump();
-            c.expect(Tok::Less, &what)?;
-            let mut dims = DotDims::default();
-            loop {
-                if c.kind() != Tok::Ident {
-                    return Err(c.expected_in("a dimension field name", &what));
-                }
-                let field = c.text();
-                let slot = match field {
-                    "lhs_batching_dimensions" => &mut dims.lhs_batch,
-                    "rhs_batching_dimensions" => &mut dims.rhs_batch,
-                    "lhs_contracting_dimensions" => &mut dims.lhs_contract,
-                    "rhs_contracting_dimensions" => &mut dims.rhs_contract,
-                    _ => {
-                        return Err(c.err(
-                            DiagKind::Syntax,
-                            format!("unknown field '{field}' in {what}"),
-                        ))
-                    }
-                };
-                c.bump();
-                c.expect(Tok::Equal, &what)?;
-                *slot = c.parse_int_list(&what)?;
-                if c.eat(Tok::Greater) {
-                    return Ok(dims);
-                }
-                if !c.eat(Tok::Comma) {
-                    return Err(c.expected_in("',' or '>'", &what));
-                }
-            }
-        })
-    }
-
     /// Decode a symbol reference `@name`.
     pub(crate) fn decode_symbol(&mut self, raw: &RawAttr) -> PResult<(String, SrcPos)> {
         let r = self.value_of(raw)?;
@@ -292,12 +212,13 @@ mod tests {
             <crate::ir::CompareDirection as crate::ops::AttrCodec>::decode(&direction),
             Ok(crate::ir::CompareDirection::Gt)
         );
-        let dims = c.decode_dot_dims(&attrs[5]).expect("dims");
+        let dims = c.attr_value_of(&attrs[5]).expect("a value");
+        let dims = <crate::ir::DotDims as crate::ops::AttrCodec>::decode(&dims).expect("dims");
         assert_eq!((dims.lhs_batch, dims.rhs_contract), (vec![0], vec![1]));
-        assert_eq!(
-            c.decode_precision_config(&attrs[6]),
-            Ok(vec!["DEFAULT".to_string(), "HIGHEST".to_string()])
-        );
+        assert!(matches!(
+            c.attr_value_of(&attrs[6]),
+            Ok(crate::ir::attr::Attr::List(items)) if items.len() == 2
+        ));
         assert_eq!(
             c.decode_symbol(&attrs[7]).map(|s| s.0).as_deref(),
             Ok("callee")

@@ -7,7 +7,7 @@ use crate::ir::attr::Attr;
 use crate::ir::ops::DefinedOp;
 use crate::ir::{BinaryOp, Computation, OpKind, TensorType};
 use crate::ops::{Arity, Decoder, Fmt, SigForm};
-use crate::text::cursor::{Cursor, PResult};
+use crate::text::cursor::{Cursor, PResult, TokRange};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::RawAttr;
 use crate::text::parse_computation::TERMINATORS;
@@ -330,6 +330,29 @@ impl<'s> Cursor<'s> {
                         }
                     }
                 }
+                Fmt::Trailing(entries) => {
+                    // A pair of dimension lists the text leaves out is empty.
+                    let at = self.pos();
+                    for e in entries {
+                        if let Fmt::DimsPair { attr, dialect, .. } = *e {
+                            dims_params(&mut given, attr, dialect, at);
+                        }
+                    }
+                    while self.eat(Tok::Comma) {
+                        let key = if self.kind() == Tok::Ident {
+                            self.text()
+                        } else {
+                            ""
+                        };
+                        let Some(entry) = entries.iter().find(|e| e.key() == Some(key)) else {
+                            return Err(self.expected_in(&one_of_keys(entries), name));
+                        };
+                        self.parse_keyed_entry(entry, &mut given, name)?;
+                    }
+                }
+                Fmt::DimsPair { .. } | Fmt::EnumList { .. } | Fmt::Prefixed(..) => {
+                    self.parse_keyed_entry(directive, &mut given, name)?;
+                }
                 Fmt::Sig(form) => {
                     self.expect(Tok::Colon, name)?;
                     types = Some(self.parse_sig_form(form, operands.len(), name, pos)?);
@@ -425,6 +448,101 @@ impl<'s> Cursor<'s> {
             }
         }
         Ok((start, limit, strides))
+    }
+
+    /// One `key = value` entry of a [`Fmt::Trailing`] (or on its own):
+    /// a [`Fmt::DimsPair`], [`Fmt::EnumList`] or [`Fmt::Prefixed`]; a key
+    /// given again replaces what it gave before.
+    fn parse_keyed_entry(
+        &mut self,
+        entry: &Fmt,
+        given: &mut Vec<Given>,
+        name: &str,
+    ) -> PResult<()> {
+        let at = self.pos();
+        match *entry {
+            Fmt::DimsPair {
+                key,
+                attr,
+                dialect,
+                lhs,
+                rhs,
+                ..
+            } => {
+                self.expect_keyword_eq(key, name)?;
+                let lhs_list = self.parse_int_list(key)?;
+                self.expect_ident("x", key)?;
+                let rhs_list = self.parse_int_list(key)?;
+                if let Some(params) = dims_params(given, attr, dialect, at) {
+                    for (param, list) in [(lhs, lhs_list), (rhs, rhs_list)] {
+                        params.retain(|(k, _)| k != param);
+                        params.push((param.to_string(), Attr::int_list(&list)));
+                    }
+                }
+            }
+            Fmt::EnumList {
+                key,
+                attr,
+                dialect,
+                keyword,
+            } => {
+                self.expect_keyword_eq(key, name)?;
+                let names = self.parse_ident_list(key)?;
+                let enum_of = |value| Attr::Enum {
+                    dialect: dialect.into(),
+                    keyword: keyword.into(),
+                    value,
+                };
+                let value = Attr::List(names.into_iter().map(enum_of).collect());
+                given.retain(|g| g.name != attr || g.raw.is_some());
+                given.push(Given::pretty(attr, value, at));
+            }
+            Fmt::Prefixed(key, prefix) => {
+                self.expect_keyword_eq(key, name)?;
+                // One bracketed group: `<...>` (a dictionary may follow).
+                let start = self.idx;
+                self.skip_balanced_group(key)?;
+                let value = TokRange {
+                    start,
+                    end: self.idx,
+                };
+                let raw = RawAttr {
+                    name: key.into(),
+                    pos: at,
+                    value: Some(value),
+                    prefix: if self.range_text(value).starts_with('<') {
+                        prefix
+                    } else {
+                        ""
+                    },
+                };
+                given.extend(self.given_from_raw(vec![raw]));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `[A, B, ...]` of bare identifiers (enum values).
+    fn parse_ident_list(&mut self, context: &str) -> PResult<Vec<String>> {
+        self.expect(Tok::LBracket, context)?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RBracket) {
+            return Ok(out);
+        }
+        loop {
+            if self.kind() != Tok::Ident {
+                return Err(self.expected_in("a name", context));
+            }
+            out.push(self.text().to_string());
+            self.bump();
+            if self.eat(Tok::RBracket) {
+                return Ok(out);
+            }
+            if !self.eat(Tok::Comma) {
+                return Err(self.expected_in("',' or ']'", context));
+            }
+        }
     }
 
     /// `(%x init: %c), (%y init: %d)`: the inputs, then their inits.
@@ -586,6 +704,7 @@ impl<'s> Cursor<'s> {
             .collect();
         let mut d = Decoder::new(
             written,
+            name,
             candidates,
             operand_types.clone(),
             result_types.clone(),
@@ -633,6 +752,46 @@ impl<'s> Cursor<'s> {
             attrs,
             regions: Vec::new(),
         })
+    }
+}
+
+/// The parameters of the `dialect<...>` attribute `attr` that a pretty
+/// form gives (a [`Fmt::DimsPair`]'s), added empty if not yet given.
+fn dims_params<'g>(
+    given: &'g mut Vec<Given>,
+    attr: &str,
+    dialect: &str,
+    at: SrcPos,
+) -> Option<&'g mut Vec<(String, Attr)>> {
+    let pretty = |g: &Given| g.name == attr && g.raw.is_none();
+    if !given.iter().any(pretty) {
+        let value = Attr::Params {
+            name: dialect.to_string(),
+            params: Vec::new(),
+        };
+        given.push(Given::pretty(attr, value, at));
+    }
+    given.iter_mut().find_map(|g| match g {
+        Given {
+            name,
+            value: Attr::Params { params, .. },
+            raw: None,
+            ..
+        } if name == attr => Some(params),
+        _ => None,
+    })
+}
+
+/// `'a', 'b' or 'c'`: the keys of a [`Fmt::Trailing`]'s entries.
+fn one_of_keys(entries: &[Fmt]) -> String {
+    let keys: Vec<String> = entries
+        .iter()
+        .filter_map(|e| e.key())
+        .map(|k| format!("'{k}'"))
+        .collect();
+    match keys.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => keys.concat(),
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::ops::defined_op;
-use crate::ir::{BinaryOp, DotDims, OpKind, UnaryOp};
+use crate::ir::{BinaryOp, OpKind, UnaryOp};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::{take_attr, RawAttr};
@@ -14,13 +14,7 @@ use crate::text::parse_ops::OpParts;
 use crate::text::parser::FuncBuilder;
 
 /// Op names the generic form accepts (besides element-wise ones).
-const GENERIC_OPS: &[&str] = &[
-    "stablehlo.dot_general",
-    "stablehlo.dot",
-    "func.call",
-    "call",
-    "sdy.sharding_group",
-];
+const GENERIC_OPS: &[&str] = &["func.call", "call", "sdy.sharding_group"];
 
 pub(crate) fn elementwise_kind(name: &str) -> Option<OpKind> {
     UnaryOp::from_full_name(name)
@@ -74,10 +68,7 @@ impl<'s> Cursor<'s> {
         let callee_pos = attrs.iter().find(|a| a.name == "callee").map(|a| a.pos);
         let kind = match elementwise {
             Some(kind) => kind,
-            None => {
-                let lhs_rank = operands.first().map_or(0, |o| b.func.ty(o.value).rank());
-                self.generic_kind(name, pos, &mut attrs, lhs_rank)?
-            }
+            None => self.generic_kind(name, pos, &mut attrs)?,
         };
         if let OpKind::Call { callee } = &kind {
             b.calls.push((callee.clone(), callee_pos.unwrap_or(pos)));
@@ -92,14 +83,12 @@ impl<'s> Cursor<'s> {
         })
     }
 
-    /// Build the op kind from its inherent attributes (removed from `attrs`);
-    /// `lhs_rank` is the first operand's rank (for `stablehlo.dot`).
+    /// Build the op kind from its inherent attributes (removed from `attrs`).
     fn generic_kind(
         &mut self,
         name: &str,
         pos: SrcPos,
         attrs: &mut Vec<RawAttr>,
-        lhs_rank: usize,
     ) -> PResult<OpKind> {
         let required = |attrs: &mut Vec<RawAttr>, key: &str| {
             take_attr(attrs, key).ok_or_else(|| {
@@ -111,23 +100,6 @@ impl<'s> Cursor<'s> {
             })
         };
         Ok(match name {
-            "stablehlo.dot_general" | "stablehlo.dot" => {
-                let precision = match take_attr(attrs, "precision_config") {
-                    Some(a) => Some(self.decode_precision_config(&a)?),
-                    None => None,
-                };
-                let is_dot = name == "stablehlo.dot";
-                let dims = if is_dot {
-                    DotDims::for_dot(lhs_rank)
-                } else {
-                    self.decode_dot_dims(&required(attrs, "dot_dimension_numbers")?)?
-                };
-                OpKind::DotGeneral {
-                    dims,
-                    precision,
-                    is_dot,
-                }
-            }
             "func.call" | "call" => OpKind::Call {
                 callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
             },

@@ -5,17 +5,13 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::ops::defined_op;
-use crate::ir::{BinaryOp, DotDims, OpKind, Region, TensorType, UnaryOp};
+use crate::ir::{BinaryOp, OpKind, Region, TensorType, UnaryOp};
 use crate::ops::Arity;
-use crate::text::cursor::{Cursor, PResult, TokRange};
+use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::RawAttr;
 use crate::text::parse_types::Signature;
 use crate::text::parser::{FuncBuilder, Operand, ResultNames};
-
-/// The dialect prefix of a dot's `algorithm` attribute, which the pretty
-/// form leaves out.
-pub(crate) const DOT_ALGORITHM: &str = "#stablehlo.dot_algorithm";
 
 /// Everything an op's text said, before it is checked and created.
 pub(crate) struct OpParts {
@@ -38,7 +34,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
     }
     match kind {
         OpKind::Unary(_) | OpKind::ShardingGroup { .. } => exact(1),
-        OpKind::Binary(_) | OpKind::DotGeneral { .. } => exact(2),
+        OpKind::Binary(_) => exact(2),
         OpKind::Call { .. } => (0, None),
         _ => (0, None),
     }
@@ -135,7 +131,6 @@ impl<'s> Cursor<'s> {
         // Consume the name; an unknown one fails below at its position.
         self.bump();
         match name {
-            "stablehlo.dot_general" | "stablehlo.dot" => self.pretty_dot(b, name, pos),
             "call" | "func.call" => {
                 let callee_pos = self.pos();
                 let callee = self.parse_symbol(name)?;
@@ -230,112 +225,6 @@ impl<'s> Cursor<'s> {
             Vec::new()
         };
         self.pretty_tail(operands, kind, name, pos)
-    }
-
-    /// `dot_general %a, %b, batching_dims = [..] x [..], contracting_dims =
-    /// [..] x [..], precision = [..], algorithm = <...>` and `dot %a, %b,
-    /// precision = [..]`.
-    fn pretty_dot(&mut self, b: &FuncBuilder<'s>, name: &str, pos: SrcPos) -> PResult<OpParts> {
-        let operands = self.parse_operand_list(b)?;
-        let is_dot = name == "stablehlo.dot";
-        let mut dims = DotDims::default();
-        let mut precision = None;
-        let mut extra = Vec::new();
-        while self.eat(Tok::Comma) {
-            let key_pos = self.pos();
-            let key = if self.kind() == Tok::Ident {
-                self.text()
-            } else {
-                ""
-            };
-            match key {
-                "batching_dims" | "contracting_dims" if !is_dot => {
-                    self.bump();
-                    self.expect(Tok::Equal, name)?;
-                    let lhs = self.parse_int_list(key)?;
-                    self.expect_ident("x", key)?;
-                    let rhs = self.parse_int_list(key)?;
-                    if key == "batching_dims" {
-                        (dims.lhs_batch, dims.rhs_batch) = (lhs, rhs);
-                    } else {
-                        (dims.lhs_contract, dims.rhs_contract) = (lhs, rhs);
-                    }
-                }
-                "precision" => {
-                    self.bump();
-                    self.expect(Tok::Equal, name)?;
-                    precision = Some(self.parse_ident_list("precision")?);
-                }
-                "algorithm" => {
-                    self.bump();
-                    self.expect(Tok::Equal, name)?;
-                    // One bracketed group: `<...>` (a dictionary may follow).
-                    let start = self.idx;
-                    self.skip_balanced_group("algorithm")?;
-                    let value = TokRange {
-                        start,
-                        end: self.idx,
-                    };
-                    extra.push(RawAttr {
-                        name: "algorithm".into(),
-                        pos: key_pos,
-                        value: Some(value),
-                        prefix: if self.range_text(value).starts_with('<') {
-                            DOT_ALGORITHM
-                        } else {
-                            ""
-                        },
-                    });
-                }
-                _ => {
-                    let keys = if is_dot {
-                        "'precision' or 'algorithm'"
-                    } else {
-                        "'batching_dims', 'contracting_dims', 'precision' or 'algorithm'"
-                    };
-                    return Err(self.expected_in(keys, name));
-                }
-            }
-        }
-        if is_dot {
-            let lhs_rank = operands.first().map_or(0, |o| b.func.ty(o.value).rank());
-            dims = DotDims::for_dot(lhs_rank);
-        }
-        let mut parts = self.pretty_tail(
-            operands,
-            OpKind::DotGeneral {
-                dims,
-                precision,
-                is_dot,
-            },
-            name,
-            pos,
-        )?;
-        extra.append(&mut parts.attrs);
-        parts.attrs = extra;
-        Ok(parts)
-    }
-
-    /// `[A, B, ...]` of bare identifiers (precision names).
-    fn parse_ident_list(&mut self, context: &str) -> PResult<Vec<String>> {
-        self.expect(Tok::LBracket, context)?;
-        let mut out = Vec::new();
-        if self.eat(Tok::RBracket) {
-            return Ok(out);
-        }
-        loop {
-            if self.kind() != Tok::Ident {
-                return Err(self.expected_in("a name", context));
-            }
-            out.push(self.text().to_string());
-            self.bump();
-            if self.eat(Tok::RBracket) {
-                return Ok(out);
-            }
-            if !self.eat(Tok::Comma) {
-                return Err(self.expected_in("',' or ']'", context));
-            }
-        }
     }
 
     /// Check an op and append it to the function.

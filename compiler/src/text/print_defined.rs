@@ -44,6 +44,70 @@ fn pretty_value(a: &Attr) -> String {
     }
 }
 
+/// `key = value` for a [`Fmt::DimsPair`], [`Fmt::EnumList`] or
+/// [`Fmt::Prefixed`], or `None` where it shows nothing. A `Prefixed`
+/// attribute it writes is taken out of `dict` (the attributes left for
+/// the dictionary; `None`: all of the op's).
+fn keyed_entry(
+    entry: &Fmt,
+    attrs: &[(&'static str, Attr)],
+    op: &OpData,
+    dict: &mut Option<Vec<NamedAttr>>,
+) -> Option<String> {
+    let find = |name: &str| attrs.iter().find(|(n, _)| *n == name).map(|(_, a)| a);
+    match *entry {
+        Fmt::DimsPair {
+            key,
+            attr,
+            lhs,
+            rhs,
+            always,
+            ..
+        } => {
+            let param = |p: &str| match find(attr) {
+                Some(Attr::Params { params, .. }) => params
+                    .iter()
+                    .find(|(k, _)| k == p)
+                    .and_then(|(_, v)| Vec::<i64>::decode(v).ok())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            let (l, r) = (param(lhs), param(rhs));
+            if l.is_empty() && r.is_empty() && !always {
+                return None;
+            }
+            Some(format!(
+                "{key} = {} x {}",
+                Attr::int_list(&l),
+                Attr::int_list(&r)
+            ))
+        }
+        Fmt::EnumList { key, attr, .. } => {
+            let Attr::List(items) = find(attr)? else {
+                return find(attr).map(|a| format!("{key} = {a}"));
+            };
+            let names: Vec<String> = items
+                .iter()
+                .map(|a| match a {
+                    Attr::Enum { value, .. } => value.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            Some(format!("{key} = [{}]", names.join(", ")))
+        }
+        Fmt::Prefixed(key, prefix) => {
+            let current = dict.as_deref().unwrap_or(&op.attrs);
+            let i = current.iter().position(|a| {
+                a.name == key && a.value.as_deref().is_some_and(|v| v.starts_with(prefix))
+            })?;
+            let value = current[i].value.clone().unwrap_or_default();
+            dict.get_or_insert_with(|| op.attrs.clone()).remove(i);
+            Some(format!("{key} = {}", &value[prefix.len()..]))
+        }
+        _ => None,
+    }
+}
+
 /// Whether the pretty form can show the op's regions: one `Region`
 /// directive per region, and with `IterArgs` every region's arguments
 /// typed as the operands.
@@ -103,6 +167,9 @@ impl FuncPrinter<'_> {
         let mut space = true;
         let mut regions = op.regions.iter();
         let mut body_printed = false;
+        // The attributes the dictionary shows: all of the op's but those a
+        // `Prefixed` directive wrote.
+        let mut dict: Option<Vec<NamedAttr>> = None;
         for directive in format {
             match *directive {
                 Fmt::IterArgs => {
@@ -127,9 +194,10 @@ impl FuncPrinter<'_> {
                     space = true;
                 }
                 Fmt::KeywordAttrDict => {
-                    if sharding.is_some() || !op.attrs.is_empty() {
+                    let rest = dict.as_deref().unwrap_or(&op.attrs);
+                    if sharding.is_some() || !rest.is_empty() {
                         self.out.push_str(" attributes");
-                        write_attr_dict(self.out, sharding, &op.attrs);
+                        write_attr_dict(self.out, sharding, rest);
                     }
                 }
                 Fmt::Newline => {
@@ -320,7 +388,9 @@ impl FuncPrinter<'_> {
                     }
                     space = true;
                 }
-                Fmt::AttrDict => write_attr_dict(self.out, sharding, &op.attrs),
+                Fmt::AttrDict => {
+                    write_attr_dict(self.out, sharding, dict.as_deref().unwrap_or(&op.attrs))
+                }
                 Fmt::AttrDictWith(names) => {
                     let mut all: Vec<NamedAttr> = attrs
                         .iter()
@@ -330,7 +400,7 @@ impl FuncPrinter<'_> {
                             value: Some(v.to_string()),
                         })
                         .collect();
-                    all.extend(op.attrs.iter().cloned());
+                    all.extend(dict.as_deref().unwrap_or(&op.attrs).iter().cloned());
                     all.sort_by(|a, b| a.name.cmp(&b.name));
                     write_attr_dict(self.out, sharding, &all);
                 }
@@ -392,6 +462,23 @@ impl FuncPrinter<'_> {
                     }
                     self.out.push(']');
                     space = true;
+                }
+                Fmt::Trailing(entries) => {
+                    for e in entries {
+                        if let Some(text) = keyed_entry(e, attrs, op, &mut dict) {
+                            let _ = write!(self.out, ", {text}");
+                            space = true;
+                        }
+                    }
+                }
+                Fmt::DimsPair { .. } | Fmt::EnumList { .. } | Fmt::Prefixed(..) => {
+                    if let Some(text) = keyed_entry(directive, attrs, op, &mut dict) {
+                        if space {
+                            self.out.push(' ');
+                        }
+                        self.out.push_str(&text);
+                        space = true;
+                    }
                 }
                 Fmt::Sig(form) => {
                     self.out.push_str(" : ");

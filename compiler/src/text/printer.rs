@@ -15,7 +15,6 @@ use crate::ir::{
 use crate::sharding::TensorSharding;
 use crate::text::lexer::quote;
 use crate::text::parse_attrs::is_bare_attr_name;
-use crate::text::parse_ops::DOT_ALGORITHM;
 use crate::text::value_names::{numbered_ops, value_names, value_names_from};
 
 pub fn print_module(m: &Module) -> String {
@@ -112,17 +111,6 @@ fn per_value_text(shardings: &[TensorSharding]) -> String {
     }
     s.push_str("]>");
     s
-}
-
-fn write_int_list(out: &mut String, xs: &[i64]) {
-    out.push('[');
-    for (i, x) in xs.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        let _ = write!(out, "{x}");
-    }
-    out.push(']');
 }
 
 /// Prints one function (or one region's body); owns the value → name
@@ -404,49 +392,6 @@ impl<'a> FuncPrinter<'a> {
                 attrs(self);
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
-            }
-            OpKind::DotGeneral {
-                dims,
-                precision,
-                is_dot,
-            } => {
-                let _ = write!(self.out, "{name} ");
-                self.values(&op.operands);
-                if !is_dot {
-                    if !dims.lhs_batch.is_empty() || !dims.rhs_batch.is_empty() {
-                        self.out.push_str(", batching_dims = ");
-                        write_int_list(self.out, &dims.lhs_batch);
-                        self.out.push_str(" x ");
-                        write_int_list(self.out, &dims.rhs_batch);
-                    }
-                    self.out.push_str(", contracting_dims = ");
-                    write_int_list(self.out, &dims.lhs_contract);
-                    self.out.push_str(" x ");
-                    write_int_list(self.out, &dims.rhs_contract);
-                }
-                if let Some(p) = precision {
-                    let _ = write!(self.out, ", precision = [{}]", p.join(", "));
-                }
-                // `algorithm = <...>` belongs to the pretty syntax, not the
-                // dictionary (which would need the `#stablehlo.dot_algorithm`).
-                let algorithm = op.attrs.iter().position(|a| {
-                    a.name == "algorithm"
-                        && a.value
-                            .as_deref()
-                            .is_some_and(|v| v.starts_with(DOT_ALGORITHM))
-                });
-                match algorithm {
-                    Some(i) => {
-                        let value = op.attrs[i].value.as_deref().unwrap_or("");
-                        let _ = write!(self.out, ", algorithm = {}", &value[DOT_ALGORITHM.len()..]);
-                        let mut rest = op.attrs.clone();
-                        rest.remove(i);
-                        write_attr_dict(self.out, sharding.as_deref(), &rest);
-                    }
-                    None => attrs(self),
-                }
-                self.out.push_str(" : ");
-                self.functional(op);
             }
             OpKind::Call { callee } => {
                 // MLIR drops the `func.` prefix only where `func.func`'s

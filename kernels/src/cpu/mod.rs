@@ -37,6 +37,7 @@ use gemm::Parallelism;
 use meshrun_compiler::ir::{OpKind, TensorType};
 use meshrun_compiler::ops::compare::Compare;
 use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::dot_general::DotGeneral;
 
 use crate::error::{KernelError, Result};
 use crate::tensor::HostTensor;
@@ -184,7 +185,7 @@ fn compute(
         OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim }) => {
             one(shape_ops::concatenate(x, *dim)?)
         }
-        OpKind::DotGeneral { dims, .. } => {
+        OpKind::DotGeneral(DotGeneral { dims, .. }) => {
             n(2)?;
             one(dot::dot_general(x[0], x[1], dims, out, par)?)
         }

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use meshrun_compiler::ir::{ElemType, OpKind, Scalar, TensorType};
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cpu::dot_chain;
@@ -259,7 +260,7 @@ impl Device for CpuDevice {
         chain: &Chain,
         operands: &[Option<&CpuBuffer>],
     ) -> Option<Result<CpuBuffer, DeviceError>> {
-        let OpKind::DotGeneral { dims, .. } = dot else {
+        let OpKind::DotGeneral(DotGeneral { dims, .. }) = dot else {
             return None;
         };
         if !self.dot_epilogues {

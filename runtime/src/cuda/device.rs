@@ -21,6 +21,7 @@ use meshrun_compiler::ir::infer::check_result_types;
 use meshrun_compiler::ir::{CompareType, OpKind, Scalar, TensorType, UnaryOp};
 use meshrun_compiler::ops::compare::Compare;
 use meshrun_compiler::ops::constant::Constant;
+use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cuda::names;
@@ -386,7 +387,7 @@ impl CudaDevice {
             _ if kind.def().is_some_and(|d| d.runs_as_identity()) => {
                 Ok(x.iter().map(|b| (*b).clone()).collect())
             }
-            OpKind::DotGeneral { .. }
+            OpKind::DotGeneral(_)
             | OpKind::Call { .. }
             | OpKind::ShardingConstraint(_)
             | OpKind::Reshard(_)
@@ -459,7 +460,7 @@ impl Device for CudaDevice {
             }
             _ => {}
         }
-        if let OpKind::DotGeneral { dims, .. } = kind {
+        if let OpKind::DotGeneral(DotGeneral { dims, .. }) = kind {
             let (lhs, rhs, out) = (operands[0], operands[1], &result_types[0]);
             if !dot::supported(lhs.ty.elem, rhs.ty.elem, out.elem) {
                 return self.host_op(kind, operands, result_types);

@@ -82,7 +82,7 @@ pub(crate) fn partial_pass(
         (ReductionOp::Max | ReductionOp::Min, OpKind::Unary(u)) if monotone(*u) => {
             PartialPass::Joint
         }
-        (ReductionOp::Sum, OpKind::Binary(BinaryOp::Multiply) | OpKind::DotGeneral { .. }) => {
+        (ReductionOp::Sum, OpKind::Binary(BinaryOp::Multiply) | OpKind::DotGeneral(_)) => {
             PartialPass::One
         }
         _ => PartialPass::Reduce,

@@ -247,8 +247,9 @@ impl DeviceBuilder<'_> {
                 }
                 self.op(i, kind.clone(), locals, &results)
             }
-            OpKind::DotGeneral { dims, is_dot, .. } => {
-                let (lc, rc) = if *is_dot {
+            OpKind::DotGeneral(dot) => {
+                let dims = &dot.dims;
+                let (lc, rc) = if dot.is_dot {
                     let lhs_rank = self.prog.values[operands[0]].ty.rank() as i64;
                     (vec![lhs_rank - 1], vec![0])
                 } else {

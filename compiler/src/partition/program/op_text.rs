@@ -46,7 +46,8 @@ pub fn op_attrs(kind: &OpKind) -> String {
         OpKind::Transpose(crate::ops::transpose::Transpose { perm }) => {
             format!("dims = {}", list(perm))
         }
-        OpKind::DotGeneral { dims, .. } => {
+        OpKind::DotGeneral(dot) => {
+            let dims = &dot.dims;
             let mut s = String::new();
             if !dims.lhs_batch.is_empty() {
                 s.push_str(&format!(
