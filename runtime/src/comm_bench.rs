@@ -61,13 +61,7 @@ impl BenchOp {
 
     /// `all-gather`, ... (what `bench-comm --ops` and its JSON rows say).
     pub fn name(self) -> &'static str {
-        match self {
-            BenchOp::AllGather => "all-gather",
-            BenchOp::AllReduce => "all-reduce",
-            BenchOp::ReduceScatter => "reduce-scatter",
-            BenchOp::AllToAll => "all-to-all",
-            BenchOp::CollectivePermute => "collective-permute",
-        }
+        crate::collective_kinds::def(self.kind()).name
     }
 
     pub fn kind(self) -> CollectiveKind {

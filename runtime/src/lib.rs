@@ -34,6 +34,7 @@
 pub mod backend;
 pub mod blocks;
 pub mod capacity;
+pub mod collective_kinds;
 pub mod comm_bench;
 pub mod compare;
 pub mod cpu;

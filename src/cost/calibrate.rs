@@ -28,6 +28,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use meshrun_compiler::partition::CollectiveKind;
+use meshrun_runtime::collective_kinds::{self as kinds, Traffic};
 
 use crate::cost::error::CostError;
 use crate::cost::model::{bus_factor, latency_steps};
@@ -157,19 +158,7 @@ pub fn parse_bench(text: &str) -> Result<BenchData, String> {
 
 /// The collective kind a bench op name stands for.
 fn kind_of(op: &str) -> Option<CollectiveKind> {
-    let norm: String = op
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
-    Some(match norm.as_str() {
-        "allgather" => CollectiveKind::AllGather,
-        "reducescatter" => CollectiveKind::ReduceScatter,
-        "allreduce" => CollectiveKind::AllReduce,
-        "alltoall" => CollectiveKind::AllToAll,
-        "collectivepermute" | "permute" | "sendrecv" => CollectiveKind::CollectivePermute,
-        _ => return None,
-    })
+    kinds::kind_named(op)
 }
 
 fn number(row: &Value, field: &str) -> Result<f64, String> {
@@ -188,9 +177,11 @@ fn as_ranks(v: &Value, field: &str) -> Result<usize, String> {
 
 /// `G` from nccl-tests' `busbw / algbw` factor of the op.
 fn ranks_from_bandwidths(kind: CollectiveKind, row: &Value) -> Result<usize, String> {
-    if kind == CollectiveKind::CollectivePermute {
-        return Ok(2);
-    }
+    let passes = match kinds::def(kind).traffic {
+        Traffic::Ring { passes } => passes,
+        Traffic::PointToPoint => return Ok(2),
+        Traffic::None => 1.0,
+    };
     let missing = || "no `ranks`, and no `algbw_gbps`/`busbw_gbps` to infer it from".to_string();
     let alg = number(row, "algbw_gbps").map_err(|_| missing())?;
     let bus = number(row, "busbw_gbps").map_err(|_| missing())?;
@@ -199,12 +190,7 @@ fn ranks_from_bandwidths(kind: CollectiveKind, row: &Value) -> Result<usize, Str
     }
     let f = bus / alg;
     // (G−1)/G = f  ⇒  G = 1/(1−f);  2(G−1)/G = f  ⇒  G = 2/(2−f).
-    let top = if kind == CollectiveKind::AllReduce {
-        2.0
-    } else {
-        1.0
-    };
-    let g = top / (top - f);
+    let g = passes / (passes - f);
     let rounded = g.round();
     if !(g.is_finite() && rounded >= 2.0 && (g - rounded).abs() < 0.1) {
         return Err(format!(
@@ -276,13 +262,11 @@ pub fn calibrate(data: &BenchData, path: &Path) -> Result<Calibration, CostError
         fail("the rows give no positive bandwidth (need sizes large enough for time to grow with size)".into())
     })?;
     let mut per_op = Vec::new();
-    for kind in [
-        CollectiveKind::AllGather,
-        CollectiveKind::ReduceScatter,
-        CollectiveKind::AllReduce,
-        CollectiveKind::AllToAll,
-        CollectiveKind::CollectivePermute,
-    ] {
+    for kind in kinds::KINDS
+        .iter()
+        .filter(|d| d.moves_data())
+        .map(|d| d.kind)
+    {
         let rows: Vec<BenchRow> = data
             .rows
             .iter()

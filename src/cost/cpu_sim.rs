@@ -32,6 +32,7 @@ use meshrun_compiler::partition::{Instr, PartitionedProgram};
 use meshrun_compiler::text::parse_module;
 use meshrun_kernels::Parallelism;
 use meshrun_runtime::backend::Backend;
+use meshrun_runtime::collective_kinds as kinds;
 use meshrun_runtime::comm_bench::{time_collective, BenchOp, CommBench};
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
@@ -100,15 +101,9 @@ fn median_time(
     Ok(t[t.len() / 2])
 }
 
+/// The benchmark of `kind` (none for a kind that moves no data).
 fn bench_op(kind: CollectiveKind) -> Option<BenchOp> {
-    match kind {
-        CollectiveKind::AllGather => Some(BenchOp::AllGather),
-        CollectiveKind::AllReduce => Some(BenchOp::AllReduce),
-        CollectiveKind::ReduceScatter => Some(BenchOp::ReduceScatter),
-        CollectiveKind::AllToAll => Some(BenchOp::AllToAll),
-        CollectiveKind::CollectivePermute => Some(BenchOp::CollectivePermute),
-        CollectiveKind::AllSlice => None,
-    }
+    BenchOp::ALL.into_iter().find(|op| op.kind() == kind)
 }
 
 /// Fit α and β to `kind` over `groups` (all at once) on the CPU backend.
@@ -122,7 +117,7 @@ fn fit_collective(
     };
     // A permute's groups are source/target pairs: bench a ring over their
     // devices instead (every device sends and receives once).
-    let groups: Vec<Vec<i64>> = if kind == CollectiveKind::CollectivePermute {
+    let groups: Vec<Vec<i64>> = if kinds::def(kind).pairs {
         let mut ring: Vec<i64> = groups.iter().flatten().copied().collect();
         ring.sort_unstable();
         ring.dedup();

@@ -33,40 +33,19 @@
 //! group (the one on the slowest link).
 
 use meshrun_compiler::partition::{Collective, CollectiveKind};
+use meshrun_runtime::collective_kinds as kinds;
 
 use crate::cost::error::CostError;
 use crate::cost::topology::{Link, Topology};
 
 /// nccl-tests' `busbw / algbw` for `kind` on groups of `g`.
 pub fn bus_factor(kind: CollectiveKind, g: usize) -> f64 {
-    if g <= 1 {
-        return 0.0;
-    }
-    let g = g as f64;
-    match kind {
-        CollectiveKind::AllSlice => 0.0,
-        CollectiveKind::AllGather | CollectiveKind::ReduceScatter | CollectiveKind::AllToAll => {
-            (g - 1.0) / g
-        }
-        CollectiveKind::AllReduce => 2.0 * (g - 1.0) / g,
-        CollectiveKind::CollectivePermute => 1.0,
-    }
+    kinds::def(kind).traffic.bus_factor(g)
 }
 
 /// How many α a collective of `kind` on groups of `g` pays.
 pub fn latency_steps(kind: CollectiveKind, g: usize) -> f64 {
-    if g <= 1 {
-        return 0.0;
-    }
-    let steps = (g - 1) as f64;
-    match kind {
-        CollectiveKind::AllSlice => 0.0,
-        CollectiveKind::AllGather | CollectiveKind::ReduceScatter | CollectiveKind::AllToAll => {
-            steps
-        }
-        CollectiveKind::AllReduce => 2.0 * steps,
-        CollectiveKind::CollectivePermute => 1.0,
-    }
+    kinds::def(kind).traffic.latency_steps(g)
 }
 
 /// The α-β time in seconds of one `kind` collective of nccl-tests size
@@ -76,39 +55,10 @@ pub fn alpha_beta_seconds(kind: CollectiveKind, g: usize, size_bytes: f64, link:
         + latency_steps(kind, g) * link.latency_s()
 }
 
-fn block_bytes(shape: &[i64], c: &Collective) -> f64 {
-    shape.iter().product::<i64>() as f64 * c.elem.byte_size() as f64
-}
-
 /// nccl-tests' size `S` of `c`, in bytes (see the module table): the
 /// padded blocks the partitioner moves.
 pub fn nccl_size_bytes(c: &Collective) -> f64 {
-    let g = c.group_size() as f64;
-    match c.kind {
-        CollectiveKind::AllSlice => 0.0,
-        CollectiveKind::AllGather => g * block_bytes(&c.in_local_shape, c),
-        CollectiveKind::ReduceScatter => g * block_bytes(&c.out_local_shape, c),
-        CollectiveKind::AllReduce | CollectiveKind::CollectivePermute => {
-            block_bytes(&c.in_local_shape, c)
-        }
-        CollectiveKind::AllToAll => {
-            // One chunk is the input block cut, along the split dimension,
-            // to the output's length there.
-            let mut chunk = c.in_local_shape.clone();
-            match c.all_to_all {
-                Some(dims) => {
-                    if let (Some(s), Some(&o)) = (
-                        chunk.get_mut(dims.tgt_dim),
-                        c.out_local_shape.get(dims.tgt_dim),
-                    ) {
-                        *s = o;
-                    }
-                    g * block_bytes(&chunk, c)
-                }
-                None => block_bytes(&chunk, c),
-            }
-        }
-    }
+    (kinds::def(c.kind).nccl_size)(c)
 }
 
 /// What the model says about one collective.
@@ -141,12 +91,13 @@ pub fn estimate_collective(
     let s = nccl_size_bytes(c);
     // The groups that actually exchange data: a permute's self-pairs and
     // one-device groups move nothing.
-    let moving: Vec<&Vec<i64>> = match c.kind {
-        CollectiveKind::AllSlice => Vec::new(),
-        CollectiveKind::CollectivePermute => {
-            c.groups.iter().filter(|p| p.first() != p.last()).collect()
-        }
-        _ => c.groups.iter().filter(|grp| grp.len() > 1).collect(),
+    let def = kinds::def(c.kind);
+    let moving: Vec<&Vec<i64>> = if !def.moves_data() {
+        Vec::new()
+    } else if def.pairs {
+        c.groups.iter().filter(|p| p.first() != p.last()).collect()
+    } else {
+        c.groups.iter().filter(|grp| grp.len() > 1).collect()
     };
     let mut slowest = None;
     let mut worst = 0.0_f64;

@@ -21,6 +21,7 @@ mod generate;
 mod host_run;
 pub mod index;
 pub mod names;
+pub mod params;
 pub mod rng;
 pub mod sort;
 pub mod window;

@@ -1,35 +1,51 @@
 //! The kernels of one GPU (compiled by `nvrtc`, loaded once per GPU) and
 //! typed launchers, one per kernel family of `meshrun_kernels::cuda::names`.
 //!
-//! The kernels trust their arguments (no bounds checks on the GPU), so
-//! each launcher checks, before it launches, that every buffer holds all
-//! the elements the kernel will touch; the launch itself is
-//! `ffi::launch`. Needs a GPU to run (not exercised in CI).
+//! The kernels trust their arguments (no bounds checks on the GPU). Each
+//! launcher is its plan (`super::kernel_plans`: kernel, grid, arguments)
+//! run by [`Launcher::run`], the one place that checks a launch (every
+//! buffer holds the elements the kernel touches; the arguments are the
+//! kernel's parameters, read back from its source, in order, kind and
+//! element type), pushes its arguments and calls `ffi::launch`. Needs a
+//! GPU to run (not exercised in CI; the plans are tested without one).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaStream, DevicePtr, DriverError, LaunchArgs, LaunchConfig,
-    PushKernelArg, SyncOnDrop,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchArgs,
+    LaunchConfig, PushKernelArg, SyncOnDrop,
 };
 use cudarc::nvrtc::Ptx;
-use meshrun_kernels::cuda::{modules, names, KernelModule};
+use meshrun_compiler::ir::ElemType;
+use meshrun_compiler::ops::scatter::ScatterUpdate;
+use meshrun_kernels::cuda::params::Param;
+use meshrun_kernels::cuda::rng::RngPlan;
+use meshrun_kernels::cuda::{modules, KernelModule};
 
 use super::buffer::{with_dev, DevData};
 use super::ffi;
-use super::launch::{self, count, LaunchDims};
+use super::kernel_args::{check_signature, Buffer, KArg, KernelRef, Planned};
+use super::kernel_plans as plans;
+use super::launch::LaunchDims;
 use super::layout::StridedCopy;
 use super::nvrtc;
 
+/// A loaded kernel and its parameters (as its source declares them).
+#[derive(Clone)]
+struct Loaded {
+    function: CudaFunction,
+    params: Arc<[Param]>,
+}
+
 /// Every kernel function, loaded into one GPU's context.
 pub struct GpuKernels {
-    functions: HashMap<String, CudaFunction>,
+    functions: HashMap<String, Loaded>,
     arch: String,
     ctx: Arc<CudaContext>,
     /// Kernels generated for a program (reduce bodies), loaded on first
     /// use, by their module's source.
-    generated: Mutex<HashMap<String, CudaFunction>>,
+    generated: Mutex<HashMap<String, Loaded>>,
 }
 
 impl GpuKernels {
@@ -50,7 +66,7 @@ impl GpuKernels {
 
     /// Function `name` of a module generated for a program, compiled and
     /// loaded on first use.
-    pub fn generated(&self, m: &KernelModule, name: &str) -> Result<CudaFunction, String> {
+    fn generated(&self, m: &KernelModule, name: &str) -> Result<Loaded, String> {
         let key = format!("{name}\n{}", m.source);
         if let Some(f) = self
             .generated
@@ -74,9 +90,10 @@ impl GpuKernels {
         &self.arch
     }
 
-    fn get(&self, name: &str) -> Result<&CudaFunction, String> {
+    fn get(&self, name: &str) -> Result<Loaded, String> {
         self.functions
             .get(name)
+            .cloned()
             .ok_or_else(|| format!("no CUDA kernel named {name}"))
     }
 }
@@ -88,7 +105,7 @@ fn load_module(
     ctx: &Arc<CudaContext>,
     m: &KernelModule,
     arch: &str,
-) -> Result<Vec<(String, CudaFunction)>, String> {
+) -> Result<Vec<(String, Loaded)>, String> {
     let image = match nvrtc::cubin_of(m, arch) {
         Ok(cubin) => Ptx::from_binary(cubin.as_ref().clone()),
         Err(e) => nvrtc::fallback_ptx(m)
@@ -97,13 +114,16 @@ fn load_module(
     let module = ctx
         .load_module(image)
         .map_err(|e| format!("cannot load kernel module {} ({arch}): {e}", m.name))?;
-    m.functions
-        .iter()
-        .map(|f| {
+    m.parameters()?
+        .into_iter()
+        .map(|(f, params)| {
             module
-                .load_function(f)
-                .map(|func| (f.clone(), func))
+                .load_function(&f)
                 .map_err(|e| format!("kernel {f} is missing from module {}: {e}", m.name))
+                .map(|function| {
+                    let params = params.into();
+                    (f, Loaded { function, params })
+                })
         })
         .collect()
 }
@@ -132,15 +152,13 @@ fn push_mut<'a>(args: &mut LaunchArgs<'a>, d: &'a mut DevData) {
     })
 }
 
-/// `d` holds at least `n` elements.
-fn need(d: &DevData, n: usize, what: &str) -> Result<(), String> {
-    if d.len() >= n {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} holds {} elements; the kernel reads or writes {n}",
-            d.len()
-        ))
+impl Buffer for DevData {
+    fn elements(&self) -> usize {
+        DevData::len(self)
+    }
+
+    fn elem(&self) -> ElemType {
+        DevData::elem(self)
     }
 }
 
@@ -151,20 +169,75 @@ pub struct Launcher<'a> {
 }
 
 impl Launcher<'_> {
-    /// `y[i] = f(x[i])` for `i < n`: unary ops, `is_finite`, conversions.
-    pub fn map1(&self, name: &str, x: &DevData, y: &mut DevData, n: usize) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
+    /// Check and launch `plan`: its buffers hold what the kernel touches,
+    /// its arguments are the kernel's parameters; then copy its tables to
+    /// the device, push the arguments in order and launch.
+    fn run(&self, plan: Planned<'_, DevData>) -> Result<(), String> {
+        let Some(mut plan) = plan? else {
             return Ok(());
         };
-        need(x, n, "the operand")?;
-        need(y, n, "the result")?;
-        let f = self.kernels.get(name)?;
-        let n = count(n)?;
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, x);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        plan.check_buffers()?;
+        let Some((kernel, dims)) = plan.launch.take() else {
+            return Ok(());
+        };
+        let loaded = match &kernel {
+            KernelRef::Named(name) => self.kernels.get(name)?,
+            KernelRef::Generated(module, function) => self.kernels.generated(module, function)?,
+        };
+        check_signature(kernel.name(), &loaded.params, &plan.args)?;
+        // Device copies of the tables, and of the block addresses (whose
+        // guards record the reads on `stream` once the launch is queued).
+        let mut tables: Vec<CudaSlice<i64>> = Vec::new();
+        let mut addresses: Vec<CudaSlice<u64>> = Vec::new();
+        let mut guards: Vec<SyncOnDrop<'_>> = Vec::new();
+        for a in &plan.args {
+            match a {
+                KArg::Table(t) => tables.push(self.stream.clone_htod(t.as_ref()).map_err(driver)?),
+                KArg::Blocks(blocks, _) => {
+                    let mut ptrs: Vec<u64> = Vec::with_capacity(blocks.len());
+                    for (src, offset) in blocks {
+                        let width = src.elem().byte_size() as u64;
+                        let (ptr, guard) = with_dev!(*src, s => s.device_ptr(self.stream));
+                        ptrs.push(ptr + *offset as u64 * width);
+                        guards.push(guard);
+                    }
+                    addresses.push(self.stream.clone_htod(&ptrs).map_err(driver)?);
+                }
+                _ => {}
+            }
+        }
+        let (mut tables, mut addresses) = (tables.iter(), addresses.iter());
+        let mut args = self.stream.launch_builder(&loaded.function);
+        for a in plan.args.iter_mut() {
+            match a {
+                KArg::In(b, ..) | KArg::InWords(b) => push(&mut args, b),
+                KArg::Out(b, ..) | KArg::OutWords(b) => push_mut(&mut args, b),
+                KArg::Table(_) => {
+                    args.arg(tables.next().ok_or("a table was not copied")?);
+                }
+                KArg::Blocks(..) => {
+                    args.arg(addresses.next().ok_or("a block table was not copied")?);
+                }
+                KArg::I64(v) => {
+                    args.arg(&*v);
+                }
+                KArg::U64(v) => {
+                    args.arg(&*v);
+                }
+                KArg::I32(v) => {
+                    args.arg(&*v);
+                }
+            }
+        }
+        let launched = ffi::launch(&mut args, cfg(dims)).map_err(driver);
+        drop(args);
+        drop(guards);
+        launched
+    }
+
+    /// `y[i] = f(x[i])` for `i < n`: unary ops, `is_finite`, conversions.
+    pub fn map1(&self, name: &str, x: &DevData, y: &mut DevData, n: usize) -> Result<(), String> {
+        self.run(plans::map1(name, x, y, n))
     }
 
     /// `y[i] = reduce_precision(x[i])` to the format (exponent_bits >= 1,
@@ -177,26 +250,13 @@ impl Launcher<'_> {
         exponent_bits: i32,
         mantissa_bits: i32,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        need(x, n, "the operand")?;
-        need(y, n, "the result")?;
-        if exponent_bits < 1 || mantissa_bits < 0 {
-            return Err(format!(
-                "reduce_precision to e{exponent_bits}m{mantissa_bits}: no such format"
-            ));
-        }
-        let name = names::reduce_precision(x.elem()).ok_or("reduce_precision of a non-float")?;
-        let f = self.kernels.get(&name)?;
-        let n = count(n)?;
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, x);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        args.arg(&exponent_bits);
-        args.arg(&mantissa_bits);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::reduce_precision(
+            x,
+            y,
+            n,
+            exponent_bits,
+            mantissa_bits,
+        ))
     }
 
     /// `y[i] = f(a[i], b[i])`: binary ops and comparisons.
@@ -208,20 +268,7 @@ impl Launcher<'_> {
         y: &mut DevData,
         n: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        need(a, n, "lhs")?;
-        need(b, n, "rhs")?;
-        need(y, n, "the result")?;
-        let f = self.kernels.get(name)?;
-        let n = count(n)?;
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, a);
-        push(&mut args, b);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::map2(name, a, b, y, n))
     }
 
     /// `select(p, a, b)`; `p` is a scalar unless `p_full`.
@@ -235,24 +282,7 @@ impl Launcher<'_> {
         y: &mut DevData,
         n: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        need(p, if p_full { n } else { 1 }, "pred")?;
-        need(a, n, "on_true")?;
-        need(b, n, "on_false")?;
-        need(y, n, "the result")?;
-        let name = names::select(a.elem().byte_size()).ok_or("select of an odd width")?;
-        let f = self.kernels.get(&name)?;
-        let (n, p_all) = (count(n)?, p_full as i64);
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, p);
-        args.arg(&p_all);
-        push(&mut args, a);
-        push(&mut args, b);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::select(p, p_full, a, b, y, n))
     }
 
     /// `clamp(lo, x, hi)`; a bound is a scalar unless its flag is set.
@@ -267,25 +297,7 @@ impl Launcher<'_> {
         y: &mut DevData,
         n: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        need(lo, if lo_full { n } else { 1 }, "min")?;
-        need(hi, if hi_full { n } else { 1 }, "max")?;
-        need(x, n, "the operand")?;
-        need(y, n, "the result")?;
-        let name = names::clamp(x.elem()).ok_or("clamp of an unsupported type")?;
-        let f = self.kernels.get(&name)?;
-        let (n, lo_all, hi_all) = (count(n)?, lo_full as i64, hi_full as i64);
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, lo);
-        args.arg(&lo_all);
-        push(&mut args, x);
-        push(&mut args, hi);
-        args.arg(&hi_all);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::clamp(lo, lo_full, x, hi, hi_full, y, n))
     }
 
     /// `y[i] = offset + (i / inner) % dim_size`, converted to `y`'s type.
@@ -297,20 +309,7 @@ impl Launcher<'_> {
         inner: usize,
         offset: i64,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        need(y, n, "the result")?;
-        let name = names::iota(y.elem()).ok_or("iota of an unsupported type")?;
-        let f = self.kernels.get(&name)?;
-        let (n, dim_size, inner) = (count(n)?, count(dim_size.max(1))?, count(inner.max(1))?);
-        let mut args = self.stream.launch_builder(f);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        args.arg(&dim_size);
-        args.arg(&inner);
-        args.arg(&offset);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::iota(y, n, dim_size, inner, offset))
     }
 
     /// `y = x` except elements whose index along the dimension is `>=
@@ -326,43 +325,12 @@ impl Launcher<'_> {
         valid: i64,
         bits: u64,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        need(x, n, "the operand")?;
-        need(y, n, "the result")?;
-        let name = names::mask(x.elem().byte_size()).ok_or("mask of an odd width")?;
-        let f = self.kernels.get(&name)?;
-        let (n, dim_size, inner) = (count(n)?, count(dim_size.max(1))?, count(inner.max(1))?);
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, x);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        args.arg(&dim_size);
-        args.arg(&inner);
-        args.arg(&valid);
-        args.arg(&bits);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::mask(x, y, n, dim_size, inner, valid, bits))
     }
 
     /// Run one strided copy from `src` into `dst` (same element type).
     pub fn copy(&self, src: &DevData, dst: &mut DevData, copy: &StridedCopy) -> Result<(), String> {
-        if src.elem() != dst.elem() {
-            return Err(format!("a copy from {} into {}", src.elem(), dst.elem()));
-        }
-        copy.check_bounds(src.len(), dst.len())?;
-        let copy = copy.simplified();
-        let Some(dims) = launch::elementwise(copy.len()) else {
-            return Ok(());
-        };
-        let name = names::strided_copy(src.elem().byte_size()).ok_or("a copy of an odd width")?;
-        let f = self.kernels.get(&name)?;
-        let meta = self.stream.clone_htod(&copy.encode()?).map_err(driver)?;
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, src);
-        push_mut(&mut args, dst);
-        args.arg(&meta);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::copy(src, dst, copy))
     }
 
     /// Fold each row of the `outer x red` matrix `x` into `y`, from the
@@ -376,25 +344,7 @@ impl Launcher<'_> {
         outer: usize,
         red: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::rows(outer) else {
-            return Ok(());
-        };
-        need(
-            x,
-            outer.checked_mul(red).ok_or("too many elements")?,
-            "the operand",
-        )?;
-        need(init, 1, "the init value")?;
-        need(y, outer, "the result")?;
-        let f = self.kernels.get(name)?;
-        let (outer, red) = (count(outer)?, count(red)?);
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, x);
-        push(&mut args, init);
-        push_mut(&mut args, y);
-        args.arg(&outer);
-        args.arg(&red);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::reduce(name, x, init, y, outer, red))
     }
 
     /// Fold each row of the `outer x red` matrices `xs` into `ys` with the
@@ -409,40 +359,7 @@ impl Launcher<'_> {
         outer: usize,
         red: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::rows(outer) else {
-            return Ok(());
-        };
-        if xs.len() != inits.len() || xs.len() != ys.len() {
-            return Err(format!(
-                "{} inputs, {} init values and {} results",
-                xs.len(),
-                inits.len(),
-                ys.len()
-            ));
-        }
-        let total = outer.checked_mul(red).ok_or("too many elements")?;
-        for (k, x) in xs.iter().enumerate() {
-            need(x, total, &format!("input {k}"))?;
-            need(inits[k], 1, &format!("init value {k}"))?;
-            need(&ys[k], outer, &format!("result {k}"))?;
-        }
-        let f = self
-            .kernels
-            .generated(module, meshrun_kernels::cuda::body::REDUCE_BODY_FUNCTION)?;
-        let (outer, red) = (count(outer)?, count(red)?);
-        let mut args = self.stream.launch_builder(&f);
-        for x in xs {
-            push(&mut args, x);
-        }
-        for i in inits {
-            push(&mut args, i);
-        }
-        for y in ys.iter_mut() {
-            push_mut(&mut args, y);
-        }
-        args.arg(&outer);
-        args.arg(&red);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::reduce_body(module, xs, inits, ys, outer, red))
     }
 
     /// Sort every row of the `rows x n` matrices `xs` together into `ys`
@@ -457,35 +374,7 @@ impl Launcher<'_> {
         rows: usize,
         n: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(rows) else {
-            return Ok(());
-        };
-        if xs.len() != ys.len() {
-            return Err(format!("{} inputs and {} results", xs.len(), ys.len()));
-        }
-        let total = rows.checked_mul(n).ok_or("too many elements")?;
-        for (k, x) in xs.iter().enumerate() {
-            need(x, total, &format!("input {k}"))?;
-            need(&ys[k], total, &format!("result {k}"))?;
-        }
-        need(scratch.0, total, "the index scratch")?;
-        need(scratch.1, total, "the index scratch")?;
-        let f = self
-            .kernels
-            .generated(module, meshrun_kernels::cuda::sort::SORT_FUNCTION)?;
-        let (rows, n) = (count(rows)?, count(n)?);
-        let mut args = self.stream.launch_builder(&f);
-        for x in xs {
-            push(&mut args, x);
-        }
-        for y in ys.iter_mut() {
-            push_mut(&mut args, y);
-        }
-        push_mut(&mut args, scratch.0);
-        push_mut(&mut args, scratch.1);
-        args.arg(&rows);
-        args.arg(&n);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::sort_rows(module, xs, ys, scratch, rows, n))
     }
 
     /// The `k` largest elements of each row of the `rows x n` matrix `x`
@@ -503,29 +392,7 @@ impl Launcher<'_> {
         n: usize,
         k: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(rows) else {
-            return Ok(());
-        };
-        let total = rows.checked_mul(n).ok_or("too many elements")?;
-        need(x, total, "the operand")?;
-        need(y, rows * k, "the values")?;
-        need(idx, rows * k, "the indices")?;
-        need(scratch.0, total, "the index scratch")?;
-        need(scratch.1, total, "the index scratch")?;
-        let f = self
-            .kernels
-            .generated(module, meshrun_kernels::cuda::sort::TOP_K_FUNCTION)?;
-        let (rows, n, k) = (count(rows)?, count(n)?, count(k)?);
-        let mut args = self.stream.launch_builder(&f);
-        push(&mut args, x);
-        push_mut(&mut args, y);
-        push_mut(&mut args, idx);
-        push_mut(&mut args, scratch.0);
-        push_mut(&mut args, scratch.1);
-        args.arg(&rows);
-        args.arg(&n);
-        args.arg(&k);
-        ffi::launch(&mut args, cfg(dims)).map_err(driver)
+        self.run(plans::top_k_rows(module, x, y, idx, scratch, rows, n, k))
     }
 
     /// `y` = `x` (of `shape`) reversed along `dims`: the strided-copy
@@ -537,24 +404,7 @@ impl Launcher<'_> {
         shape: &[usize],
         dims: &[i64],
     ) -> Result<(), String> {
-        if x.elem() != y.elem() {
-            return Err(format!("a reverse from {} into {}", x.elem(), y.elem()));
-        }
-        let n: usize = shape.iter().product();
-        need(x, n, "the operand")?;
-        need(y, n, "the result")?;
-        let Some(launch_dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        let meta = super::reverse_copy::reverse_meta(shape, dims)?;
-        let name = names::strided_copy(x.elem().byte_size()).ok_or("a copy of an odd width")?;
-        let f = self.kernels.get(&name)?;
-        let meta = self.stream.clone_htod(&meta).map_err(driver)?;
-        let mut args = self.stream.launch_builder(f);
-        push(&mut args, x);
-        push_mut(&mut args, y);
-        args.arg(&meta);
-        ffi::launch(&mut args, cfg(launch_dims)).map_err(driver)
+        self.run(plans::reverse(x, y, shape, dims))
     }
 
     /// `y[i]` = the fold of `sources[k][offset_k + i]` over `k` in order.
@@ -565,45 +415,84 @@ impl Launcher<'_> {
         y: &mut DevData,
         n: usize,
     ) -> Result<(), String> {
-        let Some(dims) = launch::elementwise(n) else {
-            return Ok(());
-        };
-        if sources.is_empty() {
-            return Err("a reduction of no blocks".into());
-        }
-        need(y, n, "the result")?;
-        let width = y.elem().byte_size() as u64;
-        let mut guards: Vec<SyncOnDrop<'_>> = Vec::with_capacity(sources.len());
-        let mut ptrs: Vec<u64> = Vec::with_capacity(sources.len());
-        for (k, (src, offset)) in sources.iter().enumerate() {
-            if src.elem() != y.elem() {
-                return Err(format!(
-                    "block {k} is {}, the result {}",
-                    src.elem(),
-                    y.elem()
-                ));
-            }
-            need(src, offset + n, &format!("block {k}"))?;
-            let (ptr, guard) = with_dev!(*src, s => s.device_ptr(self.stream));
-            ptrs.push(ptr + *offset as u64 * width);
-            guards.push(guard);
-        }
-        let f = self.kernels.get(name)?;
-        let table = self.stream.clone_htod(&ptrs).map_err(driver)?;
-        let (n, k) = (count(n)?, count(sources.len())?);
-        let mut args = self.stream.launch_builder(f);
-        args.arg(&table);
-        args.arg(&k);
-        push_mut(&mut args, y);
-        args.arg(&n);
-        let launched = ffi::launch(&mut args, cfg(dims)).map_err(driver);
-        // The guards record the reads on `stream` now that they are queued.
-        drop(guards);
-        launched
+        self.run(plans::reduce_many(name, sources, y, n))
+    }
+
+    /// The columns of one chunk (`meta`: `im2col_meta`) of the canonical
+    /// lhs `x` into `col` (same element type).
+    pub fn im2col(&self, x: &DevData, col: &mut DevData, meta: &[i64]) -> Result<(), String> {
+        self.run(plans::im2col(x, col, meta))
+    }
+
+    /// `y` = the gather of `x` at the i64 start indices `idx` (`meta`:
+    /// `walk_meta` with the slice sizes).
+    pub fn gather(
+        &self,
+        x: &DevData,
+        idx: &DevData,
+        y: &mut DevData,
+        meta: &[i64],
+    ) -> Result<(), String> {
+        self.run(plans::gather(x, idx, y, meta))
+    }
+
+    /// `y` (a copy of the input, updated in place) after the scatter of
+    /// `upd` at the i64 start indices `idx` with `update` (`meta`:
+    /// `walk_meta` without slice sizes).
+    pub fn scatter(
+        &self,
+        update: ScatterUpdate,
+        idx: &DevData,
+        upd: &DevData,
+        y: &mut DevData,
+        meta: &[i64],
+    ) -> Result<(), String> {
+        self.run(plans::scatter(update, idx, upd, y, meta))
+    }
+
+    /// The first `bytes` bytes of `src` into `dst`, whatever their element
+    /// types (`bitcast_convert`), as a copy of words of the narrower width.
+    pub fn copy_bytes(&self, src: &DevData, dst: &mut DevData, bytes: usize) -> Result<(), String> {
+        self.run(plans::copy_bytes(src, dst, bytes))
+    }
+
+    /// The bits of `plan` into `y` (`plan.count` elements of its width).
+    pub fn rng(&self, plan: &RngPlan, y: &mut DevData) -> Result<(), String> {
+        self.run(plans::rng(plan, y))
+    }
+
+    /// `y[i]` = window `i` of `x` folded from `*init`.
+    pub fn reduce_window(
+        &self,
+        name: &str,
+        x: &DevData,
+        init: &DevData,
+        y: &mut DevData,
+        meta: &[i64],
+    ) -> Result<(), String> {
+        self.run(plans::reduce_window(name, x, init, y, meta))
+    }
+
+    /// select_and_scatter: `select` picks one position of `x` per window
+    /// (into an i64 buffer), then `scatter` folds the `source` values of
+    /// the windows that picked each position of `y` from `*init`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn select_and_scatter(
+        &self,
+        select: &str,
+        scatter: &str,
+        x: &DevData,
+        source: &DevData,
+        init: &DevData,
+        y: &mut DevData,
+        meta: &[i64],
+    ) -> Result<(), String> {
+        self.run(plans::select_and_scatter_checks(x, source, init, y, meta))?;
+        let (_, windows) = plans::sizes(meta)?;
+        let mut sel = DevData::zeros(self.stream, ElemType::I64, windows)?;
+        self.run(plans::select_window(select, x, &mut sel, meta))?;
+        self.run(plans::scatter_selected(
+            scatter, source, &sel, init, y, meta,
+        ))
     }
 }
-
-mod conv;
-mod index;
-mod rng;
-mod window;

@@ -13,7 +13,9 @@
 //!   (convolution as im2col + strided batched GEMMs), [`dynamic_copy`]
 //!   (dynamic slices as box copies), [`launch`] (grid sizes)
 //!   [`reverse_copy`] (reverse as a strided copy with signed strides)
-//!   and [`probe`] (what CUDA the machine has, never panicking);
+//!   [`kernel_plans`] (every kernel launch as a checked argument list,
+//!   [`kernel_args`]) and [`probe`] (what CUDA the machine has, never
+//!   panicking);
 //!   [`kernel_check`] compiles every kernel (NVRTC only, no GPU).
 //! - **Execution** (feature `cuda`, on by default; cudarc loads the CUDA
 //!   libraries at run time, so it builds without CUDA): [`CudaBackend`]
@@ -30,7 +32,9 @@ pub mod boxes;
 pub mod conv_plan;
 pub mod dynamic_copy;
 pub mod gemm_plan;
+pub mod kernel_args;
 pub mod kernel_check;
+pub mod kernel_plans;
 pub mod launch;
 pub mod layout;
 pub mod placement;
