@@ -45,7 +45,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     if let Some(def) = kind.def() {
         return def.inferable();
     }
-    !matches!(kind, OpKind::Call { .. })
+    true
 }
 
 /// The result types of an op of `kind` applied to operands of
@@ -77,7 +77,6 @@ pub fn infer_result_types(
             expect_operands(operand_types, 1)?;
             Ok(Vec::new())
         }
-        OpKind::Call { .. } => Err(not_inferable("check_call")),
         _ => Err("op kind without shape rules".into()),
     }
 }
@@ -122,9 +121,6 @@ pub fn check_result_types(
         return def.check(operands, results);
     }
     match kind {
-        OpKind::Call { callee } => Err(format!(
-            "the result types of a call of @{callee} are checked against the callee (use check_call)"
-        )),
         OpKind::DotGeneral { .. } => {
             let mut want = infer_result_types(kind, operands)?;
             // The result element type may differ (`preferred_element_type`).

@@ -329,6 +329,7 @@ op_kinds! {
         BitcastConvert(crate::ops::bitcast_convert::BitcastConvert),
         CreateToken(crate::ops::token::CreateToken),
         CustomCall(crate::ops::custom_call::CustomCall),
+        Call(crate::ops::call::Call),
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
         PropagationBarrier(crate::ops::propagation_barrier::PropagationBarrier),
         SdyAllReduce(crate::ops::sdy_all_reduce::SdyAllReduce),
@@ -379,10 +380,6 @@ op_kinds! {
         precision: Option<Vec<String>>,
         is_dot: bool,
     },
-    /// A call of another function of the module (`call @f` / `func.call @f`).
-    Call {
-        callee: String,
-    },
     /// `sdy.sharding_constraint %x <@mesh, [...]>`.
     ShardingConstraint {
         sharding: TensorSharding,
@@ -413,12 +410,21 @@ impl OpKind {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
             OpKind::DotGeneral { .. } => "stablehlo.dot_general",
-            OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint { .. } => "sdy.sharding_constraint",
             OpKind::Reshard { .. } => "sdy.reshard",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.printed_name()),
         }
+    }
+
+    /// The function the op calls, if it is a call ([`OpDef::callee`]).
+    pub fn callee(&self) -> Option<&str> {
+        self.def().and_then(|d| d.callee())
+    }
+
+    /// The called function's name, mutably (passes that rename functions).
+    pub fn callee_mut(&mut self) -> Option<&mut String> {
+        self.def_mut().and_then(|d| d.callee_mut())
     }
 
     /// Whether the op maps operands whose padding is zero to results whose

@@ -110,7 +110,7 @@ impl<'a> RuleMaker<'a> {
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::ShardingConstraint { .. } => {
                 self.pointwise_all_same_shape()
             }
-            OpKind::Call { .. } | OpKind::Reshard { .. } | OpKind::ShardingGroup { .. } => Ok(None),
+            OpKind::Reshard { .. } | OpKind::ShardingGroup { .. } => Ok(None),
             OpKind::DotGeneral { dims, is_dot, .. } => self.dot_general(dims, *is_dot),
             _ => Ok(None),
         }

@@ -104,6 +104,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             computations,
+            &mut b.calls,
         )?;
         parts.regions = regions;
         Ok(parts)
@@ -358,6 +359,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             computations,
+            &mut b.calls,
         )?;
         parts.regions = regions;
         Ok(parts)
@@ -524,6 +526,7 @@ impl<'s> Cursor<'s> {
                     format!("'{name}' expects `: pred_type, result_type` or a function type"),
                 )),
             },
+            SigForm::FunctionType => self.parse_function_type(),
             SigForm::Functional | SigForm::SameType | SigForm::BareFunctional => {
                 let sig = self.parse_signature()?;
                 sig_types(sig, n, name, pos)
@@ -565,6 +568,7 @@ impl<'s> Cursor<'s> {
         operand_types: Vec<TensorType>,
         result_types: Vec<TensorType>,
         computations: Vec<Computation>,
+        calls: &mut Vec<(String, SrcPos)>,
     ) -> PResult<OpParts> {
         let name = def.spec.name;
         let candidates = given
@@ -596,6 +600,16 @@ impl<'s> Cursor<'s> {
             };
             Diagnostic::new(kind, at, what)
         })?;
+        // A call's callee must be a function of the module, which is
+        // known only once the module is read: the parser checks it then,
+        // at the position of the attribute that named it.
+        if let Some(callee) = kind.callee() {
+            let at = given
+                .iter()
+                .find(|g| matches!(&g.value, Attr::Symbol(s) | Attr::Str(s) if s == callee))
+                .map_or(pos, |g| g.pos);
+            calls.push((callee.to_string(), at));
+        }
         let remaining: Vec<String> = d.remaining().map(str::to_string).collect();
         let mut attrs = Vec::new();
         for g in given {

@@ -17,8 +17,6 @@ use crate::text::parser::FuncBuilder;
 const GENERIC_OPS: &[&str] = &[
     "stablehlo.dot_general",
     "stablehlo.dot",
-    "func.call",
-    "call",
     "sdy.sharding_constraint",
     "sdy.reshard",
     "sdy.sharding_group",
@@ -73,7 +71,6 @@ impl<'s> Cursor<'s> {
         attrs.extend(self.parse_opt_attr_dict()?);
         self.expect(Tok::Colon, name)?;
         let (operand_types, result_types) = self.parse_function_type()?;
-        let callee_pos = attrs.iter().find(|a| a.name == "callee").map(|a| a.pos);
         let kind = match elementwise {
             Some(kind) => kind,
             None => {
@@ -81,9 +78,6 @@ impl<'s> Cursor<'s> {
                 self.generic_kind(name, pos, &mut attrs, lhs_rank)?
             }
         };
-        if let OpKind::Call { callee } = &kind {
-            b.calls.push((callee.clone(), callee_pos.unwrap_or(pos)));
-        }
         Ok(OpParts {
             kind,
             operands,
@@ -130,9 +124,6 @@ impl<'s> Cursor<'s> {
                     is_dot,
                 }
             }
-            "func.call" | "call" => OpKind::Call {
-                callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
-            },
             "sdy.sharding_constraint" => OpKind::ShardingConstraint {
                 sharding: self.decode_sharding(&required(attrs, "sharding")?)?,
             },

@@ -387,7 +387,7 @@ impl CudaDevice {
                 Ok(x.iter().map(|b| (*b).clone()).collect())
             }
             OpKind::DotGeneral { .. }
-            | OpKind::Call { .. }
+            | OpKind::Call(_)
             | OpKind::ShardingConstraint { .. }
             | OpKind::Reshard { .. }
             | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
@@ -427,7 +427,7 @@ impl Device for CudaDevice {
     ) -> Result<Vec<CudaBuffer>, DeviceError> {
         if matches!(
             kind,
-            OpKind::Call { .. }
+            OpKind::Call(_)
                 | OpKind::ShardingConstraint { .. }
                 | OpKind::Reshard { .. }
                 | OpKind::ShardingGroup { .. }

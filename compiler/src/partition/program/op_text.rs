@@ -102,7 +102,7 @@ pub fn op_attrs(kind: &OpKind) -> String {
             list(high),
             list(interior)
         ),
-        OpKind::Call { callee } => format!("@{callee}"),
+        OpKind::Call(c) => format!("@{}", c.callee),
         OpKind::ShardingGroup { group_id } => format!("group_id={group_id}"),
         OpKind::Reshard { sharding } | OpKind::ShardingConstraint { sharding } => {
             sharding.to_string()
