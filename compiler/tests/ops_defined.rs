@@ -720,7 +720,7 @@ fn calls_in_regions_are_inlined() {
     let calls = f
         .all_ops()
         .into_iter()
-        .filter(|&id| matches!(f.op(id).kind, OpKind::Call { .. }))
+        .filter(|&id| matches!(f.op(id).kind, OpKind::Call(_)))
         .count();
     assert_eq!(calls, 0);
     let printed = print_module(&m);

@@ -250,10 +250,7 @@ fn compare_ops(
     }
     for (k, (&a, &b)) in oo.iter().zip(&go).enumerate() {
         let (x, y) = (o.op(a), g.op(b));
-        let callee = |k: &OpKind| match k {
-            OpKind::Call { callee } => Some(callee.clone()),
-            _ => None,
-        };
+        let callee = |k: &OpKind| k.callee().map(str::to_string);
         if x.kind.name() != y.kind.name()
             || x.results.len() != y.results.len()
             || callee(&x.kind) != callee(&y.kind)

@@ -5,6 +5,7 @@
 mod propagation_support;
 
 use meshrun_compiler::ir::{Module, OpKind};
+use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::propagation::explain::explain;
 use meshrun_compiler::propagation::{propagate_with_provenance, PropagationOptions, Strategy};
 use propagation_support::{expect, parse, run_ok};
@@ -41,12 +42,7 @@ fn calls_are_kept_with_their_signature_shardings() {
     expect(&m, &[("%0", xy), ("%1", xy), ("result0", xy)]);
     let main = m.entry().unwrap();
     for (_, op) in main.ops_in_order() {
-        assert_eq!(
-            op.kind,
-            OpKind::Call {
-                callee: "twice".into()
-            }
-        );
+        assert_eq!(op.kind, OpKind::Call(Call::new("twice")));
     }
     let twice = m.func("twice").expect("the callee is kept");
     let sharding =
@@ -286,7 +282,7 @@ fn propagation_is_deterministic() {
         .entry()
         .unwrap()
         .ops_in_order()
-        .all(|(_, op)| !matches!(op.kind, OpKind::Call { .. })));
+        .all(|(_, op)| !matches!(op.kind, OpKind::Call(_))));
 }
 
 /// In a callee propagation kept, an axis that came through the call says

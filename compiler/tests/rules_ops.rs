@@ -7,6 +7,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, DenseLiteral, DotDims, ElemType, Function, OpId, OpKind,
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
@@ -365,7 +366,7 @@ fn rule_of_every_op_kind() {
             "none",
         ),
         (OpKind::ShardingGroup { group_id: 0 }, &["8x16"], &[], "none"),
-        (OpKind::Call { callee: "g".into() }, &["8x16"], &["8x16"], "none"),
+        (OpKind::Call(Call::new("g")), &["8x16"], &["8x16"], "none"),
     ];
     for (kind, operands, results, expected) in cases {
         assert_eq!(

@@ -2,6 +2,7 @@
 //! generic syntax: both must parse to the same `OpKind`, operands, result
 //! types, shardings and attributes, and the module must round-trip.
 
+use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::PathBuf;
@@ -352,14 +353,14 @@ fn calls() {
     check(
         "  %0 = call @g(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>",
         "  %0 = \"func.call\"(%a) <{callee = @g}> : (tensor<4x8xf32>) -> tensor<4x8xf32>",
-        OpKind::Call { callee: "g".into() },
+        OpKind::Call(Call::new("g")),
         1,
         &[f32s(&[4, 8])],
     );
     check(
         "  %0 = func.call @g(%b) : (tensor<4x8xf32>) -> tensor<4x8xf32>",
         "  %0 = \"func.call\"(%b) {callee = @g} : (tensor<4x8xf32>) -> tensor<4x8xf32>",
-        OpKind::Call { callee: "g".into() },
+        OpKind::Call(Call::new("g")),
         1,
         &[f32s(&[4, 8])],
     );

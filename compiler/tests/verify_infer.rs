@@ -10,6 +10,7 @@ use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType, OpKind, ReduceKind,
     Scalar, TensorType, UnaryOp,
 };
+use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
@@ -732,7 +733,7 @@ fn typed_ops_are_not_inferable() {
             dims: vec![],
         }),
         OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))),
-        OpKind::Call { callee: "f".into() },
+        OpKind::Call(Call::new("f")),
     ];
     for k in kinds {
         assert!(!is_inferable(&k), "{k:?}");
@@ -897,7 +898,7 @@ fn call_signature() {
         err.contains("result 0 of @f has type tensor<8xf32> but the call expects tensor<8xf16>"),
         "{err}"
     );
-    let err = check_result_types(&OpKind::Call { callee: "f".into() }, &params, &rets).unwrap_err();
+    let err = check_result_types(&OpKind::Call(Call::new("f")), &params, &rets).unwrap_err();
     assert!(err.contains("check_call"), "{err}");
 }
 

@@ -7,6 +7,7 @@ use meshrun_compiler::ir::{
     DotDims, ElemType, Function, Module, OpKind, ParamAttrs, Scalar, TensorType, UnaryOp, Value,
     Visibility,
 };
+use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::{DiagKind, Diagnostic, DimSharding, SrcPos, TensorSharding};
@@ -69,9 +70,7 @@ fn mlp() -> Module {
     let z = f.push_op(matmul(), vec![y, w2], vec![t(&[16, 128])]);
     let z = f.result(z);
     let out = f.push_op(
-        OpKind::Call {
-            callee: "finish".into(),
-        },
+        OpKind::Call(Call::new("finish")),
         vec![z],
         vec![t(&[16, 128])],
     );
@@ -288,9 +287,7 @@ fn missing_callee() {
 fn caller(name: &str, callee: &str, pos: SrcPos) -> Function {
     let mut f = Function::new(name, vec![t(&[4])]);
     let c = f.push_op(
-        OpKind::Call {
-            callee: callee.into(),
-        },
+        OpKind::Call(Call::new(callee)),
         vec![f.args[0]],
         vec![t(&[4])],
     );
@@ -338,20 +335,12 @@ fn call_cycle() {
     // A diamond (two paths to one callee) is not a cycle.
     let mut top = Function::new("top", vec![t(&[4])]);
     let c1 = top.push_op(
-        OpKind::Call {
-            callee: "mid".into(),
-        },
+        OpKind::Call(Call::new("mid")),
         vec![top.args[0]],
         vec![t(&[4])],
     );
     let v1 = top.result(c1);
-    let c2 = top.push_op(
-        OpKind::Call {
-            callee: "leaf".into(),
-        },
-        vec![v1],
-        vec![t(&[4])],
-    );
+    let c2 = top.push_op(OpKind::Call(Call::new("leaf")), vec![v1], vec![t(&[4])]);
     let v2 = top.result(c2);
     top.set_returns(vec![v2]);
     let m = module(vec![top, caller("mid", "leaf", SrcPos::UNKNOWN), leaf]);

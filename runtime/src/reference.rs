@@ -13,6 +13,7 @@ use std::ops::Deref;
 use std::rc::Rc;
 
 use meshrun_compiler::ir::{Function, Module, OpData, OpId, OpKind, Region, TensorType, Value};
+use meshrun_compiler::ops::call::Call;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::capacity::{self, host_memory_bytes};
@@ -390,7 +391,7 @@ impl<'m> Interpreter<'m> {
             message,
         };
         match &op.kind {
-            OpKind::Call { callee } => {
+            OpKind::Call(Call { callee }) => {
                 let g = self
                     .module
                     .func(callee)

@@ -27,6 +27,7 @@
 use std::rc::Rc;
 
 use meshrun_compiler::ir::{Function, Module, OpData, OpId, OpKind, Region, TensorType, Value};
+use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::ops::manual_computation::ManualComputation;
 use meshrun_compiler::partition::ProgramIo;
 use meshrun_compiler::sharding::{DimSharding, Mesh, MeshRef, TensorSharding};
@@ -308,7 +309,7 @@ impl Spmd<'_> {
                     .map_err(|e| err(e.to_string()))?;
                 Ok(vec![lanes])
             }
-            (OpKind::Call { callee }, []) => {
+            (OpKind::Call(Call { callee }), []) => {
                 let g = self
                     .module
                     .func(callee)

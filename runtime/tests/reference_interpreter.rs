@@ -5,6 +5,7 @@ use meshrun_compiler::ir::{
     BinaryOp, DenseLiteral, DotDims, ElemType, Function, Module, OpKind, ReduceKind, Scalar,
     TensorType, UnaryOp, Visibility,
 };
+use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::ops::constant::Constant;
 use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
@@ -166,9 +167,7 @@ fn call_module() -> Module {
 
     let mut main = Function::new("main", vec![f32_ty(&[2])]);
     let x = main.args[0];
-    let call = |callee: &str| OpKind::Call {
-        callee: callee.into(),
-    };
+    let call = |callee: &str| OpKind::Call(Call::new(callee));
     let c1 = main.push_op(call("double"), vec![x], vec![f32_ty(&[2])]);
     let c1 = main.result(c1);
     let c2 = main.push_op(call("double"), vec![c1], vec![f32_ty(&[2])]);
@@ -243,13 +242,7 @@ fn kernel_errors_name_the_op_and_position() {
 fn recursion_is_reported_not_overflowed() {
     let mut f = Function::new("loop", vec![f32_ty(&[1])]);
     let x = f.args[0];
-    let c = f.push_op(
-        OpKind::Call {
-            callee: "loop".into(),
-        },
-        vec![x],
-        vec![f32_ty(&[1])],
-    );
+    let c = f.push_op(OpKind::Call(Call::new("loop")), vec![x], vec![f32_ty(&[1])]);
     let c = f.result(c);
     f.set_returns(vec![c]);
     let m = Module {

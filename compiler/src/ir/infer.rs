@@ -42,7 +42,7 @@ pub fn is_inferable(kind: &OpKind) -> bool {
     if let Some(def) = kind.def() {
         return def.inferable();
     }
-    !matches!(kind, OpKind::Call { .. })
+    true
 }
 
 /// The result types of an op of `kind` applied to operands of
@@ -68,7 +68,6 @@ pub fn infer_result_types(
             expect_operands(operand_types, 1)?;
             Ok(Vec::new())
         }
-        OpKind::Call { .. } => Err(not_inferable("check_call")),
         _ => Err("op kind without shape rules".into()),
     }
 }
@@ -94,12 +93,7 @@ pub fn check_result_types(
     if let Some(def) = kind.def() {
         return def.check(operands, results);
     }
-    match kind {
-        OpKind::Call { callee } => Err(format!(
-            "the result types of a call of @{callee} are checked against the callee (use check_call)"
-        )),
-        _ => expect_results(&infer_result_types(kind, operands)?, results),
-    }
+    expect_results(&infer_result_types(kind, operands)?, results)
 }
 
 /// Check a call of `@callee` whose signature is `params -> returns`:

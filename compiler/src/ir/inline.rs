@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::copy::OpCopier;
-use crate::ir::{Function, Module, OpId, OpKind, Visibility};
+use crate::ir::{Function, Module, OpId, Visibility};
 
 /// Inline every call of `module`, callees first; drop private functions.
 pub fn inline_calls(module: &mut Module) -> Result<(), Diagnostic> {
@@ -57,8 +57,8 @@ pub fn callees_first(module: &Module) -> Result<Vec<usize>, Diagnostic> {
             while *pos < ops.len() {
                 let op = f.op(ops[*pos]);
                 *pos += 1;
-                if let OpKind::Call { callee } = &op.kind {
-                    let Some(&ci) = index.get(callee.as_str()) else {
+                if let Some(callee) = op.kind.callee() {
+                    let Some(&ci) = index.get(callee) else {
                         return Err(Diagnostic::new(
                             DiagKind::UndefinedName,
                             op.pos,
@@ -121,11 +121,11 @@ fn inline_block(
             let inlined = inline_block(f, inner, done)?;
             f.op_mut(id).regions[r].body = inlined;
         }
-        let OpKind::Call { callee } = &f.op(id).kind else {
+        let Some(callee) = f.op(id).kind.callee() else {
             out.push(id);
             continue;
         };
-        let callee = callee.clone();
+        let callee = callee.to_string();
         let call = f.op(id).clone();
         let g = done.get(callee.as_str()).ok_or_else(|| {
             Diagnostic::new(

@@ -314,6 +314,7 @@ op_kinds! {
         BitcastConvert(crate::ops::bitcast_convert::BitcastConvert),
         CreateToken(crate::ops::token::CreateToken),
         CustomCall(crate::ops::custom_call::CustomCall),
+        Call(crate::ops::call::Call),
         OptimizationBarrier(crate::ops::optimization_barrier::OptimizationBarrier),
         PropagationBarrier(crate::ops::propagation_barrier::PropagationBarrier),
         SdyAllReduce(crate::ops::sdy_all_reduce::SdyAllReduce),
@@ -359,10 +360,6 @@ op_kinds! {
     hand_written {
     Unary(UnaryOp),
     Binary(BinaryOp),
-    /// A call of another function of the module (`call @f` / `func.call @f`).
-    Call {
-        callee: String,
-    },
     /// `sdy.sharding_group %x group_id=N`: all members share one sharding.
     ShardingGroup {
         group_id: i64,
@@ -383,10 +380,19 @@ impl OpKind {
     fn static_name(&self) -> &'static str {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
-            OpKind::Call { .. } => "func.call",
             OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.printed_name()),
         }
+    }
+
+    /// The function the op calls, if it is a call ([`OpDef::callee`]).
+    pub fn callee(&self) -> Option<&str> {
+        self.def().and_then(|d| d.callee())
+    }
+
+    /// The called function's name, mutably (passes that rename functions).
+    pub fn callee_mut(&mut self) -> Option<&mut String> {
+        self.def_mut().and_then(|d| d.callee_mut())
     }
 
     /// Whether the op maps operands whose padding is zero to results whose

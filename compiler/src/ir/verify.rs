@@ -14,7 +14,6 @@
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::infer::{check_call, check_result_types};
 use crate::ir::module::{Function, Module, OpData, OpId, Value, ValueDef};
-use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
 use crate::ops::RegionTypes;
 use crate::sharding::{MeshRef, TensorSharding};
@@ -228,19 +227,19 @@ impl<'a> FunctionChecker<'a> {
         if let (Some(operands), Some(results), Some(regions)) =
             (operand_types, result_types, region_types)
         {
-            let checked = self
-                .check_bodies(op)
-                .and_then(|()| match (&op.kind, op.kind.def()) {
-                    (OpKind::Call { callee }, _) => self.check_call_op(callee, &operands, &results),
-                    (_, Some(def)) if !regions.is_empty() || def.takes_regions() => def
-                        .check_with_regions(&operands, &results, &regions)
-                        .map_err(|msg| (DiagKind::Type, msg)),
-                    (_, None) if !regions.is_empty() => {
-                        Err((DiagKind::Type, "cannot have regions".to_string()))
-                    }
-                    (kind, _) => check_result_types(kind, &operands, &results)
-                        .map_err(|msg| (DiagKind::Type, msg)),
-                });
+            let checked =
+                self.check_bodies(op)
+                    .and_then(|()| match (op.kind.callee(), op.kind.def()) {
+                        (Some(callee), _) => self.check_call_op(callee, &operands, &results),
+                        (_, Some(def)) if !regions.is_empty() || def.takes_regions() => def
+                            .check_with_regions(&operands, &results, &regions)
+                            .map_err(|msg| (DiagKind::Type, msg)),
+                        (_, None) if !regions.is_empty() => {
+                            Err((DiagKind::Type, "cannot have regions".to_string()))
+                        }
+                        _ => check_result_types(&op.kind, &operands, &results)
+                            .map_err(|msg| (DiagKind::Type, msg)),
+                    });
             let checked = checked.and_then(|()| match op.kind.def() {
                 Some(def) => def
                     .check_in_module(&self.module.meshes, &operands, &results, &regions)

@@ -191,6 +191,10 @@ impl Fmt {
 pub enum SigForm {
     /// `(t1, t2) -> t3` (or `-> (t3, t4)` for several results).
     Functional,
+    /// [`SigForm::Functional`], and only it when read: MLIR's
+    /// `functional-type(operands, results)` (`func.call`), where `: t`
+    /// says nothing of the results.
+    FunctionType,
     /// `t` when every operand and the one result have type `t`, else
     /// functional (MLIR's `SameOperandsAndResultType`).
     SameType,

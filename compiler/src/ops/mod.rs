@@ -25,6 +25,7 @@ pub mod format;
 
 pub mod bitcast_convert;
 pub mod broadcast_in_dim;
+pub mod call;
 pub mod case;
 pub mod clamp;
 pub mod collectives;
@@ -227,6 +228,19 @@ pub trait OpDef: HasSpec + fmt::Debug {
     /// The dense literal the op holds, for [`Fmt::TypedLiteral`] (its
     /// type is the op's result type, which the definition does not hold).
     fn literal(&self) -> Option<&crate::ir::literal::DenseLiteral> {
+        None
+    }
+
+    /// The function of the module the op calls, if it is a call: the
+    /// verifier checks the op against that function's signature, the
+    /// parser checks that it exists, and passes that inline or rename
+    /// functions follow it.
+    fn callee(&self) -> Option<&str> {
+        None
+    }
+
+    /// The called function's name, mutably (passes that rename functions).
+    fn callee_mut(&mut self) -> Option<&mut String> {
         None
     }
 

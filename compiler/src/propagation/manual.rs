@@ -224,11 +224,11 @@ fn called_only_in_bodies(module: &Module) -> Vec<String> {
             }
         }
         for id in f.all_ops() {
-            if let OpKind::Call { callee } = &f.op(id).kind {
+            if let Some(callee) = f.op(id).kind.callee() {
                 if in_body.contains(&id) {
-                    inside.push(callee.clone());
+                    inside.push(callee.to_string());
                 } else {
-                    outside.push(callee.clone());
+                    outside.push(callee.to_string());
                 }
             }
         }
@@ -273,10 +273,7 @@ struct Callees<'a> {
 fn called(f: &Function) -> Vec<String> {
     f.all_ops()
         .into_iter()
-        .filter_map(|id| match &f.op(id).kind {
-            OpKind::Call { callee } => Some(callee.clone()),
-            _ => None,
-        })
+        .filter_map(|id| f.op(id).kind.callee().map(str::to_string))
         .collect()
 }
 
@@ -301,7 +298,7 @@ fn rename_calls(f: &mut Function, ops: &[OpId], names: &std::collections::HashMa
     let mut todo = ops.to_vec();
     while let Some(id) = todo.pop() {
         let op = f.op_mut(id);
-        if let OpKind::Call { callee } = &mut op.kind {
+        if let Some(callee) = op.kind.callee_mut() {
             if let Some(n) = names.get(callee) {
                 *callee = n.clone();
             }

@@ -108,7 +108,6 @@ impl<'a> RuleMaker<'a> {
         }
         match &self.op.kind {
             OpKind::Unary(_) | OpKind::Binary(_) => self.pointwise_all_same_shape(),
-            OpKind::Call { .. } | OpKind::ShardingGroup { .. } => Ok(None),
             _ => Ok(None),
         }
     }

@@ -124,16 +124,6 @@ impl<'s> Cursor<'s> {
         })
     }
 
-    /// Decode a symbol reference `@name`.
-    pub(crate) fn decode_symbol(&mut self, raw: &RawAttr) -> PResult<(String, SrcPos)> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| {
-            let pos = c.pos();
-            Ok((c.parse_symbol(&what)?, pos))
-        })
-    }
-
     /// Decode `#sdy.sharding<...>` (function arguments/results and the
     /// `sharding` property of `sdy.sharding_constraint`/`sdy.reshard`).
     pub(crate) fn decode_sharding(
@@ -220,8 +210,8 @@ mod tests {
             Ok(crate::ir::attr::Attr::List(items)) if items.len() == 2
         ));
         assert_eq!(
-            c.decode_symbol(&attrs[7]).map(|s| s.0).as_deref(),
-            Ok("callee")
+            c.attr_value_of(&attrs[7]).expect("a value"),
+            crate::ir::attr::Attr::Symbol("callee".into())
         );
         assert!(c.decode_int(&attrs[0]).is_err());
     }

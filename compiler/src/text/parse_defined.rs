@@ -104,6 +104,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             computations,
+            &mut b.calls,
         )?;
         parts.regions = regions;
         Ok(parts)
@@ -386,6 +387,7 @@ impl<'s> Cursor<'s> {
             operand_types,
             result_types,
             computations,
+            &mut b.calls,
         )?;
         parts.regions = regions;
         Ok(parts)
@@ -651,6 +653,7 @@ impl<'s> Cursor<'s> {
                 Signature::Single(t) => Ok((vec![t; n], Vec::new())),
                 sig => sig_types(sig, n, name, pos),
             },
+            SigForm::FunctionType => self.parse_function_type(),
             SigForm::Functional
             | SigForm::SameType
             | SigForm::ResultType
@@ -695,6 +698,7 @@ impl<'s> Cursor<'s> {
         operand_types: Vec<TensorType>,
         result_types: Vec<TensorType>,
         computations: Vec<Computation>,
+        calls: &mut Vec<(String, SrcPos)>,
     ) -> PResult<OpParts> {
         let name = def.spec.name;
         let candidates = given
@@ -727,6 +731,16 @@ impl<'s> Cursor<'s> {
             };
             Diagnostic::new(kind, at, what)
         })?;
+        // A call's callee must be a function of the module, which is
+        // known only once the module is read: the parser checks it then,
+        // at the position of the attribute that named it.
+        if let Some(callee) = kind.callee() {
+            let at = given
+                .iter()
+                .find(|g| matches!(&g.value, Attr::Symbol(s) | Attr::Str(s) if s == callee))
+                .map_or(pos, |g| g.pos);
+            calls.push((callee.to_string(), at));
+        }
         let remaining: Vec<String> = d.remaining().map(str::to_string).collect();
         let mut attrs = Vec::new();
         for g in given {

@@ -14,7 +14,7 @@ use crate::text::parse_ops::OpParts;
 use crate::text::parser::FuncBuilder;
 
 /// Op names the generic form accepts (besides element-wise ones).
-const GENERIC_OPS: &[&str] = &["func.call", "call", "sdy.sharding_group"];
+const GENERIC_OPS: &[&str] = &["sdy.sharding_group"];
 
 pub(crate) fn elementwise_kind(name: &str) -> Option<OpKind> {
     UnaryOp::from_full_name(name)
@@ -65,14 +65,10 @@ impl<'s> Cursor<'s> {
         attrs.extend(self.parse_opt_attr_dict()?);
         self.expect(Tok::Colon, name)?;
         let (operand_types, result_types) = self.parse_function_type()?;
-        let callee_pos = attrs.iter().find(|a| a.name == "callee").map(|a| a.pos);
         let kind = match elementwise {
             Some(kind) => kind,
             None => self.generic_kind(name, pos, &mut attrs)?,
         };
-        if let OpKind::Call { callee } = &kind {
-            b.calls.push((callee.clone(), callee_pos.unwrap_or(pos)));
-        }
         Ok(OpParts {
             kind,
             operands,
@@ -100,9 +96,6 @@ impl<'s> Cursor<'s> {
             })
         };
         Ok(match name {
-            "func.call" | "call" => OpKind::Call {
-                callee: self.decode_symbol(&required(attrs, "callee")?)?.0,
-            },
             "sdy.sharding_group" => OpKind::ShardingGroup {
                 group_id: self.decode_int(&required(attrs, "group_id")?)?,
             },

@@ -35,7 +35,6 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
     match kind {
         OpKind::Unary(_) | OpKind::ShardingGroup { .. } => exact(1),
         OpKind::Binary(_) => exact(2),
-        OpKind::Call { .. } => (0, None),
         _ => (0, None),
     }
 }
@@ -57,7 +56,6 @@ fn result_arity(kind: &OpKind) -> Option<usize> {
     }
     match kind {
         OpKind::ShardingGroup { .. } => Some(0),
-        OpKind::Call { .. } => None,
         _ => Some(1),
     }
 }
@@ -131,30 +129,6 @@ impl<'s> Cursor<'s> {
         // Consume the name; an unknown one fails below at its position.
         self.bump();
         match name {
-            "call" | "func.call" => {
-                let callee_pos = self.pos();
-                let callee = self.parse_symbol(name)?;
-                self.expect(Tok::LParen, name)?;
-                let operands = if self.eat(Tok::RParen) {
-                    Vec::new()
-                } else {
-                    let ops = self.parse_operand_list(b)?;
-                    self.expect(Tok::RParen, name)?;
-                    ops
-                };
-                b.calls.push((callee.clone(), callee_pos));
-                let attrs = self.parse_opt_attr_dict()?;
-                self.expect(Tok::Colon, name)?;
-                let (operand_types, result_types) = self.parse_function_type()?;
-                Ok(OpParts {
-                    kind: OpKind::Call { callee },
-                    operands,
-                    operand_types,
-                    result_types,
-                    attrs,
-                    regions: Vec::new(),
-                })
-            }
             "sdy.sharding_group" => {
                 let operands = self.parse_operand_list(b)?;
                 self.expect_keyword_eq("group_id", name)?;

@@ -11,7 +11,7 @@ use crate::ops::decode::I64Rows;
 use crate::ops::{AttrCodec, Fmt, OpDef, SigForm};
 use crate::text::print_attr::{axis_name_set, axis_ref_list, sharding_list};
 use crate::text::print_literal::write_dense;
-use crate::text::printer::{write_attr_dict, FuncPrinter};
+use crate::text::printer::{write_attr_dict, write_symbol, FuncPrinter};
 
 /// A value as a pretty form writes it: integer arrays as `[1, 2]`,
 /// boolean arrays as `[true, false]`, rank-2 integer matrices as
@@ -126,6 +126,10 @@ fn covers(format: &[Fmt], attrs: &[(&'static str, Attr)]) -> bool {
         .all(|(name, _)| format.iter().any(|d| d.mentions(name)))
 }
 
+/// The prefix of the ops of `func.func`'s default dialect, which MLIR
+/// leaves out in a function's own body.
+const DEFAULT_DIALECT_PREFIX: &str = "func.";
+
 impl FuncPrinter<'_> {
     /// The op after its result names.
     pub(crate) fn defined(&mut self, op: &OpData, def: &dyn OpDef, sharding: Option<&str>) {
@@ -138,7 +142,14 @@ impl FuncPrinter<'_> {
                     && covers(format, &attrs)
                     && regions_fit(format, op) =>
             {
-                self.out.push_str(def.printed_name());
+                // MLIR drops the default dialect's prefix (`func.call` is
+                // `call`) only where `func.func`'s default dialect applies.
+                let name = def.printed_name();
+                let name = match name.strip_prefix(DEFAULT_DIALECT_PREFIX) {
+                    Some(short) if self.in_function_body() => short,
+                    _ => name,
+                };
+                self.out.push_str(name);
                 self.pretty(op, format, &attrs, &computations, sharding, def);
             }
             _ => self.generic(
@@ -376,15 +387,21 @@ impl FuncPrinter<'_> {
                     if space {
                         self.out.push(' ');
                     }
-                    if let Some((_, Attr::Str(s))) = attrs.iter().find(|(n, _)| *n == name) {
-                        let bare = s
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'));
-                        if bare && !s.is_empty() {
-                            let _ = write!(self.out, "@{s}");
-                        } else {
-                            let _ = write!(self.out, "@{}", crate::text::lexer::quote(s));
+                    match attrs.iter().find(|(n, _)| *n == name) {
+                        // A function's name, spelled as the function's
+                        // own `func.func @name` spells it.
+                        Some((_, Attr::Symbol(s))) => write_symbol(self.out, s),
+                        Some((_, Attr::Str(s))) => {
+                            let bare = s
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'));
+                            if bare && !s.is_empty() {
+                                let _ = write!(self.out, "@{s}");
+                            } else {
+                                let _ = write!(self.out, "@{}", crate::text::lexer::quote(s));
+                            }
                         }
+                        _ => {}
                     }
                     space = true;
                 }
@@ -490,7 +507,7 @@ impl FuncPrinter<'_> {
 
     fn signature(&mut self, op: &OpData, form: SigForm) {
         match form {
-            SigForm::Functional => self.functional(op),
+            SigForm::Functional | SigForm::FunctionType => self.functional(op),
             SigForm::SameType => self.same_type_sig(op),
             SigForm::TypeList => self.type_list(&op.operands),
             SigForm::BareFunctional if op.operands.len() == 1 => {

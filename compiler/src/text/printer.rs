@@ -48,7 +48,7 @@ pub fn print_module(m: &Module) -> String {
 }
 
 /// `@name`, quoted when it is not a bare identifier.
-fn write_symbol(out: &mut String, name: &str) {
+pub(crate) fn write_symbol(out: &mut String, name: &str) {
     out.push('@');
     if is_bare_attr_name(name) {
         out.push_str(name);
@@ -140,6 +140,13 @@ impl<'a> FuncPrinter<'a> {
             args_in_scope: f.args.len(),
             block_end: numbered_ops(f, &f.body),
         }
+    }
+
+    /// Whether the ops being printed are a function's own body, where
+    /// `func.func`'s default dialect applies (not the regions of the ops
+    /// in it).
+    pub(crate) fn in_function_body(&self) -> bool {
+        self.indent <= 4
     }
 
     /// A printer for a region's body nested in this one.
@@ -392,21 +399,6 @@ impl<'a> FuncPrinter<'a> {
                 attrs(self);
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
-            }
-            OpKind::Call { callee } => {
-                // MLIR drops the `func.` prefix only where `func.func`'s
-                // default dialect applies: in a function's own body, not
-                // in the regions of the ops in it.
-                let nested = self.indent > 4;
-                self.out
-                    .push_str(if nested { "func.call " } else { "call " });
-                write_symbol(self.out, callee);
-                self.out.push('(');
-                self.values(&op.operands);
-                self.out.push(')');
-                attrs(self);
-                self.out.push_str(" : ");
-                self.functional(op);
             }
             OpKind::ShardingGroup { group_id } => {
                 self.out.push_str("sdy.sharding_group ");

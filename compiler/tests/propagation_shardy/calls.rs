@@ -300,9 +300,7 @@ fn call_inside_a_loop_body_is_kept() {
     let calls: Vec<_> = main
         .all_ops()
         .into_iter()
-        .filter(|&id| {
-            matches!(&main.op(id).kind, meshrun_compiler::ir::OpKind::Call { callee } if callee == "closed_call")
-        })
+        .filter(|&id| main.op(id).kind.callee() == Some("closed_call"))
         .collect();
     assert_eq!(calls.len(), 1, "the call stays in the loop body");
     assert!(!main.body.contains(&calls[0]));

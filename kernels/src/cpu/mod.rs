@@ -281,7 +281,7 @@ fn compute(
             n(1)?;
             one(reverse::reverse(x[0], &r.dimensions)?)
         }
-        OpKind::Call { .. }
+        OpKind::Call(_)
         | OpKind::ShardingConstraint(_)
         | OpKind::Reshard(_)
         | OpKind::ShardingGroup { .. } => Err(KernelError::NotAKernel { op: kind.name() }),
@@ -342,7 +342,7 @@ mod tests {
     fn non_local_ops_are_typed_errors() {
         let a = f32t(&[2], &[1.0, 2.0]);
         let ty = vec![a.tensor_type()];
-        let call = OpKind::Call { callee: "f".into() };
+        let call = OpKind::Call(meshrun_compiler::ops::call::Call::new("f"));
         let err = eval_op(&call, &[&a], &ty, Parallelism::None).unwrap_err();
         assert!(matches!(err, KernelError::NotAKernel { .. }), "{err}");
         let rs = OpKind::Reshard(Reshard {

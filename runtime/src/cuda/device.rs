@@ -388,7 +388,7 @@ impl CudaDevice {
                 Ok(x.iter().map(|b| (*b).clone()).collect())
             }
             OpKind::DotGeneral(_)
-            | OpKind::Call { .. }
+            | OpKind::Call(_)
             | OpKind::ShardingConstraint(_)
             | OpKind::Reshard(_)
             | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
@@ -428,7 +428,7 @@ impl Device for CudaDevice {
     ) -> Result<Vec<CudaBuffer>, DeviceError> {
         if matches!(
             kind,
-            OpKind::Call { .. }
+            OpKind::Call(_)
                 | OpKind::ShardingConstraint(_)
                 | OpKind::Reshard(_)
                 | OpKind::ShardingGroup { .. }

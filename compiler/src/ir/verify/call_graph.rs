@@ -4,7 +4,6 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::module::Module;
-use crate::ir::ops::OpKind;
 
 /// One call edge: the callee's index in `Module::funcs` and the call's
 /// position.
@@ -62,17 +61,15 @@ fn call_edges(m: &Module) -> Vec<Vec<Call>> {
             f.body
                 .iter()
                 .filter_map(|id| f.ops.get(id.index()))
-                .filter_map(|op| match &op.kind {
-                    OpKind::Call { callee } => {
-                        m.funcs
-                            .iter()
-                            .position(|g| g.name == *callee)
-                            .map(|callee| Call {
-                                callee,
-                                pos: op.pos,
-                            })
-                    }
-                    _ => None,
+                .filter_map(|op| {
+                    let callee = op.kind.callee()?;
+                    m.funcs
+                        .iter()
+                        .position(|g| g.name == callee)
+                        .map(|callee| Call {
+                            callee,
+                            pos: op.pos,
+                        })
                 })
                 .collect()
         })

@@ -20,7 +20,7 @@ fn has_effects(kind: &OpKind) -> bool {
             | OpKind::Recv(_)
             | OpKind::AfterAll(_)
             | OpKind::CreateToken(_)
-            | OpKind::Call { .. }
+            | OpKind::Call(_)
     )
 }
 

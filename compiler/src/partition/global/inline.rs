@@ -25,7 +25,7 @@ pub fn inlined_entry(module: &Module) -> Result<Function, Diagnostic> {
     let has_calls = entry
         .all_ops()
         .into_iter()
-        .any(|id| matches!(entry.op(id).kind, OpKind::Call { .. }));
+        .any(|id| matches!(entry.op(id).kind, OpKind::Call(_)));
     let mut f = if has_calls {
         let mut inlined = module.clone();
         inline_calls(&mut inlined)?;

@@ -105,7 +105,7 @@ pub fn op_attrs(kind: &OpKind) -> String {
             list(high),
             list(interior)
         ),
-        OpKind::Call { callee } => format!("@{callee}"),
+        OpKind::Call(c) => format!("@{}", c.callee),
         OpKind::ShardingGroup { group_id } => format!("group_id={group_id}"),
         OpKind::Reshard(Reshard { sharding })
         | OpKind::ShardingConstraint(ShardingConstraint { sharding }) => sharding.to_string(),

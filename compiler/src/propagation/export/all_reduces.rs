@@ -67,7 +67,7 @@ fn reads_through_edges(kind: &OpKind) -> bool {
             | OpKind::OptimizationBarrier(_)
             | OpKind::NamedComputation(_)
             | OpKind::ManualComputation(_)
-            | OpKind::Call { .. }
+            | OpKind::Call(_)
             | OpKind::SdyAllReduce(_)
             | OpKind::ShardingGroup { .. }
     )

@@ -244,9 +244,7 @@ fn carry_provenance(
 /// operands, results and result shardings.
 fn turn_into_call(f: &mut Function, nc: OpId, callee: &str) {
     let op = f.op_mut(nc);
-    op.kind = OpKind::Call {
-        callee: callee.to_string(),
-    };
+    op.kind = OpKind::Call(crate::ops::call::Call::new(callee));
     op.regions.clear();
 }
 
@@ -288,16 +286,16 @@ fn unflatten(module: &mut Module, origin: &HashMap<String, String>) {
     let mut first: HashMap<Key, String> = HashMap::new();
     for f in &module.funcs {
         for id in f.all_ops() {
-            if let OpKind::Call { callee } = &f.op(id).kind {
+            if let Some(callee) = f.op(id).kind.callee() {
                 if let Some(k) = keys.get(callee) {
-                    first.entry(k.clone()).or_insert_with(|| callee.clone());
+                    first.entry(k.clone()).or_insert_with(|| callee.to_string());
                 }
             }
         }
     }
     for f in &mut module.funcs {
         for id in f.all_ops() {
-            if let OpKind::Call { callee } = &mut f.op_mut(id).kind {
+            if let Some(callee) = f.op_mut(id).kind.callee_mut() {
                 if let Some(target) = keys.get(callee.as_str()).and_then(|k| first.get(k)) {
                     *callee = target.clone();
                 }
@@ -319,7 +317,7 @@ fn live_functions(module: &Module) -> HashSet<String> {
     }
     while let Some(f) = stack.pop() {
         for id in f.all_ops() {
-            if let OpKind::Call { callee } = &f.op(id).kind {
+            if let Some(callee) = f.op(id).kind.callee() {
                 if let Some(g) = module.func(callee) {
                     if live.insert(g.name.clone()) {
                         stack.push(g);
@@ -358,7 +356,7 @@ pub fn insert_call_reshards(module: &mut Module) {
             let mut keep_operand: Vec<(OpId, Value)> = Vec::new();
             for id in ids {
                 out.push(id);
-                let OpKind::Call { callee } = &f.op(id).kind else {
+                let Some(callee) = f.op(id).kind.callee() else {
                     continue;
                 };
                 let Some(func_results) = results.get(callee) else {

@@ -54,11 +54,11 @@ fn import_in(
         let ids = blocks::ops(f, b).to_vec();
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let OpKind::Call { callee } = &f.op(id).kind else {
+            let Some(callee) = f.op(id).kind.callee() else {
                 out.push(id);
                 continue;
             };
-            let callee = callee.clone();
+            let callee = callee.to_string();
             let g = done.get(callee.as_str()).ok_or_else(|| {
                 Diagnostic::new(
                     DiagKind::UndefinedName,

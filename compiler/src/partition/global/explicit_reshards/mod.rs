@@ -616,10 +616,10 @@ impl<'a> Builder<'a> {
             OpKind::While(_) => self.while_loop(op, label),
             OpKind::Case(_) => self.case(op, label),
             OpKind::OptimizationBarrier(_) => self.optimization_barrier(op, label),
-            OpKind::Call { callee } => Err(Diagnostic::new(
+            OpKind::Call(call) => Err(Diagnostic::new(
                 DiagKind::Unsupported,
                 op.pos,
-                format!("{label}: call of @{callee} was not inlined"),
+                format!("{label}: call of @{} was not inlined", call.callee),
             )),
             OpKind::SdyAllReduce(ar) => self.sdy_all_reduce(op, ar, label),
             OpKind::Reshard(Reshard { sharding })
