@@ -13,6 +13,7 @@ use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ops::sharding_group::ShardingGroup;
 use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
@@ -365,7 +366,7 @@ fn rule_of_every_op_kind() {
             &["8x16"],
             "none",
         ),
-        (OpKind::ShardingGroup { group_id: 0 }, &["8x16"], &[], "none"),
+        (OpKind::ShardingGroup(ShardingGroup { group_id: 0 }), &["8x16"], &[], "none"),
         (OpKind::Call(Call::new("g")), &["8x16"], &["8x16"], "none"),
     ];
     for (kind, operands, results, expected) in cases {

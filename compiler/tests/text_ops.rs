@@ -15,6 +15,7 @@ use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::ops::reduce::Reduce;
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ops::sharding_group::ShardingGroup;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, MeshRef, TensorSharding};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::{DiagKind, Module, OpKind};
@@ -410,7 +411,7 @@ fn sdy_ops() {
     check(
         "  sdy.sharding_group %a group_id=7 : tensor<4x8xf32>",
         "  \"sdy.sharding_group\"(%a) <{group_id = 7 : i64}> : (tensor<4x8xf32>) -> ()",
-        OpKind::ShardingGroup { group_id: 7 },
+        OpKind::ShardingGroup(ShardingGroup { group_id: 7 }),
         1,
         &[],
     );

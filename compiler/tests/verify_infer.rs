@@ -19,6 +19,7 @@ use meshrun_compiler::{DimSharding, TensorSharding};
 
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ops::sharding_group::ShardingGroup;
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
 
 fn t(shape: &[i64], elem: ElemType) -> TensorType {
@@ -710,13 +711,13 @@ fn sdy_ops() {
         ),
         case(
             "sharding group has no results",
-            OpKind::ShardingGroup { group_id: 0 },
+            OpKind::ShardingGroup(ShardingGroup { group_id: 0 }),
             vec![t(&[8, 16], F32)],
             Want::Types(vec![]),
         ),
         case(
             "sharding group needs an operand",
-            OpKind::ShardingGroup { group_id: 0 },
+            OpKind::ShardingGroup(ShardingGroup { group_id: 0 }),
             vec![],
             Want::Err("expects 1 operand, got 0"),
         ),

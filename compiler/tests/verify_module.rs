@@ -13,6 +13,7 @@ use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::{DiagKind, Diagnostic, DimSharding, SrcPos, TensorSharding};
 
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ops::sharding_group::ShardingGroup;
 use ElemType::{F16, F32};
 
 fn t(shape: &[i64]) -> TensorType {
@@ -496,7 +497,11 @@ fn collects_all_errors_in_order() {
 fn sharding_group_has_no_results() {
     let mut f = Function::new("main", vec![t(&[8, 16])]);
     let x = f.args[0];
-    f.push_op(OpKind::ShardingGroup { group_id: 0 }, vec![x], vec![]);
+    f.push_op(
+        OpKind::ShardingGroup(ShardingGroup { group_id: 0 }),
+        vec![x],
+        vec![],
+    );
     let c = f.push_op(
         OpKind::ShardingConstraint(ShardingConstraint {
             sharding: TensorSharding::open("mesh", 2),
@@ -509,7 +514,7 @@ fn sharding_group_has_no_results() {
     verify_module(&module(vec![f.clone()])).unwrap();
 
     f.push_op(
-        OpKind::ShardingGroup { group_id: 1 },
+        OpKind::ShardingGroup(ShardingGroup { group_id: 1 }),
         vec![x],
         vec![t(&[8, 16])],
     );

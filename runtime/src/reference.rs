@@ -414,7 +414,7 @@ impl<'m> Interpreter<'m> {
                 }
                 self.run(g, operands, depth + 1)
             }
-            OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::ShardingGroup { .. } => {
+            OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::ShardingGroup(_) => {
                 if op.results.len() > operands.len() {
                     return Err(malformed(format!(
                         "{} has {} results for {} operands",

@@ -323,10 +323,7 @@ impl Spmd<'_> {
                 }
                 self.run_function(g, operands, active, manual, depth + 1)
             }
-            (
-                OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::ShardingGroup { .. },
-                [],
-            ) => {
+            (OpKind::ShardingConstraint(_) | OpKind::Reshard(_) | OpKind::ShardingGroup(_), []) => {
                 if op.results.len() > operands.len() {
                     return Err(err(format!(
                         "{} has {} results for {} operands",

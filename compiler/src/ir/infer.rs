@@ -28,7 +28,7 @@ pub use crate::ops::iota::infer_iota;
 pub use crate::ops::reshape::infer_reshape;
 pub use sources::infer_constant;
 
-use common::{check_static_shape, expect_operands, expect_results};
+use common::{check_static_shape, expect_results};
 use elementwise::{infer_binary, infer_unary};
 
 use crate::ir::ops::OpKind;
@@ -64,10 +64,6 @@ pub fn infer_result_types(
     match kind {
         OpKind::Unary(op) => one(infer_unary(*op, operand_types)),
         OpKind::Binary(op) => one(infer_binary(*op, operand_types)),
-        OpKind::ShardingGroup { .. } => {
-            expect_operands(operand_types, 1)?;
-            Ok(Vec::new())
-        }
         _ => Err("op kind without shape rules".into()),
     }
 }

@@ -320,6 +320,7 @@ op_kinds! {
         SdyAllReduce(crate::ops::sdy_all_reduce::SdyAllReduce),
         ShardingConstraint(crate::ops::sharding_constraint::ShardingConstraint),
         Reshard(crate::ops::reshard::Reshard),
+        ShardingGroup(crate::ops::sharding_group::ShardingGroup),
         Case(crate::ops::case::Case),
         CollectivePermute(crate::ops::collectives::CollectivePermute),
         Convolution(crate::ops::convolution::Convolution),
@@ -360,10 +361,6 @@ op_kinds! {
     hand_written {
     Unary(UnaryOp),
     Binary(BinaryOp),
-    /// `sdy.sharding_group %x group_id=N`: all members share one sharding.
-    ShardingGroup {
-        group_id: i64,
-    },
 }
 }
 
@@ -380,7 +377,6 @@ impl OpKind {
     fn static_name(&self) -> &'static str {
         match self {
             OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.elementwise",
-            OpKind::ShardingGroup { .. } => "sdy.sharding_group",
             defined => defined.def().map_or("unknown", |d| d.printed_name()),
         }
     }

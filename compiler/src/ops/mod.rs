@@ -63,6 +63,7 @@ pub mod select;
 pub mod select_and_scatter;
 pub mod send_recv;
 pub mod sharding_constraint;
+pub mod sharding_group;
 pub mod slice;
 pub mod sort;
 pub mod token;

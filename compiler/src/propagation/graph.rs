@@ -15,6 +15,7 @@ use crate::rules::{rule_for_op_with, OpShardingRule, RuleOptions};
 
 use super::data_flow::{self, DataFlowEdge, Use};
 use super::direction::OpClass;
+use crate::ops::sharding_group::ShardingGroup;
 
 /// The sharding groups of a function: every member value shares one
 /// sharding. Groups written with different ids on a common value are one
@@ -46,7 +47,8 @@ impl Groups {
         let mut ops = Vec::new();
         for id in f.all_ops() {
             let op = f.op(id);
-            if let (OpKind::ShardingGroup { group_id }, Some(&v)) = (&op.kind, op.operands.first())
+            if let (OpKind::ShardingGroup(ShardingGroup { group_id }), Some(&v)) =
+                (&op.kind, op.operands.first())
             {
                 parent.entry(*group_id).or_insert(*group_id);
                 let first = *first_id_of_value.entry(v).or_insert(*group_id);

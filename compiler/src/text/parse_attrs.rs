@@ -108,22 +108,6 @@ impl<'s> Cursor<'s> {
         })
     }
 
-    /// Decode an integer: `0 : i64` or `0`.
-    pub(crate) fn decode_int(&mut self, raw: &RawAttr) -> PResult<i64> {
-        let r = self.value_of(raw)?;
-        let what = format!("attribute '{}'", raw.name);
-        self.within(r, &what, |c| {
-            let v = c.parse_int(&what)?;
-            if c.eat(Tok::Colon) {
-                if !(c.kind() == Tok::Ident && c.text().starts_with('i')) {
-                    return Err(c.expected_in("an integer type", &what));
-                }
-                c.bump();
-            }
-            Ok(v)
-        })
-    }
-
     /// Decode `#sdy.sharding<...>` (function arguments/results and the
     /// `sharding` property of `sdy.sharding_constraint`/`sdy.reshard`).
     pub(crate) fn decode_sharding(
@@ -196,7 +180,12 @@ mod tests {
         assert_eq!(ints(&mut c, &attrs[0]), Ok(vec![1, -2]));
         assert_eq!(ints(&mut c, &attrs[1]), Ok(vec![]));
         assert_eq!(ints(&mut c, &attrs[2]), Ok(vec![3, 4]));
-        assert_eq!(c.decode_int(&attrs[3]), Ok(0));
+        // Integers, likewise (`sdy.sharding_group`'s `group_id`).
+        let int = |c: &mut Cursor, a: &RawAttr| {
+            let value = c.attr_value_of(a).expect("a value");
+            <i64 as crate::ops::AttrCodec>::decode(&value)
+        };
+        assert_eq!(int(&mut c, &attrs[3]), Ok(0));
         let direction = c.attr_value_of(&attrs[4]).expect("a value");
         assert_eq!(
             <crate::ir::CompareDirection as crate::ops::AttrCodec>::decode(&direction),
@@ -213,7 +202,7 @@ mod tests {
             c.attr_value_of(&attrs[7]).expect("a value"),
             crate::ir::attr::Attr::Symbol("callee".into())
         );
-        assert!(c.decode_int(&attrs[0]).is_err());
+        assert!(int(&mut c, &attrs[0]).is_err());
     }
 
     #[test]

@@ -9,12 +9,8 @@ use crate::ir::ops::defined_op;
 use crate::ir::{BinaryOp, OpKind, UnaryOp};
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
-use crate::text::parse_attrs::{take_attr, RawAttr};
 use crate::text::parse_ops::OpParts;
 use crate::text::parser::FuncBuilder;
-
-/// Op names the generic form accepts (besides element-wise ones).
-const GENERIC_OPS: &[&str] = &["sdy.sharding_group"];
 
 pub(crate) fn elementwise_kind(name: &str) -> Option<OpKind> {
     UnaryOp::from_full_name(name)
@@ -33,14 +29,13 @@ impl<'s> Cursor<'s> {
         if let Some(def) = defined_op(name) {
             return self.parse_generic_defined(b, &def, name, pos);
         }
-        let elementwise = elementwise_kind(name);
-        if elementwise.is_none() && !GENERIC_OPS.contains(&name) {
+        let Some(kind) = elementwise_kind(name) else {
             return Err(Diagnostic::new(
                 DiagKind::UnknownOp,
                 pos,
                 format!("unknown op '{name}'"),
             ));
-        }
+        };
         self.bump();
         self.expect(Tok::LParen, name)?;
         let operands = if self.eat(Tok::RParen) {
@@ -65,10 +60,6 @@ impl<'s> Cursor<'s> {
         attrs.extend(self.parse_opt_attr_dict()?);
         self.expect(Tok::Colon, name)?;
         let (operand_types, result_types) = self.parse_function_type()?;
-        let kind = match elementwise {
-            Some(kind) => kind,
-            None => self.generic_kind(name, pos, &mut attrs)?,
-        };
         Ok(OpParts {
             kind,
             operands,
@@ -76,36 +67,6 @@ impl<'s> Cursor<'s> {
             result_types,
             attrs,
             regions: Vec::new(),
-        })
-    }
-
-    /// Build the op kind from its inherent attributes (removed from `attrs`).
-    fn generic_kind(
-        &mut self,
-        name: &str,
-        pos: SrcPos,
-        attrs: &mut Vec<RawAttr>,
-    ) -> PResult<OpKind> {
-        let required = |attrs: &mut Vec<RawAttr>, key: &str| {
-            take_attr(attrs, key).ok_or_else(|| {
-                Diagnostic::new(
-                    DiagKind::Syntax,
-                    pos,
-                    format!("'{name}' needs attribute '{key}'"),
-                )
-            })
-        };
-        Ok(match name {
-            "sdy.sharding_group" => OpKind::ShardingGroup {
-                group_id: self.decode_int(&required(attrs, "group_id")?)?,
-            },
-            _ => {
-                return Err(Diagnostic::new(
-                    DiagKind::UnknownOp,
-                    pos,
-                    format!("unknown op '{name}'"),
-                ))
-            }
         })
     }
 }

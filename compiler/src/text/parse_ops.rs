@@ -33,7 +33,7 @@ fn operand_arity(kind: &OpKind) -> (usize, Option<usize>) {
         return arity_bounds(d.spec().operands);
     }
     match kind {
-        OpKind::Unary(_) | OpKind::ShardingGroup { .. } => exact(1),
+        OpKind::Unary(_) => exact(1),
         OpKind::Binary(_) => exact(2),
         _ => (0, None),
     }
@@ -54,10 +54,7 @@ fn result_arity(kind: &OpKind) -> Option<usize> {
             Arity::AtLeast(_) => None,
         };
     }
-    match kind {
-        OpKind::ShardingGroup { .. } => Some(0),
-        _ => Some(1),
-    }
+    Some(1)
 }
 
 /// Operand and result types from a signature for an op with `n` operands:
@@ -128,32 +125,11 @@ impl<'s> Cursor<'s> {
         }
         // Consume the name; an unknown one fails below at its position.
         self.bump();
-        match name {
-            "sdy.sharding_group" => {
-                let operands = self.parse_operand_list(b)?;
-                self.expect_keyword_eq("group_id", name)?;
-                let group_id = self.parse_int("group_id")?;
-                let attrs = self.parse_opt_attr_dict()?;
-                self.expect(Tok::Colon, name)?;
-                let (operand_types, result_types) = match self.parse_signature()? {
-                    Signature::Single(t) => (vec![t; operands.len()], Vec::new()),
-                    sig => sig_types(sig, operands.len(), name, pos)?,
-                };
-                Ok(OpParts {
-                    kind: OpKind::ShardingGroup { group_id },
-                    operands,
-                    operand_types,
-                    result_types,
-                    attrs,
-                    regions: Vec::new(),
-                })
-            }
-            _ => Err(Diagnostic::new(
-                DiagKind::UnknownOp,
-                pos,
-                format!("unknown op '{name}'"),
-            )),
-        }
+        Err(Diagnostic::new(
+            DiagKind::UnknownOp,
+            pos,
+            format!("unknown op '{name}'"),
+        ))
     }
 
     /// `word =` (as in `dims = [...]`, `group_id=0`).

@@ -400,14 +400,6 @@ impl<'a> FuncPrinter<'a> {
                 self.out.push_str(" : ");
                 self.same_type_sig(op);
             }
-            OpKind::ShardingGroup { group_id } => {
-                self.out.push_str("sdy.sharding_group ");
-                self.values(&op.operands);
-                let _ = write!(self.out, " group_id={group_id}");
-                attrs(self);
-                self.out.push_str(" : ");
-                self.type_list(&op.operands);
-            }
             _ => {}
         }
         self.out.push('\n');

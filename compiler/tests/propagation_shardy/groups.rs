@@ -10,6 +10,7 @@ use meshrun_compiler::Module;
 use crate::propagation_support::{expect, run_ok};
 use meshrun_compiler::ops::reshard::Reshard;
 use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ops::sharding_group::ShardingGroup;
 
 fn module(func: &str) -> String {
     format!(
@@ -26,7 +27,7 @@ fn ops(m: &Module) -> Vec<String> {
                 format!("constraint {sharding}")
             }
             OpKind::Reshard(Reshard { sharding }) => format!("reshard {sharding}"),
-            OpKind::ShardingGroup { group_id } => format!("group {group_id}"),
+            OpKind::ShardingGroup(ShardingGroup { group_id }) => format!("group {group_id}"),
             k => k.name(),
         })
         .collect()

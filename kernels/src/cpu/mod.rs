@@ -284,7 +284,7 @@ fn compute(
         OpKind::Call(_)
         | OpKind::ShardingConstraint(_)
         | OpKind::Reshard(_)
-        | OpKind::ShardingGroup { .. } => Err(KernelError::NotAKernel { op: kind.name() }),
+        | OpKind::ShardingGroup(_) => Err(KernelError::NotAKernel { op: kind.name() }),
         _ => Err(KernelError::invalid(&kind.name(), "has no CPU kernel")),
     }
 }

@@ -391,7 +391,7 @@ impl CudaDevice {
             | OpKind::Call(_)
             | OpKind::ShardingConstraint(_)
             | OpKind::Reshard(_)
-            | OpKind::ShardingGroup { .. } => Err(invalid(kind, "not a GPU kernel")),
+            | OpKind::ShardingGroup(_) => Err(invalid(kind, "not a GPU kernel")),
             _ => Err(invalid(kind, "has no GPU kernel")),
         }
     }
@@ -431,7 +431,7 @@ impl Device for CudaDevice {
             OpKind::Call(_)
                 | OpKind::ShardingConstraint(_)
                 | OpKind::Reshard(_)
-                | OpKind::ShardingGroup { .. }
+                | OpKind::ShardingGroup(_)
         ) {
             return Err(DeviceError::Kernel(KernelError::NotAKernel {
                 op: kind.name(),

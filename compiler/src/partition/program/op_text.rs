@@ -7,6 +7,7 @@ use crate::ir::{DenseLiteral, OpKind, Scalar};
 use crate::ops::constant::Constant;
 use crate::ops::reshard::Reshard;
 use crate::ops::sharding_constraint::ShardingConstraint;
+use crate::ops::sharding_group::ShardingGroup;
 
 fn list(v: &[i64]) -> String {
     let s: Vec<String> = v.iter().map(ToString::to_string).collect();
@@ -106,7 +107,7 @@ pub fn op_attrs(kind: &OpKind) -> String {
             list(interior)
         ),
         OpKind::Call(c) => format!("@{}", c.callee),
-        OpKind::ShardingGroup { group_id } => format!("group_id={group_id}"),
+        OpKind::ShardingGroup(ShardingGroup { group_id }) => format!("group_id={group_id}"),
         OpKind::Reshard(Reshard { sharding })
         | OpKind::ShardingConstraint(ShardingConstraint { sharding }) => sharding.to_string(),
         defined => match defined.def() {

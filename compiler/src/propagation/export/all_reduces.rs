@@ -69,7 +69,7 @@ fn reads_through_edges(kind: &OpKind) -> bool {
             | OpKind::ManualComputation(_)
             | OpKind::Call(_)
             | OpKind::SdyAllReduce(_)
-            | OpKind::ShardingGroup { .. }
+            | OpKind::ShardingGroup(_)
     )
 }
 

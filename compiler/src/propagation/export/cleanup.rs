@@ -11,7 +11,7 @@ use crate::propagation::{blocks, values};
 /// Drop every `sdy.sharding_group` op (Shardy's `RemoveShardingGroupsPass`).
 pub fn remove_sharding_groups(f: &mut Function) {
     blocks::retain_ops(f, |f, id| {
-        !matches!(f.op(id).kind, OpKind::ShardingGroup { .. })
+        !matches!(f.op(id).kind, OpKind::ShardingGroup(_))
     });
 }
 

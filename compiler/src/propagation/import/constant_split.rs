@@ -50,7 +50,7 @@ pub fn split_constants(f: &mut Function) {
     let mut groups_of: HashMap<Value, Vec<OpId>> = HashMap::new();
     for id in f.all_ops() {
         let op = f.op(id);
-        if let (OpKind::ShardingGroup { .. }, Some(&v)) = (&op.kind, op.operands.first()) {
+        if let (OpKind::ShardingGroup(_), Some(&v)) = (&op.kind, op.operands.first()) {
             groups_of.entry(v).or_default().push(id);
         }
     }
@@ -112,7 +112,7 @@ impl Splitter<'_> {
 
     fn process(&mut self, id: OpId) {
         let op = self.f.op(id);
-        if matches!(op.kind, OpKind::ShardingGroup { .. }) {
+        if matches!(op.kind, OpKind::ShardingGroup(_)) {
             return;
         }
         let is_constant = match &op.kind {
@@ -224,7 +224,7 @@ impl Splitter<'_> {
         for u in self.f.all_ops() {
             let d = self.f.op(u);
             for &o in &d.operands {
-                if matches!(d.kind, OpKind::ShardingGroup { .. }) {
+                if matches!(d.kind, OpKind::ShardingGroup(_)) {
                     group_users.entry(o).or_default().push(u);
                 } else if let Some(c) = uses.get_mut(o.index()) {
                     *c += 1;

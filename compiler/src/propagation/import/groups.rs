@@ -193,8 +193,6 @@ fn group_op_pos(f: &Function, v: Value) -> Option<crate::diag::SrcPos> {
     f.all_ops()
         .into_iter()
         .map(|id| f.op(id))
-        .find(|op| {
-            matches!(op.kind, OpKind::ShardingGroup { .. }) && op.operands.first() == Some(&v)
-        })
+        .find(|op| matches!(op.kind, OpKind::ShardingGroup(_)) && op.operands.first() == Some(&v))
         .map(|op| op.pos)
 }

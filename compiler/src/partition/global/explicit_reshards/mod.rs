@@ -612,7 +612,7 @@ impl<'a> Builder<'a> {
         let label = op_label(op, id);
         match &op.kind {
             OpKind::ManualComputation(mc) => self.manual_computation(id, op, mc),
-            OpKind::ShardingGroup { .. } => Ok(()),
+            OpKind::ShardingGroup(_) => Ok(()),
             OpKind::While(_) => self.while_loop(op, label),
             OpKind::Case(_) => self.case(op, label),
             OpKind::OptimizationBarrier(_) => self.optimization_barrier(op, label),
