@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use meshrun::compiler::ir::ops::dot_general::DotGeneral;
+use meshrun::compiler::ir::ops::reduce::Reduce;
 use meshrun::compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, ReduceKind, TensorType, UnaryOp};
-use meshrun::compiler::ops::dot_general::DotGeneral;
-use meshrun::compiler::ops::reduce::Reduce;
 use meshrun::compiler::partition::partition;
 use meshrun::compiler::propagation::{propagate, PropagationOptions};
 use meshrun::cost::flops::{count_flops, op_flops};
@@ -64,11 +64,12 @@ fn op_flops_follow_the_counting_rules() {
     ));
     assert_eq!(op_flops(&reduce, &[&x, &t(&[])], &[&t(&[4])]), 24.0);
     // Data movement: nothing.
-    let tr = OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] });
+    let tr =
+        OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![1, 0] });
     assert_eq!(op_flops(&tr, &[&x], &[&t(&[6, 4])]), 0.0);
     assert_eq!(
         op_flops(
-            &OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            &OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
             &[&x],
             &[&t(&[24])]
         ),

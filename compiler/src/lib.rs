@@ -6,7 +6,6 @@
 
 pub mod diag;
 pub mod ir;
-pub mod ops;
 pub mod partition;
 pub mod propagation;
 pub mod rules;

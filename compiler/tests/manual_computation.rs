@@ -4,8 +4,8 @@
 //! naming op and position. The verifier cases follow Shardy's
 //! `manual_computation_verification.mlir`.
 
+use meshrun_compiler::ir::ops::collectives::reduction_of;
 use meshrun_compiler::ir::{verify_module, OpKind, ReduceKind};
-use meshrun_compiler::ops::collectives::reduction_of;
 use meshrun_compiler::partition::global::explicit_reshards::manual::WRITTEN_IN_SHARD_MAP;
 use meshrun_compiler::partition::{partition, CollectiveKind, Instr};
 use meshrun_compiler::text::{parse_module, print_module};

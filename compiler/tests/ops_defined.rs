@@ -1,12 +1,12 @@
-//! Ops defined in `compiler/src/ops/`: each in JAX's printed form and the
+//! Ops defined in `compiler/src/ir/ops/`: each in JAX's printed form and the
 //! generic form (same op), round trip (print → parse is the same module,
 //! printing is a fixed point), verifier errors naming the op and position,
 //! and the sharding rule in Shardy notation.
 //!
 //! To test a new op, add its snippets here with the helpers below.
 
+use meshrun_compiler::ir::op_rules::rule_for_op;
 use meshrun_compiler::ir::{verify_module, OpKind};
-use meshrun_compiler::rules::rule_for_op;
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::Module;
 
@@ -387,8 +387,8 @@ const EMBED_GRAD: &str = "update_window_dims = [1], inserted_window_dims = [0], 
 
 #[test]
 fn scatter_update_regions_are_recognized() {
+    use meshrun_compiler::ir::ops::scatter::ScatterUpdate;
     use meshrun_compiler::ir::ReduceKind;
-    use meshrun_compiler::ops::scatter::ScatterUpdate;
     let kind_of = |body: &str, elem: &str| match last_kind(&roundtrip(&scatter_module(
         EMBED_GRAD, body, elem,
     ))) {
@@ -1097,7 +1097,7 @@ fn custom_call_runs_sharding_and_carries_other_targets() {
 /// and `@MoveToDevice` by name.
 #[test]
 fn placement_calls_say_where_their_value_goes() {
-    use meshrun_compiler::ops::custom_call::Placement;
+    use meshrun_compiler::ir::ops::custom_call::Placement;
     let cases = [
         ("annotate_device_placement", "{has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = \"pinned_host\", other = \"x\"}}", Some(Placement::Host)),
         ("annotate_device_placement", "{mhlo.frontend_attributes = {_xla_buffer_placement = \"device\"}}", Some(Placement::Device)),
@@ -1562,7 +1562,7 @@ const ARGMAX: &str = r#"func.func @f(%arg0: tensor<8x16xf32>) -> tensor<8xi32> {
 "#;
 
 /// The reduce of a module (the first one).
-fn first_reduce(m: &Module) -> (meshrun_compiler::ops::reduce::Reduce, String) {
+fn first_reduce(m: &Module) -> (meshrun_compiler::ir::ops::reduce::Reduce, String) {
     let f = m.func("f").expect("@f");
     let (id, op) = f
         .ops_in_order()

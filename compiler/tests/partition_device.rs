@@ -245,7 +245,10 @@ fn conv_program(lhs: &str, rhs: &str, fg: i64, shardings: [&str; 3], out: &str) 
 /// The local convolution and the reasons of every collective.
 fn conv_and_causes(
     p: &DeviceProgram,
-) -> (meshrun_compiler::ops::convolution::Convolution, Vec<String>) {
+) -> (
+    meshrun_compiler::ir::ops::convolution::Convolution,
+    Vec<String>,
+) {
     let mut conv = None;
     let mut causes = Vec::new();
     for i in &p.instrs {

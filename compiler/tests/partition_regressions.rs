@@ -219,7 +219,7 @@ fn reshape_shardings(program: &PartitionedProgram) -> Vec<(String, String)> {
         .filter(|s| {
             matches!(
                 s.kind,
-                GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape))
+                GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape))
             )
         })
         .map(|s| {
@@ -367,7 +367,7 @@ fn reshape_dropping_a_sharded_size_one_dim_reshards_it_first() {
         .find(|s| {
             matches!(
                 s.kind,
-                GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape))
+                GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape))
             )
         })
         .expect("a reshape");

@@ -27,8 +27,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
 use meshrun_compiler::ir::{Function, Module, OpKind, Value, ValueDef};
-use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::propagation::values::sharding_of;
 use meshrun_compiler::propagation::{propagate, PropagationOptions};
 use meshrun_compiler::sharding::{DimSharding, TensorSharding};

@@ -4,8 +4,8 @@
 
 mod propagation_support;
 
+use meshrun_compiler::ir::ops::call::Call;
 use meshrun_compiler::ir::{Module, OpKind};
-use meshrun_compiler::ops::call::Call;
 use meshrun_compiler::propagation::explain::explain;
 use meshrun_compiler::propagation::{propagate_with_provenance, PropagationOptions, Strategy};
 use propagation_support::{expect, parse, run_ok};

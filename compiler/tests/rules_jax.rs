@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use meshrun_compiler::ir::op_rules::rule_for_op;
 use meshrun_compiler::ir::{find_attr, Function, OpId, OpKind};
-use meshrun_compiler::rules::{parse_rule, rule_for_op, OpShardingRule};
+use meshrun_compiler::rules::{parse_rule, OpShardingRule};
 use meshrun_compiler::text::parse_module;
 
 /// The rule JAX's module says the op had. `sdy.reshard` ops of a

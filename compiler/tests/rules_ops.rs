@@ -3,19 +3,20 @@
 //! for the same op and shapes, except where noted (forms XLA canonicalizes
 //! away before propagation; there we follow Shardy's registry).
 
+use meshrun_compiler::ir::op_rules::{rule_for_op, rule_for_op_with};
+use meshrun_compiler::ir::ops::call::Call;
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::reduce::Reduce;
+use meshrun_compiler::ir::ops::reshard::Reshard;
+use meshrun_compiler::ir::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ir::ops::sharding_group::ShardingGroup;
+use meshrun_compiler::ir::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, DenseLiteral, DotDims, ElemType, Function, OpId, OpKind,
     ReduceKind, Scalar, TensorType, UnaryOp,
 };
-use meshrun_compiler::ops::call::Call;
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::dot_general::DotGeneral;
-use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::reshard::Reshard;
-use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
-use meshrun_compiler::ops::sharding_group::ShardingGroup;
-use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
-use meshrun_compiler::rules::{rule_for_op, rule_for_op_with, OpShardingRule, RuleOptions};
+use meshrun_compiler::rules::{OpShardingRule, RuleOptions};
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::{DiagKind, Diagnostic};
 
@@ -132,7 +133,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+            OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
             &["16"],
             &["16"],
             "#sdy.op_sharding_rule<([i])->([i]) {i=16}>",
@@ -165,31 +166,31 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([], [i, j], [])->([i, j]) {i=4, j=8}>",
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
+            OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
             &[""],
             &["8x16"],
             "#sdy.op_sharding_rule<([])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] }),
+            OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] }),
             &["16"],
             &["8x16"],
             "#sdy.op_sharding_rule<([j])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0] }),
+            OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0] }),
             &["8"],
             &["8x4"],
             "#sdy.op_sharding_rule<([i])->([i, j]) {i=8, j=4}>",
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
+            OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
             &["8x1"],
             &["4x8x1"],
             "#sdy.op_sharding_rule<([j, k])->([i, j, k]) {i=4, j=8, k=1}>",
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1] }),
+            OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1] }),
             &["1x1"],
             &["1x1"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=1, j=1}>",
@@ -197,25 +198,25 @@ fn rule_of_every_op_kind() {
         // A size-1 dimension expanded in place: its own size-1 factor, then
         // the result dimension's (Shardy's registry tests).
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1, 2] }),
+            OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 1, 2] }),
             &["2x1x13"],
             &["2x64x13"],
             "#sdy.op_sharding_rule<([i, j, l])->([i, k, l]) {i=2, j=1, k=64, l=13}>",
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 2, 1, 3, 4] }),
+            OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 2, 1, 3, 4] }),
             &["2x3x5x1x7"],
             &["2x5x3x11x7x13"],
             "#sdy.op_sharding_rule<([i, k, j, l, n])->([i, j, k, m, n, o]) {i=2, j=5, k=3, l=1, m=11, n=7, o=13}>",
         ),
         (
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![1, 0] }),
             &["16x8"],
             &["8x16"],
             "#sdy.op_sharding_rule<([j, i])->([i, j]) {i=8, j=16}>",
         ),
         (
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![3, 0, 2, 1] }),
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![3, 0, 2, 1] }),
             &["2x3x4x5"],
             &["5x2x4x3"],
             "#sdy.op_sharding_rule<([j, l, k, i])->([i, j, k, l]) {i=5, j=2, k=4, l=3}>",
@@ -297,19 +298,19 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [i, j], [], [])->([j], [j]) {i=8, j=16} reduction={i}>",
         ),
         (
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 0 }),
             &["8x16", "4x16"],
             &["12x16"],
             "#sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=12, j=16} need_replication={i}>",
         ),
         (
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 1 }),
             &["4x1x256", "4x1x256", "4x1x256"],
             &["4x3x256"],
             "#sdy.op_sharding_rule<([i, j, k], [i, j, k], [i, j, k])->([i, j, k]) {i=4, j=3, k=256} need_replication={j}>",
         ),
         (
-            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+            OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
                 start: vec![2, 0],
                 limit: vec![6, 16],
                 strides: vec![1, 1],
@@ -319,7 +320,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i}>",
         ),
         (
-            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+            OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
                 start: vec![0, 0],
                 limit: vec![8, 16],
                 strides: vec![2, 2],
@@ -329,7 +330,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i, j}>",
         ),
         (
-            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+            OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
                 low: vec![1, 2],
                 high: vec![2, 3],
                 interior: vec![0, 0],
@@ -339,7 +340,7 @@ fn rule_of_every_op_kind() {
             "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16} permutation={i, j}>",
         ),
         (
-            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+            OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
                 low: vec![0, -1],
                 high: vec![0, -1],
                 interior: vec![0, 0],
@@ -356,7 +357,7 @@ fn rule_of_every_op_kind() {
             &["8x16"],
             "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16}>",
         ),
-        (OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
+        (OpKind::Iota(meshrun_compiler::ir::ops::iota::Iota { dim: 0 }), &[], &["16"], "none"),
         (OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))), &[], &[""], "none"),
         (
             OpKind::Reshard(Reshard {
@@ -399,7 +400,7 @@ fn every_binary_and_unary_op_is_pointwise() {
 fn conservative_mode_blocks_changed_dims() {
     let conservative = RuleOptions { conservative: true };
     let (f, op) = single_op(
-        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+        OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 0 }),
         &["8x16", "4x16"],
         &["12x16"],
     );
@@ -410,7 +411,7 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([j, i], [k, i])->([l, i]) {i=16, j=1, k=1, l=1}>"
     );
-    let slice = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+    let slice = OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
         start: vec![2, 0],
         limit: vec![6, 16],
         strides: vec![1, 1],
@@ -425,7 +426,7 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=16} permutation={i} blocked_propagation={i}>"
     );
-    let pad = OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+    let pad = OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
         low: vec![0, 1],
         high: vec![0, -1],
         interior: vec![0, 0],
@@ -439,7 +440,7 @@ fn conservative_mode_blocks_changed_dims() {
         r.to_string(),
         "#sdy.op_sharding_rule<([i, j], [])->([i, j]) {i=8, j=16}>"
     );
-    let pad = OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+    let pad = OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
         low: vec![1, 0],
         high: vec![1, 0],
         interior: vec![0, 0],
@@ -550,7 +551,7 @@ fn reshape_factorization_table() {
     for (from, to, expected) in table {
         assert_eq!(
             notation(
-                OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+                OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
                 &[from],
                 &[to]
             ),
@@ -564,7 +565,7 @@ fn reshape_factorization_table() {
 fn empty_reshape_has_no_rule() {
     assert_eq!(
         notation(
-            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
             &["0x4"],
             &["4x0"]
         ),
@@ -576,31 +577,31 @@ fn empty_reshape_has_no_rule() {
 fn malformed_ops_give_type_diagnostics() {
     let bad: Vec<(OpKind, &[&str], &[&str])> = vec![
         (
-            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
             &["8"],
             &["3x3"],
         ),
         (
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 0] }),
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![0, 0] }),
             &["2x2"],
             &["2x2"],
         ),
         (
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![1, 0] }),
             &["2x3"],
             &["2x3"],
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-                dims: vec![5],
-            }),
+            OpKind::BroadcastInDim(
+                meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![5] },
+            ),
             &["4"],
             &["4x4"],
         ),
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-                dims: vec![0],
-            }),
+            OpKind::BroadcastInDim(
+                meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0] },
+            ),
             &["3"],
             &["4"],
         ),
@@ -626,19 +627,19 @@ fn malformed_ops_give_type_diagnostics() {
             &["4"],
         ),
         (
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 2 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 2 }),
             &["4x8", "4x8"],
             &["8x8"],
         ),
         (
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 0 }),
             &["4x8", "4x7"],
             &["8x8"],
         ),
         (OpKind::Binary(BinaryOp::Add), &["4x8", "8x4"], &["4x8"]),
         (OpKind::Select(Select), &["4x8", "4x8"], &["4x8"]),
         (
-            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+            OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
                 start: vec![0],
                 limit: vec![2],
                 strides: vec![1],
@@ -661,7 +662,7 @@ fn malformed_ops_give_type_diagnostics() {
 #[test]
 fn unknown_op_id_is_a_diagnostic() {
     let (f, _) = single_op(
-        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
         &["4"],
         &["4"],
     );

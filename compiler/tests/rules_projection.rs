@@ -349,14 +349,14 @@ fn update_sharding_replaces_axes_and_overflow() {
 
 #[test]
 fn projection_of_an_op_uses_its_annotations() {
+    use meshrun_compiler::ir::op_rules::rule_for_op;
     use meshrun_compiler::ir::{ElemType, Function, OpKind, TensorType};
-    use meshrun_compiler::rules::rule_for_op;
     let mesh = Mesh::new(&[("x", 4)]);
     let mut f = Function::new("f", vec![TensorType::new(vec![8], ElemType::F32)]);
     f.arg_attrs[0].sharding = Some(closed(vec![vec![x("x")]]));
     let arg = f.args[0];
     let op = f.push_op(
-        OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+        OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
         vec![arg],
         vec![TensorType::new(vec![2, 4], ElemType::F32)],
     );

@@ -2,11 +2,11 @@
 //! memory is checked, and the diagnostic names the tensor, the axis and the
 //! position of the op or function that carries it.
 
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::reshard::Reshard;
+use meshrun_compiler::ir::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::ir::validate_module_shardings;
 use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, Function, Module, OpKind, TensorType};
-use meshrun_compiler::ops::dot_general::DotGeneral;
-use meshrun_compiler::ops::reshard::Reshard;
-use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 use meshrun_compiler::{DiagKind, SrcPos};
 

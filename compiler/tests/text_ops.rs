@@ -2,20 +2,20 @@
 //! generic syntax: both must parse to the same `OpKind`, operands, result
 //! types, shardings and attributes, and the module must round-trip.
 
-use meshrun_compiler::ops::call::Call;
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
+use meshrun_compiler::ir::ops::call::Call;
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::PathBuf;
 
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::reduce::Reduce;
+use meshrun_compiler::ir::ops::reshard::Reshard;
+use meshrun_compiler::ir::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ir::ops::sharding_group::ShardingGroup;
 use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, CompareType, ConstantDialect, DenseLiteral, DotDims, ElemType,
     Function, ReduceKind, Scalar, TensorType, UnaryOp,
 };
-use meshrun_compiler::ops::dot_general::DotGeneral;
-use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::reshard::Reshard;
-use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
-use meshrun_compiler::ops::sharding_group::ShardingGroup;
 use meshrun_compiler::sharding::{AxisRef, DimSharding, MeshRef, TensorSharding};
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::{DiagKind, Module, OpKind};
@@ -173,21 +173,21 @@ fn constants_iota_convert() {
     check(
         "  %0 = stablehlo.iota dim = 1 : tensor<4x8xi32>",
         "  %0 = \"stablehlo.iota\"() <{iota_dimension = 1 : i64}> : () -> tensor<4x8xi32>",
-        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 1 }),
+        OpKind::Iota(meshrun_compiler::ir::ops::iota::Iota { dim: 1 }),
         0,
         &[TensorType::new(vec![4, 8], ElemType::I32)],
     );
     check(
         "  %0 = stablehlo.convert %a : (tensor<4x8xf32>) -> tensor<4x8xbf16>",
         "  %0 = \"stablehlo.convert\"(%a) : (tensor<4x8xf32>) -> tensor<4x8xbf16>",
-        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
         1,
         &[TensorType::new(vec![4, 8], ElemType::BF16)],
     );
     check(
         "  %0 = stablehlo.convert %s : tensor<f32>",
         "  %0 = \"stablehlo.convert\"(%s) : (tensor<f32>) -> tensor<f32>",
-        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
         1,
         &[f32s(&[])],
     );
@@ -198,7 +198,7 @@ fn shape_ops() {
     check(
         "  %0 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4x8xf32>",
         "  %0 = \"stablehlo.broadcast_in_dim\"(%s) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4x8xf32>",
-        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
+        OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] }),
         1,
         &[f32s(&[4, 8])],
     );
@@ -206,21 +206,21 @@ fn shape_ops() {
         "  %0 = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<4x8xf32>) -> tensor<2x4x8xf32>",
         "  %0 = \"stablehlo.broadcast_in_dim\"(%a) {broadcast_dimensions = dense<[1, 2]> : tensor<2xi64>} \
          : (tensor<4x8xf32>) -> tensor<2x4x8xf32>",
-        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
+        OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1, 2] }),
         1,
         &[f32s(&[2, 4, 8])],
     );
     check(
         "  %0 = stablehlo.reshape %a : (tensor<4x8xf32>) -> tensor<32xf32>",
         "  %0 = \"stablehlo.reshape\"(%a) : (tensor<4x8xf32>) -> tensor<32xf32>",
-        OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+        OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
         1,
         &[f32s(&[32])],
     );
     check(
         "  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>",
         "  %0 = \"stablehlo.transpose\"(%a) <{permutation = array<i64: 1, 0>}> : (tensor<4x8xf32>) -> tensor<8x4xf32>",
-        OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![1, 0] }),
+        OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![1, 0] }),
         1,
         &[f32s(&[8, 4])],
     );
@@ -228,11 +228,11 @@ fn shape_ops() {
         "  %0 = stablehlo.concatenate %a, %b, %a, dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<12x8xf32>",
         "  %0 = \"stablehlo.concatenate\"(%a, %b, %a) <{dimension = 0 : i64}> \
          : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<12x8xf32>",
-        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+        OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 0 }),
         3,
         &[f32s(&[12, 8])],
     );
-    let slice = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+    let slice = OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
         start: vec![0, 2],
         limit: vec![4, 8],
         strides: vec![1, 2],
@@ -259,7 +259,7 @@ fn shape_ops() {
         "  %0 = stablehlo.pad %a, %s, low = [0, 1], high = [2, 3], interior = [0, 1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<6x19xf32>",
         "  %0 = \"stablehlo.pad\"(%a, %s) <{edge_padding_high = array<i64: 2, 3>, edge_padding_low = array<i64: 0, 1>, \
          interior_padding = array<i64: 0, 1>}> : (tensor<4x8xf32>, tensor<f32>) -> tensor<6x19xf32>",
-        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+        OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
             low: vec![0, 1],
             high: vec![2, 3],
             interior: vec![0, 1],

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use meshrun_compiler::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
 use meshrun_compiler::text::{parse_module, print_module};
 use meshrun_compiler::{Module, OpKind};
 

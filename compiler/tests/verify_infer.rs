@@ -6,20 +6,20 @@ use meshrun_compiler::ir::infer::{
     check_call, check_result_types, infer_broadcast_in_dim, infer_constant, infer_convert,
     infer_iota, infer_reshape, infer_result_types, is_inferable,
 };
+use meshrun_compiler::ir::ops::call::Call;
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::reduce::Reduce;
+use meshrun_compiler::ir::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::ir::{
     BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType, OpKind, ReduceKind,
     Scalar, TensorType, UnaryOp,
 };
-use meshrun_compiler::ops::call::Call;
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::dot_general::DotGeneral;
-use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
 use meshrun_compiler::{DimSharding, TensorSharding};
 
-use meshrun_compiler::ops::reshard::Reshard;
-use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
-use meshrun_compiler::ops::sharding_group::ShardingGroup;
+use meshrun_compiler::ir::ops::reshard::Reshard;
+use meshrun_compiler::ir::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ir::ops::sharding_group::ShardingGroup;
 use ElemType::{BF16, F16, F32, I1, I32, I8, U32};
 
 fn t(shape: &[i64], elem: ElemType) -> TensorType {
@@ -341,14 +341,14 @@ fn select_and_clamp() {
 #[test]
 fn transpose_concatenate_slice_pad() {
     let slice = |start: &[i64], limit: &[i64], strides: &[i64]| {
-        OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+        OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
             start: start.to_vec(),
             limit: limit.to_vec(),
             strides: strides.to_vec(),
         })
     };
     let pad = |low: &[i64], high: &[i64], interior: &[i64]| {
-        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+        OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
             low: low.to_vec(),
             high: high.to_vec(),
             interior: interior.to_vec(),
@@ -357,7 +357,7 @@ fn transpose_concatenate_slice_pad() {
     run_infer(vec![
         case(
             "transpose 3d",
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose {
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose {
                 perm: vec![2, 0, 1],
             }),
             vec![t(&[2, 3, 4], F32)],
@@ -365,55 +365,55 @@ fn transpose_concatenate_slice_pad() {
         ),
         case(
             "transpose repeat",
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 0] }),
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![0, 0] }),
             vec![t(&[2, 3], F32)],
             Want::Err("permutation entry 0 appears more than once"),
         ),
         case(
             "transpose out of range",
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0, 2] }),
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![0, 2] }),
             vec![t(&[2, 3], F32)],
             Want::Err("permutation entry 2 is out of range for rank 2"),
         ),
         case(
             "transpose short",
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm: vec![0] }),
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm: vec![0] }),
             vec![t(&[2, 3], F32)],
             Want::Err("has 1 entries but the operand tensor<2x3xf32> has rank 2"),
         ),
         case(
             "concatenate",
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 1 }),
             vec![t(&[4, 3], F32), t(&[4, 5], F32), t(&[4, 1], F32)],
             ok(t(&[4, 9], F32)),
         ),
         case(
             "concatenate other dim differs",
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 1 }),
             vec![t(&[4, 3], F32), t(&[2, 5], F32)],
             Want::Err("operand 1 has size 2 in dimension 0 but operand 0 has size 4"),
         ),
         case(
             "concatenate rank differs",
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 0 }),
             vec![t(&[4, 3], F32), t(&[4], F32)],
             Want::Err("has rank 1 but operand 0"),
         ),
         case(
             "concatenate elem differs",
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 0 }),
             vec![t(&[4], F32), t(&[4], F16)],
             Want::Err("operand 1 has element type f16"),
         ),
         case(
             "concatenate dim range",
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 2 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 2 }),
             vec![t(&[4, 3], F32)],
             Want::Err("concatenate dimension 2 is out of range for rank 2"),
         ),
         case(
             "concatenate nothing",
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 0 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 0 }),
             vec![],
             Want::Err("at least 1 operand"),
         ),
@@ -727,12 +727,12 @@ fn sdy_ops() {
 #[test]
 fn typed_ops_are_not_inferable() {
     let kinds = [
-        OpKind::Convert(meshrun_compiler::ops::convert::Convert),
-        OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
-        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }),
-        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-            dims: vec![],
-        }),
+        OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
+        OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
+        OpKind::Iota(meshrun_compiler::ir::ops::iota::Iota { dim: 0 }),
+        OpKind::BroadcastInDim(
+            meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] },
+        ),
         OpKind::Constant(Constant::new(DenseLiteral::Splat(Scalar::Float(0.0)))),
         OpKind::Call(Call::new("f")),
     ];
@@ -779,9 +779,9 @@ fn broadcast_in_dim() {
         let err = infer_broadcast_in_dim(&x, dims, shape).unwrap_err();
         assert!(err.contains(want), "{dims:?} {shape:?}: {err}");
     }
-    let k = OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-        dims: vec![1],
-    });
+    let k = OpKind::BroadcastInDim(
+        meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] },
+    );
     check_result_types(&k, &[t(&[4], F32)], &[t(&[2, 4], F32)]).unwrap();
     let err = check_result_types(&k, &[t(&[4], F32)], &[t(&[2, 4], F16)]).unwrap_err();
     assert!(err.contains("has type tensor<2x4xf16>"), "{err}");
@@ -805,7 +805,7 @@ fn reshape_convert_iota_constant() {
     let err = infer_reshape(&t(&[8, 4], F32), &[i64::MAX, 4]).unwrap_err();
     assert!(err.contains("too many"), "{err}");
     let err = check_result_types(
-        &OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+        &OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
         &[t(&[8, 4], F32)],
         &[t(&[32], BF16)],
     )
@@ -817,13 +817,13 @@ fn reshape_convert_iota_constant() {
         t(&[16, 32], BF16)
     );
     check_result_types(
-        &OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        &OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
         &[t(&[4], I32)],
         &[t(&[4], F32)],
     )
     .unwrap();
     let err = check_result_types(
-        &OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+        &OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
         &[t(&[4], I32)],
         &[t(&[5], F32)],
     )
@@ -840,7 +840,7 @@ fn reshape_convert_iota_constant() {
     assert!(infer_iota(0, &s(I32)).is_err());
     assert!(infer_iota(0, &t(&[4], I1)).is_err());
     let err = check_result_types(
-        &OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim: 0 }),
+        &OpKind::Iota(meshrun_compiler::ir::ops::iota::Iota { dim: 0 }),
         &[t(&[4], I32)],
         &[t(&[4], I32)],
     )

@@ -2,18 +2,18 @@
 //! and each kind of malformed program gives a diagnostic at the right place
 //! whose message starts with the op name.
 
+use meshrun_compiler::ir::ops::call::Call;
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
 use meshrun_compiler::ir::{
     function_errors, module_errors, verify_function, verify_module, BinaryOp, DenseLiteral,
     DotDims, ElemType, Function, Module, OpKind, ParamAttrs, Scalar, TensorType, UnaryOp, Value,
     Visibility,
 };
-use meshrun_compiler::ops::call::Call;
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::{DiagKind, Diagnostic, DimSharding, SrcPos, TensorSharding};
 
-use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
-use meshrun_compiler::ops::sharding_group::ShardingGroup;
+use meshrun_compiler::ir::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ir::ops::sharding_group::ShardingGroup;
 use ElemType::{F16, F32};
 
 fn t(shape: &[i64]) -> TensorType {
@@ -87,9 +87,9 @@ fn mlp() -> Module {
     );
     let c = g.result(c);
     let cb = g.push_op(
-        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-            dims: vec![],
-        }),
+        OpKind::BroadcastInDim(
+            meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![] },
+        ),
         vec![c],
         vec![t(&[16, 128])],
     );

@@ -15,9 +15,9 @@
 mod raw_gemm;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use meshrun_compiler::ir::ops::convolution::{ConvDims, Convolution, ConvolutionAttrs};
+use meshrun_compiler::ir::ops::decode::I64Rows;
 use meshrun_compiler::ir::{ElemType, TensorType};
-use meshrun_compiler::ops::convolution::{ConvDims, Convolution, ConvolutionAttrs};
-use meshrun_compiler::ops::decode::I64Rows;
 use meshrun_kernels::cpu::convolution::convolution;
 use meshrun_kernels::{HostTensor, Parallelism};
 

@@ -52,9 +52,9 @@ fn case(name: &'static str, rows: usize, cols: usize, long: bool) -> Case {
     // Values: 0 = d, 1 = b, 2 = broadcast b, 3.. = results.
     let mut ops = vec![
         (
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-                dims: vec![1],
-            }),
+            OpKind::BroadcastInDim(
+                meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] },
+            ),
             vec![1],
         ),
         (OpKind::Binary(BinaryOp::Add), vec![0, 2]),

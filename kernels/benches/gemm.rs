@@ -56,9 +56,9 @@ fn bench_layer_ops(c: &mut Criterion) {
     let run = |kind: &OpKind, operands: &[&HostTensor]| {
         eval_op(kind, operands, std::slice::from_ref(&ty), Parallelism::None).expect("op")
     };
-    let bcast = OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-        dims: vec![1],
-    });
+    let bcast = OpKind::BroadcastInDim(
+        meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] },
+    );
     group.bench_function("broadcast_in_dim", |b| b.iter(|| run(&bcast, &[&bias])));
     let add = OpKind::Binary(BinaryOp::Add);
     group.bench_function("add", |b| b.iter(|| run(&add, &[&act, &act])));

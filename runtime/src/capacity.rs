@@ -137,7 +137,7 @@ pub fn program_fits_backend<B: Backend>(
 /// has at most that many devices, the inputs and outputs of the entry
 /// function fit in the host's memory, and with `reference` (the unsharded
 /// run of `--check`) so does every value of every function; and nothing
-/// in it is what only `run` refuses (`ops::runnable`).
+/// in it is what only `run` refuses (`ir::ops::runnable`).
 /// Errors point at the mesh, function or op.
 pub fn module_fits(
     module: &Module,
@@ -146,7 +146,7 @@ pub fn module_fits(
     host_memory: Option<u64>,
     reference: bool,
 ) -> Result<(), Diagnostic> {
-    if let Some(d) = meshrun_compiler::ops::runnable::first_unrunnable(module) {
+    if let Some(d) = meshrun_compiler::ir::ops::runnable::first_unrunnable(module) {
         return Err(d);
     }
     for def in &module.meshes {

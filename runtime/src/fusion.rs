@@ -59,8 +59,8 @@
 //! same bits each time), so replicas, backends and the MPI check agree
 //! whichever way a device runs a group.
 
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
 use meshrun_compiler::ir::{DotDims, ElemType, OpKind, TensorType};
-use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::{DeviceProgram, Instr};
 use meshrun_kernels::cpu::fusion::{Arg, Chain, Step, StepOp};
@@ -318,7 +318,7 @@ impl<'p> View<'p> {
     /// operand's shape and the broadcast's dims (one per operand dim).
     fn broadcast_to(&self, i: usize, shape: &[usize]) -> Option<(usize, Vec<usize>, &'p [i64])> {
         let (kind, operands, result) = self.f32_op(i)?;
-        let OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+        let OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim {
             dims,
         }) = kind
         else {
@@ -725,7 +725,7 @@ fn transposed_dots(view: &View<'_>, taken: &mut [bool]) -> Vec<Option<Unit>> {
     let mut out: Vec<Option<Unit>> = vec![None; program.instrs.len()];
     for (t, instr) in program.instrs.iter().enumerate() {
         let Instr::Op {
-            kind: OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }),
+            kind: OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm }),
             operands,
             results,
             ..

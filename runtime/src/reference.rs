@@ -12,8 +12,8 @@
 use std::ops::Deref;
 use std::rc::Rc;
 
+use meshrun_compiler::ir::ops::call::Call;
 use meshrun_compiler::ir::{Function, Module, OpData, OpId, OpKind, Region, TensorType, Value};
-use meshrun_compiler::ops::call::Call;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::capacity::{self, host_memory_bytes};

@@ -16,8 +16,8 @@
 
 use std::rc::Rc;
 
+use meshrun_compiler::ir::ops::collectives::reduction_of;
 use meshrun_compiler::ir::{OpKind, ReduceKind, TensorType};
-use meshrun_compiler::ops::collectives::reduction_of;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::cpu::reduce::reduce_into;
@@ -65,7 +65,7 @@ pub(crate) fn run_collective(
             for g in groups(&a.attrs.replica_groups.rows, active)? {
                 let blocks = members(operand, &g)?;
                 let all = Rc::new(one(
-                    &OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate {
+                    &OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate {
                         dim: dim as i64,
                     }),
                     &blocks,
@@ -103,7 +103,7 @@ pub(crate) fn run_collective(
                         .collect::<Result<Vec<_>, _>>()?;
                     let refs: Vec<&HostTensor> = chunks.iter().collect();
                     let concat_kind =
-                        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate {
+                        OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate {
                             dim: concat as i64,
                         });
                     out[p] = Some(Rc::new(one(&concat_kind, &refs, ty, par)?));
@@ -231,7 +231,7 @@ fn chunk(
     }
     let mut out_shape = shape.clone();
     out_shape[dim] = size;
-    let kind = OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+    let kind = OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
         strides: vec![1; shape.len()],
         start,
         limit,

@@ -26,9 +26,9 @@
 
 use std::rc::Rc;
 
+use meshrun_compiler::ir::ops::call::Call;
+use meshrun_compiler::ir::ops::manual_computation::ManualComputation;
 use meshrun_compiler::ir::{Function, Module, OpData, OpId, OpKind, Region, TensorType, Value};
-use meshrun_compiler::ops::call::Call;
-use meshrun_compiler::ops::manual_computation::ManualComputation;
 use meshrun_compiler::partition::ProgramIo;
 use meshrun_compiler::sharding::{DimSharding, Mesh, MeshRef, TensorSharding};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};

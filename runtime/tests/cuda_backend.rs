@@ -24,17 +24,17 @@
 
 mod common;
 
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::{clamp::Clamp, compare::Compare, select::Select};
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::{clamp::Clamp, compare::Compare, select::Select};
 use std::path::{Path, PathBuf};
 
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::ragged_dot::{RaggedDot, RaggedDotDims};
+use meshrun_compiler::ir::ops::reduce::{Reduce, ReduceAttrs};
 use meshrun_compiler::ir::{
     infer_result_types, BinaryOp, CompareDirection, CompareType, DenseLiteral, DotDims, ElemType,
     OpKind, ReduceKind, Scalar, TensorType, UnaryOp,
 };
-use meshrun_compiler::ops::dot_general::DotGeneral;
-use meshrun_compiler::ops::ragged_dot::{RaggedDot, RaggedDotDims};
-use meshrun_compiler::ops::reduce::{Reduce, ReduceAttrs};
 use meshrun_compiler::partition::reshard::collective::{AllToAllDims, Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_compiler::sharding::TensorSharding;
@@ -337,7 +337,7 @@ fn op_cases() -> Vec<Case> {
         for to in ALL {
             let out = ty(&[3, 5], to);
             cases.push(typed(
-                OpKind::Convert(meshrun_compiler::ops::convert::Convert),
+                OpKind::Convert(meshrun_compiler::ir::ops::convert::Convert),
                 vec![x.clone()],
                 vec![out],
             ));
@@ -347,7 +347,7 @@ fn op_cases() -> Vec<Case> {
     for e in ALL {
         for dim in 0..2 {
             cases.push(typed(
-                OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }),
+                OpKind::Iota(meshrun_compiler::ir::ops::iota::Iota { dim }),
                 vec![],
                 vec![ty(&[3, 4], e)],
             ));
@@ -362,25 +362,25 @@ fn op_cases() -> Vec<Case> {
     for e in [ElemType::F32, ElemType::F16, ElemType::I1, ElemType::I64] {
         let x = tensor(&[2, 3, 4], e, |i| (i % 11) as f64);
         cases.push(typed(
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-                dims: vec![0, 2],
-            }),
+            OpKind::BroadcastInDim(
+                meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![0, 2] },
+            ),
             vec![tensor(&[2, 1], e, |i| i as f64 + 1.0)],
             vec![ty(&[2, 5, 3], e)],
         ));
         cases.push(typed(
-            OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape),
+            OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape),
             vec![x.clone()],
             vec![ty(&[6, 4], e)],
         ));
         cases.push(case(
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose {
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose {
                 perm: vec![2, 0, 1],
             }),
             vec![x.clone()],
         ));
         cases.push(case(
-            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+            OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
                 start: vec![0, 1, 1],
                 limit: vec![2, 3, 4],
                 strides: vec![1, 2, 2],
@@ -388,7 +388,7 @@ fn op_cases() -> Vec<Case> {
             vec![x.clone()],
         ));
         cases.push(case(
-            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+            OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
                 low: vec![1, -1, 0],
                 high: vec![0, 2, -1],
                 interior: vec![1, 0, 1],
@@ -396,7 +396,7 @@ fn op_cases() -> Vec<Case> {
             vec![x.clone(), tensor(&[], e, |_| 7.0)],
         ));
         cases.push(case(
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim: 1 }),
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim: 1 }),
             vec![x.clone(), tensor(&[2, 1, 4], e, |_| 1.0), x.clone()],
         ));
     }

@@ -1,16 +1,16 @@
 //! The reference interpreter on programs built in Rust: a small MLP, calls,
 //! sharding ops as identity, and the errors for bad inputs and programs.
 
+use meshrun_compiler::ir::ops::call::Call;
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::reduce::Reduce;
+use meshrun_compiler::ir::ops::reshard::Reshard;
+use meshrun_compiler::ir::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::ir::{
     BinaryOp, DenseLiteral, DotDims, ElemType, Function, Module, OpKind, ReduceKind, Scalar,
     TensorType, UnaryOp, Visibility,
 };
-use meshrun_compiler::ops::call::Call;
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::dot_general::DotGeneral;
-use meshrun_compiler::ops::reduce::Reduce;
-use meshrun_compiler::ops::reshard::Reshard;
-use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
 use meshrun_compiler::sharding::TensorSharding;
 use meshrun_compiler::SrcPos;
 use meshrun_kernels::{HostTensor, Parallelism};
@@ -40,9 +40,9 @@ fn mlp_module() -> Module {
     );
     let dot = f.result(dot);
     let bb = f.push_op(
-        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-            dims: vec![1],
-        }),
+        OpKind::BroadcastInDim(
+            meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims: vec![1] },
+        ),
         vec![b],
         vec![f32_ty(&[2, 2])],
     );

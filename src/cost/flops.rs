@@ -18,9 +18,9 @@
 //! result's; a dot's, reduce's or compare's operands'), so each type can be
 //! charged at its own peak.
 
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
+use meshrun_compiler::ir::ops::ragged_dot::RaggedMode;
 use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
-use meshrun_compiler::ops::dot_general::DotGeneral;
-use meshrun_compiler::ops::ragged_dot::RaggedMode;
 use meshrun_compiler::partition::{walk_instrs, DeviceProgram, Instr, Repeats};
 
 /// FLOPs of one element type.

@@ -23,8 +23,8 @@
 //! Sizes are local blocks; every device copies its own block over its own
 //! link at the same time, so the bytes are per device.
 
+use meshrun_compiler::ir::ops::custom_call::Placement;
 use meshrun_compiler::ir::OpKind;
-use meshrun_compiler::ops::custom_call::Placement;
 use meshrun_compiler::partition::global::GStep;
 use meshrun_compiler::partition::{Block, DeviceProgram, Instr, PartitionedProgram, Repeats};
 

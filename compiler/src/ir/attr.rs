@@ -3,7 +3,7 @@
 //! The text parser reads an op's inherent attributes (`slice_sizes =
 //! array<i64: 1, 64>`, `dimension_numbers = #stablehlo.gather<...>`,
 //! `dimension = 1 : i64`, ...) into [`Attr`]s without knowing the op; the
-//! op's definition (`crate::ops`) then decodes them into typed fields, and
+//! op's definition (`crate::ir::ops`) then decodes them into typed fields, and
 //! encodes its fields back into [`Attr`]s for the printer (`text::print_attr`).
 //! So the syntax of attribute values lives in `text`, their meaning in `ops`.
 

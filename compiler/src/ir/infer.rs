@@ -17,18 +17,16 @@
 //! `call`, whichever group it is in. Error messages say what is wrong
 //! without naming the op; callers prefix the op name.
 
-pub(crate) mod common;
 mod elementwise;
-mod sources;
 
-pub use crate::ops::broadcast_in_dim::infer_broadcast_in_dim;
-pub use crate::ops::convert::infer_convert;
-pub use crate::ops::dot_general::dot_result_elem_ok;
-pub use crate::ops::iota::infer_iota;
-pub use crate::ops::reshape::infer_reshape;
-pub use sources::infer_constant;
+pub use crate::ir::ops::broadcast_in_dim::infer_broadcast_in_dim;
+pub use crate::ir::ops::constant::infer_constant;
+pub use crate::ir::ops::convert::infer_convert;
+pub use crate::ir::ops::dot_general::dot_result_elem_ok;
+pub use crate::ir::ops::iota::infer_iota;
+pub use crate::ir::ops::reshape::infer_reshape;
 
-use common::{check_static_shape, expect_results};
+use crate::ir::ops::checks::{check_static_shape, expect_results};
 use elementwise::{infer_binary, infer_unary};
 
 use crate::ir::ops::OpKind;
@@ -66,12 +64,6 @@ pub fn infer_result_types(
         OpKind::Binary(op) => one(infer_binary(*op, operand_types)),
         _ => Err("op kind without shape rules".into()),
     }
-}
-
-pub(crate) fn not_inferable(instead: &str) -> String {
-    format!(
-        "the result type is given by the program, not inferred from the operands (use {instead})"
-    )
 }
 
 /// Check that `results` are the result types an op of `kind` must have on
@@ -117,7 +109,7 @@ fn check_signature_part(
         return Err(format!(
             "@{callee} has {} {what}{} but the call {verb} {}",
             declared.len(),
-            common::plural(declared.len()),
+            crate::ir::ops::checks::plural(declared.len()),
             actual.len()
         ));
     }

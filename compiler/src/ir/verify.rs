@@ -13,9 +13,9 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::infer::{check_call, check_result_types};
-use crate::ir::module::{Function, Module, OpData, OpId, Value, ValueDef};
+use crate::ir::ops::RegionTypes;
 use crate::ir::types::TensorType;
-use crate::ops::RegionTypes;
+use crate::ir::{Function, Module, OpData, OpId, Value, ValueDef};
 use crate::sharding::{MeshRef, TensorSharding};
 
 mod call_graph;

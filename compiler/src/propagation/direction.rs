@@ -19,8 +19,8 @@
 //! 0 and 1, forward only. A blocked factor (`blocked_propagation`) never
 //! moves. JAX 0.10.2's Shardy runs the same five schedules.
 
+use crate::ir::ops::propagation_barrier::AllowedDirection;
 use crate::ir::OpKind;
-use crate::ops::propagation_barrier::AllowedDirection;
 use crate::rules::OpShardingRule;
 
 /// Which way shardings may flow through an op along one factor.

@@ -10,12 +10,13 @@
 use std::collections::HashMap;
 
 use crate::diag::Diagnostic;
+use crate::ir::op_rules::rule_for_op_with;
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
-use crate::rules::{rule_for_op_with, OpShardingRule, RuleOptions};
+use crate::rules::{OpShardingRule, RuleOptions};
 
 use super::data_flow::{self, DataFlowEdge, Use};
 use super::direction::OpClass;
-use crate::ops::sharding_group::ShardingGroup;
+use crate::ir::ops::sharding_group::ShardingGroup;
 
 /// The sharding groups of a function: every member value shares one
 /// sharding. Groups written with different ids on a common value are one

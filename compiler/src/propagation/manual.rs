@@ -24,8 +24,8 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::copy::OpCopier;
+use crate::ir::ops::manual_computation::{ManualComputation, BODY_MANUAL_AXES_ATTR};
 use crate::ir::{Function, Module, NamedAttr, OpId, OpKind};
-use crate::ops::manual_computation::{ManualComputation, BODY_MANUAL_AXES_ATTR};
 use crate::propagation::export::io_shardings::closed;
 use crate::propagation::{Propagated, PropagationOptions};
 use crate::sharding::{AxisRef, TensorSharding};

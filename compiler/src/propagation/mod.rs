@@ -39,9 +39,9 @@ pub mod worklist;
 use std::fmt;
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 use crate::ir::validate_module_shardings;
 use crate::ir::{Module, OpKind};
-use crate::ops::sharding_constraint::ShardingConstraint;
 
 pub use direction::{Direction, Policy};
 pub use driver::FactorStrategy;

@@ -12,8 +12,8 @@ use crate::sharding::{DimSharding, Mesh, MeshDef, MeshRef, TensorSharding};
 use super::data_flow;
 use super::provenance::{FuncProvenance, Origin, Slot};
 use super::values;
-use crate::ops::reshard::Reshard;
-use crate::ops::sharding_constraint::ShardingConstraint;
+use crate::ir::ops::reshard::Reshard;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 
 /// Mesh lookup by reference.
 #[derive(Debug, Clone, Copy)]

@@ -2,9 +2,9 @@
 //! sharding annotated on a value, setting it, users of values, and how to
 //! name a value in a diagnostic.
 
+use crate::ir::ops::reshard::Reshard;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
-use crate::ops::reshard::Reshard;
-use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::sharding::{DimSharding, TensorSharding};
 
 /// The sharding `v` is annotated with: the argument's, the defining op's

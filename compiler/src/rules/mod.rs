@@ -13,14 +13,12 @@
 pub mod axis_algebra;
 pub mod builder;
 pub mod notation;
-pub mod ops;
 pub mod projection;
 pub mod reshape;
 pub mod rule;
 
 pub use builder::RuleBuilder;
 pub use notation::{factor_symbol, parse_rule, NotationError};
-pub use ops::{rule_for_op, rule_for_op_with};
 pub use projection::{
     FactorSharding, ProjectionError, ShardingProjection, TensorFactorShardings, UpdatedTensors,
 };

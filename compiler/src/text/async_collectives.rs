@@ -19,10 +19,10 @@
 //! does not depend on it, so a runtime may overlap it).
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::module::{Computation, NamedAttr};
+use crate::ir::ops::collectives::{ChannelHandle, Flag, ReduceScatter, ReduceScatterAttrs};
+use crate::ir::ops::replica_groups::ReplicaGroups;
+use crate::ir::{Computation, NamedAttr};
 use crate::ir::{Module, OpId, OpKind};
-use crate::ops::collectives::{ChannelHandle, Flag, ReduceScatter, ReduceScatterAttrs};
-use crate::ops::replica_groups::ReplicaGroups;
 
 fn target_of(kind: &OpKind) -> Option<&str> {
     match kind {

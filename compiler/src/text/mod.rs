@@ -13,7 +13,7 @@
 //! `parse_ops` (pretty op forms), `parse_generic` (quoted generic op form),
 //! `parse_generic_module` (generic module/func/mesh), `parse_computation`
 //! (scalar bodies), `parse_defined` / `print_defined` (ops defined in
-//! `crate::ops`, from their directives); `printer` and `print_literal` for
+//! `crate::ir::ops`, from their directives); `printer` and `print_literal` for
 //! the way back. `async_collectives` reads JAX's async collective custom
 //! calls as the collectives they start once the module is read.
 

@@ -1,5 +1,5 @@
 //! Reading attribute values into [`Attr`] trees, for op definitions to
-//! decode (`crate::ops`). Values of a shape this file does not know are
+//! decode (`crate::ir::ops`). Values of a shape this file does not know are
 //! kept as [`Attr::Opaque`] text rather than rejected: whether a value is
 //! acceptable is the op definition's call.
 

@@ -175,7 +175,7 @@ mod tests {
         // Integer arrays, as op definitions decode them.
         let ints = |c: &mut Cursor, a: &RawAttr| {
             let value = c.attr_value_of(a).expect("a value");
-            <Vec<i64> as crate::ops::AttrCodec>::decode(&value)
+            <Vec<i64> as crate::ir::ops::AttrCodec>::decode(&value)
         };
         assert_eq!(ints(&mut c, &attrs[0]), Ok(vec![1, -2]));
         assert_eq!(ints(&mut c, &attrs[1]), Ok(vec![]));
@@ -183,16 +183,16 @@ mod tests {
         // Integers, likewise (`sdy.sharding_group`'s `group_id`).
         let int = |c: &mut Cursor, a: &RawAttr| {
             let value = c.attr_value_of(a).expect("a value");
-            <i64 as crate::ops::AttrCodec>::decode(&value)
+            <i64 as crate::ir::ops::AttrCodec>::decode(&value)
         };
         assert_eq!(int(&mut c, &attrs[3]), Ok(0));
         let direction = c.attr_value_of(&attrs[4]).expect("a value");
         assert_eq!(
-            <crate::ir::CompareDirection as crate::ops::AttrCodec>::decode(&direction),
+            <crate::ir::CompareDirection as crate::ir::ops::AttrCodec>::decode(&direction),
             Ok(crate::ir::CompareDirection::Gt)
         );
         let dims = c.attr_value_of(&attrs[5]).expect("a value");
-        let dims = <crate::ir::DotDims as crate::ops::AttrCodec>::decode(&dims).expect("dims");
+        let dims = <crate::ir::DotDims as crate::ir::ops::AttrCodec>::decode(&dims).expect("dims");
         assert_eq!((dims.lhs_batch, dims.rhs_contract), (vec![0], vec![1]));
         assert!(matches!(
             c.attr_value_of(&attrs[6]),

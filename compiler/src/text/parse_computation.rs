@@ -138,7 +138,7 @@ impl<'s> Cursor<'s> {
         &mut self,
         b: &mut FuncBuilder<'s>,
         op: &str,
-        count: crate::ops::Arity,
+        count: crate::ir::ops::Arity,
         pos: SrcPos,
     ) -> PResult<Vec<Region>> {
         let mut out = Vec::new();

@@ -1,12 +1,12 @@
-//! Ops defined in `crate::ops`, read from their definitions: the generic
+//! Ops defined in `crate::ir::ops`, read from their definitions: the generic
 //! form for every one of them, and the pretty form by following the
 //! definition's directives ([`Fmt`]). No op is named here.
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::attr::Attr;
 use crate::ir::ops::DefinedOp;
+use crate::ir::ops::{Arity, Decoder, Fmt, SigForm};
 use crate::ir::{BinaryOp, Computation, OpKind, TensorType};
-use crate::ops::{Arity, Decoder, Fmt, SigForm};
 use crate::text::cursor::{Cursor, PResult, TokRange};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::RawAttr;

@@ -5,8 +5,8 @@
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
 use crate::ir::ops::defined_op;
+use crate::ir::ops::Arity;
 use crate::ir::{BinaryOp, OpKind, Region, TensorType, UnaryOp};
-use crate::ops::Arity;
 use crate::text::cursor::{Cursor, PResult};
 use crate::text::lexer::Tok;
 use crate::text::parse_attrs::RawAttr;

@@ -1,7 +1,7 @@
 //! Parser: text → `Module`. This file reads the structure (module, meshes,
 //! functions, blocks, `return`); ops are read by `parse_ops.rs` (pretty
 //! forms), `parse_generic.rs` (the quoted generic form),
-//! `parse_defined.rs` (ops defined in `crate::ops`) and
+//! `parse_defined.rs` (ops defined in `crate::ir::ops`) and
 //! `parse_computation.rs` (scalar bodies).
 
 use std::collections::{HashMap, HashSet};

@@ -1,14 +1,14 @@
-//! Printing ops defined in `crate::ops` from their definitions: the pretty
+//! Printing ops defined in `crate::ir::ops` from their definitions: the pretty
 //! form by following the definition's directives (the same list the
 //! parser follows), else the generic form with properties and regions.
 
 use std::fmt::Write;
 
 use crate::ir::attr::Attr;
+use crate::ir::ops::decode::I64Rows;
+use crate::ir::ops::{AttrCodec, Fmt, OpDef, SigForm};
 use crate::ir::NamedAttr;
 use crate::ir::{Computation, Function, OpData, OpKind, TensorType, Value};
-use crate::ops::decode::I64Rows;
-use crate::ops::{AttrCodec, Fmt, OpDef, SigForm};
 use crate::text::print_attr::{axis_name_set, axis_ref_list, sharding_list};
 use crate::text::print_literal::write_dense;
 use crate::text::printer::{write_attr_dict, write_symbol, FuncPrinter};

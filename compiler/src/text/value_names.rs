@@ -13,8 +13,8 @@
 
 use std::collections::HashSet;
 
+use crate::ir::ops::Fmt;
 use crate::ir::{Function, OpData, OpId, Value};
-use crate::ops::Fmt;
 
 /// The printed name of every value of `f`: `%argN` for arguments, `%N`
 /// (or `%N#k` for multi-result ops) for op results in body order; `None`

@@ -8,9 +8,9 @@ use meshrun_compiler::propagation::Strategy;
 use meshrun_compiler::Module;
 
 use crate::propagation_support::{expect, run_ok};
-use meshrun_compiler::ops::reshard::Reshard;
-use meshrun_compiler::ops::sharding_constraint::ShardingConstraint;
-use meshrun_compiler::ops::sharding_group::ShardingGroup;
+use meshrun_compiler::ir::ops::reshard::Reshard;
+use meshrun_compiler::ir::ops::sharding_constraint::ShardingConstraint;
+use meshrun_compiler::ir::ops::sharding_group::ShardingGroup;
 
 fn module(func: &str) -> String {
     format!(

@@ -23,8 +23,8 @@
 //! without any.
 
 use meshrun_compiler::diag::SrcPos;
+use meshrun_compiler::ir::ops::constant::Constant;
 use meshrun_compiler::ir::{Computation, ElemType, Function, OpKind, Scalar, TensorType};
-use meshrun_compiler::ops::constant::Constant;
 
 use crate::cpu::computation::eval_computation;
 use crate::error::Result;

@@ -2,7 +2,7 @@
 //! sort comparator, a scatter's update) element-wise over whole tensors.
 //!
 //! A body computes on rank-0 values with element-wise ops only (the
-//! verifier checks this: `ops::body`). So binding each block argument to a
+//! verifier checks this: `ir::ops::body`). So binding each block argument to a
 //! tensor of one shape `S` instead of a scalar, and running every op of the
 //! body with the existing element-wise kernels on shape `S`, computes the
 //! body for all `|S|` element tuples at once: one kernel call per body op,

@@ -4,8 +4,8 @@
 //! (`cuda::conv`) and the CUDA plan (`meshrun_runtime::cuda::conv_plan`):
 //! one generator, so the three check the same geometries.
 
-use meshrun_compiler::ops::convolution::{ConvDims, Convolution, ConvolutionAttrs};
-use meshrun_compiler::ops::decode::I64Rows;
+use meshrun_compiler::ir::ops::convolution::{ConvDims, Convolution, ConvolutionAttrs};
+use meshrun_compiler::ir::ops::decode::I64Rows;
 
 /// Dimension layouts the cases cycle through: NHWC, NCHW, transposed
 /// ones, 1-d, 0-d spatial, 3-d.

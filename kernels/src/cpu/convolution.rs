@@ -23,9 +23,9 @@
 //! wrapping loop.
 
 use gemm::Parallelism;
+use meshrun_compiler::ir::ops::convolution::Convolution;
+use meshrun_compiler::ir::ops::window::{Tap, Window};
 use meshrun_compiler::ir::{ElemType, TensorType};
-use meshrun_compiler::ops::convolution::Convolution;
-use meshrun_compiler::ops::window::{Tap, Window};
 use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, IxDyn, ShapeBuilder};
 use num_traits::{WrappingAdd, WrappingMul};
 
@@ -385,7 +385,7 @@ fn finish<T: HostElem>(out: ArrayD<T>, geo: &ConvGeometry) -> Result<ArrayD<T>> 
 mod tests {
     use super::*;
     use crate::cpu::conv_cases::{plain, random, Rng, LAYOUTS};
-    use meshrun_compiler::ops::decode::I64Rows;
+    use meshrun_compiler::ir::ops::decode::I64Rows;
 
     /// The spec's definition, element by element in f64: for every output
     /// element, the sum over the group's input features and the kernel's
@@ -490,7 +490,7 @@ mod tests {
                 rhs_shape.iter().map(|&x| x as i64).collect::<Vec<i64>>(),
                 ElemType::F32,
             );
-            let Ok(out_ty) = meshrun_compiler::ops::OpDef::infer(&c, &[lhs_t, rhs_t]) else {
+            let Ok(out_ty) = meshrun_compiler::ir::ops::OpDef::infer(&c, &[lhs_t, rhs_t]) else {
                 continue; // negative padding ate the input
             };
             let out_ty = &out_ty[0];

@@ -11,10 +11,10 @@
 //! agree. Updates are applied in row-major order of the updates, so a
 //! duplicate target under `replace` keeps the last one.
 
+use meshrun_compiler::ir::ops::gather::Gather;
+use meshrun_compiler::ir::ops::index_dims::IndexDims;
+use meshrun_compiler::ir::ops::scatter::{Scatter, ScatterUpdate};
 use meshrun_compiler::ir::ReduceKind;
-use meshrun_compiler::ops::gather::Gather;
-use meshrun_compiler::ops::index_dims::IndexDims;
-use meshrun_compiler::ops::scatter::{Scatter, ScatterUpdate};
 use ndarray::{ArrayD, IxDyn};
 
 use crate::cpu::elementwise::{max_nan, min_nan};

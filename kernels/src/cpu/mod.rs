@@ -34,10 +34,10 @@ pub mod vmath;
 pub mod window;
 
 use gemm::Parallelism;
+use meshrun_compiler::ir::ops::compare::Compare;
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
 use meshrun_compiler::ir::{OpKind, TensorType};
-use meshrun_compiler::ops::compare::Compare;
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::dot_general::DotGeneral;
 
 use crate::error::{KernelError, Result};
 use crate::tensor::HostTensor;
@@ -75,7 +75,7 @@ pub fn eval_op(
         // Defined ops say their result count in their spec (a variable
         // one is as many as the types, which the verifier checked).
         _ if kind.def().is_some() => match kind.def().map(|d| d.spec().results) {
-            Some(meshrun_compiler::ops::Arity::Exactly(n)) => n,
+            Some(meshrun_compiler::ir::ops::Arity::Exactly(n)) => n,
             _ => result_types.len(),
         },
         _ => 1,
@@ -148,11 +148,11 @@ fn compute(
             n(0)?;
             one(HostTensor::from_literal(lit, out)?)
         }
-        OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }) => {
+        OpKind::Iota(meshrun_compiler::ir::ops::iota::Iota { dim }) => {
             n(0)?;
             one(shape_ops::iota(out, *dim)?)
         }
-        OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
+        OpKind::BroadcastInDim(meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim {
             dims,
         }) => {
             n(1)?;
@@ -162,11 +162,11 @@ fn compute(
             n(1)?;
             one(shape_ops::reshape(x[0], out)?)
         }
-        OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }) => {
+        OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm }) => {
             n(1)?;
             one(shape_ops::transpose(x[0], perm)?)
         }
-        OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+        OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
             start,
             limit,
             strides,
@@ -174,7 +174,7 @@ fn compute(
             n(1)?;
             one(shape_ops::slice(x[0], start, limit, strides)?)
         }
-        OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+        OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
             low,
             high,
             interior,
@@ -182,7 +182,7 @@ fn compute(
             n(2)?;
             one(shape_ops::pad(x[0], x[1], low, high, interior)?)
         }
-        OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim }) => {
+        OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim }) => {
             one(shape_ops::concatenate(x, *dim)?)
         }
         OpKind::DotGeneral(DotGeneral { dims, .. }) => {
@@ -292,9 +292,9 @@ fn compute(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use meshrun_compiler::ir::ops::reduce::Reduce;
+    use meshrun_compiler::ir::ops::reshard::Reshard;
     use meshrun_compiler::ir::{BinaryOp, DenseLiteral, ElemType, ReduceKind, Scalar};
-    use meshrun_compiler::ops::reduce::Reduce;
-    use meshrun_compiler::ops::reshard::Reshard;
     use meshrun_compiler::sharding::TensorSharding;
 
     fn f32t(shape: &[usize], v: &[f32]) -> HostTensor {
@@ -342,7 +342,7 @@ mod tests {
     fn non_local_ops_are_typed_errors() {
         let a = f32t(&[2], &[1.0, 2.0]);
         let ty = vec![a.tensor_type()];
-        let call = OpKind::Call(meshrun_compiler::ops::call::Call::new("f"));
+        let call = OpKind::Call(meshrun_compiler::ir::ops::call::Call::new("f"));
         let err = eval_op(&call, &[&a], &ty, Parallelism::None).unwrap_err();
         assert!(matches!(err, KernelError::NotAKernel { .. }), "{err}");
         let rs = OpKind::Reshard(Reshard {

@@ -1,14 +1,14 @@
 //! `chlo.ragged_dot` (`lax.ragged_dot` and its gradients) on the CPU:
-//! the op's steps (`meshrun_compiler::ops::ragged_dot_steps`, where its
+//! the op's steps (`meshrun_compiler::ir::ops::ragged_dot_steps`, where its
 //! semantics are written once for every backend: one `dot_general` per
 //! group on slices of the operands, zero blocks, concatenations) run with
 //! the CPU kernels, each product with the same `gemm` kernel as any
 //! `dot_general`.
 
 use gemm::Parallelism;
+use meshrun_compiler::ir::ops::ragged_dot::RaggedDot;
+use meshrun_compiler::ir::ops::ragged_dot_steps::{expand, run, BlockStart, RaggedSteps};
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::ops::ragged_dot::RaggedDot;
-use meshrun_compiler::ops::ragged_dot_steps::{expand, run, BlockStart, RaggedSteps};
 
 use crate::cpu::eval_op;
 use crate::cpu::gather::index_values;
@@ -86,8 +86,8 @@ mod tests {
     use super::*;
     use crate::cpu::dot::dot_general;
     use crate::cpu::shape_ops::slice;
+    use meshrun_compiler::ir::ops::ragged_dot::RaggedDotDims;
     use meshrun_compiler::ir::ElemType;
-    use meshrun_compiler::ops::ragged_dot::RaggedDotDims;
 
     /// `x`'s range `[lo, hi)` of dimension `dim`.
     fn range_of(x: &HostTensor, dim: usize, lo: i64, hi: i64) -> Result<HostTensor> {

@@ -6,8 +6,8 @@
 //! Narrow types (8 and 16 bits) take the low bits of 32-bit values; the
 //! bits of signed and float outputs are the unsigned ones reinterpreted.
 
+use meshrun_compiler::ir::ops::rng_bit_generator::RngAlgorithm;
 use meshrun_compiler::ir::TensorType;
-use meshrun_compiler::ops::rng_bit_generator::RngAlgorithm;
 
 use crate::cpu::bitcast::from_le_bytes;
 use crate::error::{KernelError, Result};

@@ -17,8 +17,8 @@
 //! costs a second comparator evaluation per stage. Positions past `n` (the
 //! padding to a power of two) are virtual elements after every real one.
 
+use meshrun_compiler::ir::ops::sort::Sort;
 use meshrun_compiler::ir::Computation;
-use meshrun_compiler::ops::sort::Sort;
 use ndarray::{ArrayD, IxDyn};
 
 use crate::cpu::computation::eval_computation;

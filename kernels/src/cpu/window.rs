@@ -1,5 +1,5 @@
 //! `reduce_window` and `select_and_scatter`: ops over windows of an input
-//! (geometry: `meshrun_compiler::ops::window::Window`).
+//! (geometry: `meshrun_compiler::ir::ops::window::Window`).
 //!
 //! Both go one window *offset* at a time: for offset `k` (a position inside
 //! the window), every window's element `k` is gathered into one tensor of
@@ -16,9 +16,9 @@
 //! windows that choose one position combine in offset order, where XLA
 //! goes in source order (the same sum up to float rounding).
 
-use meshrun_compiler::ops::reduce_window::ReduceWindow;
-use meshrun_compiler::ops::select_and_scatter::SelectAndScatter;
-use meshrun_compiler::ops::window::{Tap, Window};
+use meshrun_compiler::ir::ops::reduce_window::ReduceWindow;
+use meshrun_compiler::ir::ops::select_and_scatter::SelectAndScatter;
+use meshrun_compiler::ir::ops::window::{Tap, Window};
 
 use crate::cpu::computation::eval_computation;
 use crate::error::{KernelError, Result};

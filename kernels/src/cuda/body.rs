@@ -19,11 +19,11 @@
 //! (bodies that use every op kind the generator emits, on every element
 //! type) with NVRTC. None of it has run on a GPU.
 
+use meshrun_compiler::ir::ops::compare::Compare;
+use meshrun_compiler::ir::ops::constant::Constant;
 use meshrun_compiler::ir::{
     BinaryOp, CompareType, Computation, DenseLiteral, ElemType, OpKind, Scalar, UnaryOp,
 };
-use meshrun_compiler::ops::compare::Compare;
-use meshrun_compiler::ops::constant::Constant;
 
 use super::generate;
 use super::names::{self, cuda_type};

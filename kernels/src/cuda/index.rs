@@ -28,9 +28,9 @@
 //! can show a race: the per-window-element launch relies on the
 //! disjointness argument in `index.cuh`.
 
+use meshrun_compiler::ir::ops::index_dims::IndexDims;
+use meshrun_compiler::ir::ops::scatter::ScatterUpdate;
 use meshrun_compiler::ir::{ElemType, ReduceKind};
-use meshrun_compiler::ops::index_dims::IndexDims;
-use meshrun_compiler::ops::scatter::ScatterUpdate;
 
 use super::generate::{reducer, Entries};
 use super::names::{self, cuda_type, width_type, DTYPES, WIDTHS};

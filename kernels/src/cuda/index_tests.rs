@@ -4,8 +4,8 @@
 use super::*;
 use crate::cpu::gather::{gather as cpu_gather, scatter as cpu_scatter};
 use crate::HostTensor;
+use meshrun_compiler::ir::ops::index_dims::{GATHER_SYNTAX, SCATTER_SYNTAX};
 use meshrun_compiler::ir::{verify_module, OpKind};
-use meshrun_compiler::ops::index_dims::{GATHER_SYNTAX, SCATTER_SYNTAX};
 use meshrun_compiler::text::parse_module;
 
 /// A small deterministic generator (xorshift64*).

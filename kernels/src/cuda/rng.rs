@@ -10,7 +10,7 @@
 //! itself built as host C++ (`host_run`), against the CPU kernel for
 //! every algorithm, width and many shapes and states.
 
-use meshrun_compiler::ops::rng_bit_generator::RngAlgorithm;
+use meshrun_compiler::ir::ops::rng_bit_generator::RngAlgorithm;
 
 use super::generate::Entries;
 use super::names::{width_type, WIDTHS};

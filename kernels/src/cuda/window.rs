@@ -11,11 +11,11 @@
 //! compiles it in CI, and the tests below run the kernels' index
 //! arithmetic, ported line by line, against the CPU kernels.
 
+use meshrun_compiler::ir::ops::compare::Compare;
+use meshrun_compiler::ir::ops::reduce_window::ReduceWindow;
+use meshrun_compiler::ir::ops::select_and_scatter::SelectAndScatter;
+use meshrun_compiler::ir::ops::window::Window;
 use meshrun_compiler::ir::{CompareDirection, Computation, ElemType, OpKind, ReduceKind};
-use meshrun_compiler::ops::compare::Compare;
-use meshrun_compiler::ops::reduce_window::ReduceWindow;
-use meshrun_compiler::ops::select_and_scatter::SelectAndScatter;
-use meshrun_compiler::ops::window::Window;
 
 use super::generate::{reducer, Entries};
 use super::names::{self, cuda_type, DTYPES};

@@ -11,8 +11,8 @@
 
 use std::sync::Arc;
 
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
 use meshrun_compiler::ir::{ElemType, OpKind, Scalar, TensorType};
-use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cpu::dot_chain;

@@ -6,8 +6,8 @@
 //! a GPU (none is lent to this project): the plan and the kernel's index
 //! arithmetic are tested on the CPU, NVRTC compiles the kernel in CI.
 
+use meshrun_compiler::ir::ops::convolution::Convolution;
 use meshrun_compiler::ir::{OpKind, TensorType};
-use meshrun_compiler::ops::convolution::Convolution;
 
 use super::buffer::{CudaBuffer, DevData};
 use super::conv_plan::{ConvPlan, COLUMN_LIMIT};

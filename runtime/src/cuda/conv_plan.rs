@@ -21,7 +21,7 @@
 //! Never run on a GPU (none is lent): the tests run this plan with the
 //! kernel's emulation and `gemm_plan::emulate` against the CPU kernel.
 
-use meshrun_compiler::ops::convolution::Convolution;
+use meshrun_compiler::ir::ops::convolution::Convolution;
 use meshrun_kernels::cpu::convolution::ConvGeometry;
 use meshrun_kernels::cuda::conv::{im2col_len, im2col_meta};
 
@@ -137,8 +137,8 @@ mod tests {
     use super::*;
     use crate::cuda::gemm_plan::emulate;
     use crate::cuda::layout::{transpose, StridedCopy};
+    use meshrun_compiler::ir::ops::OpDef;
     use meshrun_compiler::ir::{ElemType, TensorType};
-    use meshrun_compiler::ops::OpDef;
     use meshrun_kernels::cpu::conv_cases::{plain, random, Rng, LAYOUTS};
     use meshrun_kernels::cpu::convolution::convolution;
     use meshrun_kernels::cuda::conv::im2col_emulated;

@@ -8,10 +8,10 @@
 //! What stays on the host (counted in `host_fallbacks`): a gather or
 //! scatter with unsigned start indices (no device conversion to i64).
 
+use meshrun_compiler::ir::ops::gather::Gather;
+use meshrun_compiler::ir::ops::rng_bit_generator::RngBitGenerator;
+use meshrun_compiler::ir::ops::scatter::Scatter;
 use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
-use meshrun_compiler::ops::gather::Gather;
-use meshrun_compiler::ops::rng_bit_generator::RngBitGenerator;
-use meshrun_compiler::ops::scatter::Scatter;
 use meshrun_kernels::cuda::index::{scatter as scatter_name, scatter_strategy, walk_meta};
 use meshrun_kernels::cuda::names;
 use meshrun_kernels::cuda::rng::rng_plan;

@@ -18,10 +18,10 @@ use std::sync::Arc;
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaContext, CudaStream};
 use meshrun_compiler::ir::infer::check_result_types;
+use meshrun_compiler::ir::ops::compare::Compare;
+use meshrun_compiler::ir::ops::constant::Constant;
+use meshrun_compiler::ir::ops::dot_general::DotGeneral;
 use meshrun_compiler::ir::{CompareType, OpKind, Scalar, TensorType, UnaryOp};
-use meshrun_compiler::ops::compare::Compare;
-use meshrun_compiler::ops::constant::Constant;
-use meshrun_compiler::ops::dot_general::DotGeneral;
 use meshrun_compiler::partition::reshard::collective::Collective;
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cuda::names;
@@ -256,7 +256,7 @@ impl CudaDevice {
                 let t = HostTensor::from_literal(lit, out)?;
                 one(DevData::upload(&self.stream, &t).map_err(e)?)
             }
-            OpKind::Iota(meshrun_compiler::ops::iota::Iota { dim }) => {
+            OpKind::Iota(meshrun_compiler::ir::ops::iota::Iota { dim }) => {
                 let shape = layout::dims(&out.shape).map_err(e)?;
                 let d =
                     usize::try_from(*dim).map_err(|_| invalid(kind, format!("dimension {dim}")))?;
@@ -265,21 +265,21 @@ impl CudaDevice {
                 l.iota(&mut y, n, size, inner, 0).map_err(e)?;
                 one(y)
             }
-            OpKind::BroadcastInDim(meshrun_compiler::ops::broadcast_in_dim::BroadcastInDim {
-                dims,
-            }) => {
+            OpKind::BroadcastInDim(
+                meshrun_compiler::ir::ops::broadcast_in_dim::BroadcastInDim { dims },
+            ) => {
                 let shape = layout::dims(&out.shape).map_err(e)?;
                 let copy = layout::broadcast_in_dim(&x[0].shape(), dims, &shape)
                     .map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
             OpKind::Reshape(_) => Ok(vec![x[0].with_type(out.clone())]),
-            OpKind::Transpose(meshrun_compiler::ops::transpose::Transpose { perm }) => {
+            OpKind::Transpose(meshrun_compiler::ir::ops::transpose::Transpose { perm }) => {
                 let (_, copy) =
                     layout::transpose(&x[0].shape(), perm).map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Slice(meshrun_compiler::ops::slice::Slice {
+            OpKind::Slice(meshrun_compiler::ir::ops::slice::Slice {
                 start,
                 limit,
                 strides,
@@ -288,7 +288,7 @@ impl CudaDevice {
                     .map_err(|m| invalid(kind, m))?;
                 Ok(vec![self.assemble(out, &[(&x[0].data, copy)])?])
             }
-            OpKind::Pad(meshrun_compiler::ops::pad::Pad {
+            OpKind::Pad(meshrun_compiler::ir::ops::pad::Pad {
                 low,
                 high,
                 interior,
@@ -308,7 +308,7 @@ impl CudaDevice {
                     &[(&x[1].data, fill), (&x[0].data, copy)],
                 )?])
             }
-            OpKind::Concatenate(meshrun_compiler::ops::concatenate::Concatenate { dim }) => {
+            OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate { dim }) => {
                 let shapes: Vec<Vec<usize>> = x.iter().map(|b| b.shape()).collect();
                 let (_, copies) =
                     layout::concatenate(&shapes, *dim).map_err(|m| invalid(kind, m))?;

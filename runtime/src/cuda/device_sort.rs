@@ -4,8 +4,8 @@
 //! None of this has run on a GPU; NVRTC compiles the kernels in CI and the
 //! reverse descriptor is tested on the host.
 
+use meshrun_compiler::ir::ops::sort::Sort;
 use meshrun_compiler::ir::{ElemType, OpKind, TensorType};
-use meshrun_compiler::ops::sort::Sort;
 
 use super::buffer::{CudaBuffer, DevData};
 use super::device::{gpu_err, CudaDevice};

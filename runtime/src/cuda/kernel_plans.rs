@@ -412,9 +412,9 @@ mod tests {
     //! each launch, here without a GPU.
     use super::*;
     use crate::cuda::kernel_args::check_signature;
+    use meshrun_compiler::ir::ops::rng_bit_generator::RngAlgorithm;
+    use meshrun_compiler::ir::ops::scatter::ScatterUpdate;
     use meshrun_compiler::ir::{BinaryOp, CompareDirection, ElemType, ReduceKind, UnaryOp};
-    use meshrun_compiler::ops::rng_bit_generator::RngAlgorithm;
-    use meshrun_compiler::ops::scatter::ScatterUpdate;
     use meshrun_kernels::cuda::names::{DTYPES, WIDTHS};
     use meshrun_kernels::cuda::params::{parameters, Param};
     use meshrun_kernels::cuda::{body, modules, rng::rng_plan, sort, window as kwindow};

@@ -17,8 +17,8 @@ use cudarc::driver::{
     LaunchConfig, PushKernelArg, SyncOnDrop,
 };
 use cudarc::nvrtc::Ptx;
+use meshrun_compiler::ir::ops::scatter::ScatterUpdate;
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::ops::scatter::ScatterUpdate;
 use meshrun_kernels::cuda::params::Param;
 use meshrun_kernels::cuda::rng::RngPlan;
 use meshrun_kernels::cuda::{modules, KernelModule};

@@ -1,15 +1,15 @@
 //! `chlo.ragged_dot` on a CUDA device: the group sizes (and a device's
 //! block starts) are read back to the host — a few integers; the copy
 //! waits for the stream — and the op's steps
-//! (`meshrun_compiler::ops::ragged_dot_steps`, the same steps the CPU
+//! (`meshrun_compiler::ir::ops::ragged_dot_steps`, the same steps the CPU
 //! kernel runs) run as device ops: slices, zero blocks and concatenations
 //! by the copy kernels, each group's product by cuBLAS. No data goes to
 //! the host. Never run on a GPU (none is lent to this project); the steps
 //! are tested on the CPU, where every ragged_dot fixture runs them.
 
+use meshrun_compiler::ir::ops::ragged_dot::RaggedDot;
+use meshrun_compiler::ir::ops::ragged_dot_steps::run;
 use meshrun_compiler::ir::{OpKind, TensorType};
-use meshrun_compiler::ops::ragged_dot::RaggedDot;
-use meshrun_compiler::ops::ragged_dot_steps::run;
 use meshrun_kernels::cpu::ragged_dot::ragged_dot_steps;
 
 use super::buffer::CudaBuffer;

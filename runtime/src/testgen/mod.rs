@@ -95,7 +95,7 @@ pub fn has_padded_reshape(program: &PartitionedProgram) -> bool {
     g.steps.iter().any(|s| {
         matches!(
             s.kind,
-            GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ops::reshape::Reshape))
+            GStepKind::Compute(OpKind::Reshape(meshrun_compiler::ir::ops::reshape::Reshape))
         ) && s.operands.iter().chain(&s.results).any(|&v| padded(v))
     })
 }

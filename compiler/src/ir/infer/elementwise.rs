@@ -1,9 +1,9 @@
 //! Shape rules of the element-wise ops: unary and binary
-//! (`convert`, `compare`, `select` and `clamp` are defined in `crate::ops`). StableHLO has no implicit broadcasting: operands
+//! (`convert`, `compare`, `select` and `clamp` are defined in `crate::ir::ops`). StableHLO has no implicit broadcasting: operands
 //! have equal shapes, except that `select`'s predicate and `clamp`'s bounds
 //! may be scalars.
 
-use super::common::{expect_operands, expect_same_types};
+use crate::ir::ops::checks::{expect_operands, expect_same_types};
 use crate::ir::ops::{BinaryOp, UnaryOp};
 use crate::ir::types::{ElemType, TensorType};
 

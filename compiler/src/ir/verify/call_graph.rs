@@ -3,7 +3,7 @@
 //! rejected.
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
-use crate::ir::module::Module;
+use crate::ir::Module;
 
 /// One call edge: the callee's index in `Module::funcs` and the call's
 /// position.

@@ -7,9 +7,9 @@
 //! axis manual twice.
 
 use crate::diag::{DiagKind, Diagnostic};
-use crate::ir::module::{Function, Module, OpId};
+use crate::ir::ops::manual_computation::BODY_MANUAL_AXES_ATTR;
 use crate::ir::ops::OpKind;
-use crate::ops::manual_computation::BODY_MANUAL_AXES_ATTR;
+use crate::ir::{Function, Module, OpId};
 use crate::sharding::MeshRef;
 
 /// A diagnostic for every misplaced manual-only op of `f`.

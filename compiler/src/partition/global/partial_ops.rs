@@ -123,7 +123,7 @@ mod tests {
         assert_eq!(partial_pass(&mul, ReductionOp::Sum, true), PartialPass::One);
         assert_eq!(
             partial_pass(
-                &OpKind::Reshape(crate::ops::reshape::Reshape),
+                &OpKind::Reshape(crate::ir::ops::reshape::Reshape),
                 ReductionOp::Min,
                 true
             ),
@@ -132,7 +132,7 @@ mod tests {
         // Rounding each partial sum to an integer is not rounding the sum.
         assert_eq!(
             partial_pass(
-                &OpKind::Convert(crate::ops::convert::Convert),
+                &OpKind::Convert(crate::ir::ops::convert::Convert),
                 ReductionOp::Sum,
                 false
             ),
@@ -140,7 +140,7 @@ mod tests {
         );
         assert_eq!(
             partial_pass(
-                &OpKind::Convert(crate::ops::convert::Convert),
+                &OpKind::Convert(crate::ir::ops::convert::Convert),
                 ReductionOp::Sum,
                 true
             ),

@@ -16,11 +16,11 @@
 //! way) has no known trip count; the cost model then counts one iteration
 //! and says so.
 
+use crate::ir::ops::compare::Compare;
+use crate::ir::ops::constant::Constant;
 use crate::ir::{
     BinaryOp, CompareDirection, DenseLiteral, Function, OpData, OpKind, Scalar, Value, ValueDef,
 };
-use crate::ops::compare::Compare;
-use crate::ops::constant::Constant;
 
 /// The number of times the body of `op` (a `stablehlo.while`) runs, when
 /// its bounds are constants.

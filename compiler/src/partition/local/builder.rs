@@ -8,9 +8,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::ops::constant::Constant;
+use crate::ir::ops::reduce::Reduce;
 use crate::ir::{DenseLiteral, OpKind, Scalar, TensorType};
-use crate::ops::constant::Constant;
-use crate::ops::reduce::Reduce;
 use crate::partition::global::value_names;
 use crate::partition::global::{GStepKind, GValueId, GlobalProgram};
 use crate::partition::local::padding::identity_of;

@@ -8,9 +8,9 @@
 //! batch block is `B / s` times its output batch block).
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::ops::convolution::Convolution;
+use crate::ir::ops::decode::I64Rows;
 use crate::ir::ReduceKind;
-use crate::ops::convolution::Convolution;
-use crate::ops::decode::I64Rows;
 use crate::partition::global::GValueId;
 use crate::partition::local::builder::DeviceBuilder;
 use crate::partition::local::padding::identity_of;

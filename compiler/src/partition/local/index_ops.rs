@@ -32,14 +32,14 @@
 //! runs on every backend.
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::ops::compare::Compare;
+use crate::ir::ops::constant::Constant;
+use crate::ir::ops::gather::Gather;
+use crate::ir::ops::scatter::{Scatter, ScatterUpdate};
+use crate::ir::ops::{clamp::Clamp, select::Select};
 use crate::ir::{
     BinaryOp, CompareDirection, DenseLiteral, ElemType, OpKind, ReduceKind, Scalar, TensorType,
 };
-use crate::ops::compare::Compare;
-use crate::ops::constant::Constant;
-use crate::ops::gather::Gather;
-use crate::ops::scatter::{Scatter, ScatterUpdate};
-use crate::ops::{clamp::Clamp, select::Select};
 use crate::partition::global::{GStepKind, GValueId};
 use crate::partition::local::builder::DeviceBuilder;
 use crate::partition::local::padding::identity_of;
@@ -141,7 +141,7 @@ impl DeviceBuilder<'_> {
         });
         self.emit(
             step,
-            OpKind::Reshape(crate::ops::reshape::Reshape),
+            OpKind::Reshape(crate::ir::ops::reshape::Reshape),
             vec![one],
             TensorType::scalar(elem),
             name,
@@ -213,7 +213,7 @@ impl DeviceBuilder<'_> {
         );
         self.emit(
             step,
-            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+            OpKind::BroadcastInDim(crate::ir::ops::broadcast_in_dim::BroadcastInDim {
                 dims: vec![ivd as i64],
             }),
             vec![v],
@@ -252,7 +252,7 @@ impl DeviceBuilder<'_> {
         if ivd >= ty.rank() {
             return self.emit(
                 step,
-                OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+                OpKind::BroadcastInDim(crate::ir::ops::broadcast_in_dim::BroadcastInDim {
                     dims: Vec::new(),
                 }),
                 vec![parts[0]],
@@ -266,7 +266,7 @@ impl DeviceBuilder<'_> {
             .map(|p| {
                 self.emit(
                     step,
-                    OpKind::Reshape(crate::ops::reshape::Reshape),
+                    OpKind::Reshape(crate::ir::ops::reshape::Reshape),
                     vec![p],
                     one_ty.clone(),
                     format!("{name}.part"),
@@ -276,14 +276,14 @@ impl DeviceBuilder<'_> {
         let vec_ty = TensorType::new(vec![offsets.len() as i64], ty.elem);
         let v = self.emit(
             step,
-            OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim: 0 }),
+            OpKind::Concatenate(crate::ir::ops::concatenate::Concatenate { dim: 0 }),
             ones,
             vec_ty,
             format!("{name}.offvec"),
         );
         self.emit(
             step,
-            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+            OpKind::BroadcastInDim(crate::ir::ops::broadcast_in_dim::BroadcastInDim {
                 dims: vec![ivd as i64],
             }),
             vec![v],
@@ -395,7 +395,7 @@ fn gather(
         );
         b.emit(
             i,
-            OpKind::Reduce(crate::ops::reduce::Reduce::with_kind(
+            OpKind::Reduce(crate::ir::ops::reduce::Reduce::with_kind(
                 vec![ivd as i64],
                 ReduceKind::And,
                 &[ElemType::I1],
@@ -418,14 +418,14 @@ fn gather(
         let flag = b.device_scalar(i, ElemType::I32, holds, format!("{name}.holds_row0"));
         let flag = b.emit(
             i,
-            OpKind::Convert(crate::ops::convert::Convert),
+            OpKind::Convert(crate::ir::ops::convert::Convert),
             vec![flag],
             TensorType::scalar(ElemType::I1),
             format!("{name}.holds"),
         );
         let flag = b.emit(
             i,
-            OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim {
+            OpKind::BroadcastInDim(crate::ir::ops::broadcast_in_dim::BroadcastInDim {
                 dims: Vec::new(),
             }),
             vec![flag],
@@ -449,7 +449,9 @@ fn gather(
         .collect();
     let wide = b.emit(
         i,
-        OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim { dims: batch_dims }),
+        OpKind::BroadcastInDim(crate::ir::ops::broadcast_in_dim::BroadcastInDim {
+            dims: batch_dims,
+        }),
         vec![mask],
         out_ty.with_elem(ElemType::I1),
         format!("{name}.mask_rows"),
@@ -554,7 +556,7 @@ fn scatter(
                         b.device_scalar(i, ElemType::I32, first.clone(), format!("{name}.first"));
                     let f = b.emit(
                         i,
-                        OpKind::Convert(crate::ops::convert::Convert),
+                        OpKind::Convert(crate::ir::ops::convert::Convert),
                         vec![f],
                         TensorType::scalar(ElemType::I1),
                         format!("{name}.is_first"),
@@ -636,7 +638,7 @@ fn dynamic_update_slice(
     );
     let padded = b.emit(
         i,
-        OpKind::Pad(crate::ops::pad::Pad {
+        OpKind::Pad(crate::ir::ops::pad::Pad {
             low: low.clone(),
             high: high.clone(),
             interior: vec![0; rank],
@@ -684,7 +686,7 @@ fn dynamic_update_slice(
     let limit: Vec<i64> = (0..rank).map(|d| low[d] + block.shape[d]).collect();
     b.op(
         i,
-        OpKind::Slice(crate::ops::slice::Slice {
+        OpKind::Slice(crate::ir::ops::slice::Slice {
             start: low,
             limit,
             strides: vec![1; rank],

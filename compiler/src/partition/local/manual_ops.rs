@@ -7,9 +7,9 @@
 //! device's mesh position (an `iota` with a per-device offset).
 
 use crate::diag::Diagnostic;
+use crate::ir::ops::collectives::{reduction_of, AllGather, AllToAll, ReduceScatter};
+use crate::ir::ops::replica_groups::GroupsForm;
 use crate::ir::{ElemType, OpKind, TensorType};
-use crate::ops::collectives::{reduction_of, AllGather, AllToAll, ReduceScatter};
-use crate::ops::replica_groups::GroupsForm;
 use crate::partition::global::explicit_reshards::manual::WRITTEN_IN_SHARD_MAP;
 use crate::partition::global::{Cause, GValueId};
 use crate::partition::local::builder::{internal, DeviceBuilder};
@@ -212,7 +212,7 @@ impl DeviceBuilder<'_> {
         let name = self.names[result].clone();
         let split = self.new_value(view(1, g), format!("{name}.chunks"));
         self.instrs.push(Instr::Op {
-            kind: OpKind::Reshape(crate::ops::reshape::Reshape),
+            kind: OpKind::Reshape(crate::ir::ops::reshape::Reshape),
             operands: vec![local],
             results: vec![split],
             step: i,
@@ -222,7 +222,7 @@ impl DeviceBuilder<'_> {
         self.push_user_collective(i, kind, operand, split, moved, result, Some((d, d + 1)))?;
         self.op(
             i,
-            OpKind::Reshape(crate::ops::reshape::Reshape),
+            OpKind::Reshape(crate::ir::ops::reshape::Reshape),
             vec![moved],
             &[result],
         )
@@ -254,7 +254,7 @@ impl DeviceBuilder<'_> {
         });
         self.op(
             i,
-            OpKind::Reshape(crate::ops::reshape::Reshape),
+            OpKind::Reshape(crate::ir::ops::reshape::Reshape),
             vec![one],
             &[result],
         )

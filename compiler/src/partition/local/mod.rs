@@ -16,8 +16,8 @@ pub(crate) mod to_unreduced;
 pub(crate) mod window;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::ops::constant::Constant;
 use crate::ir::{DenseLiteral, OpKind, ReduceKind, TensorType};
-use crate::ops::constant::Constant;
 use crate::partition::global::{Cause, GStepKind, GValueId, GlobalProgram};
 use crate::partition::local::builder::{internal, DeviceBuilder};
 use crate::partition::local::index_ops::lower_index_op;
@@ -108,7 +108,7 @@ impl DeviceBuilder<'_> {
                 let input = self.local(step.operands[0])?;
                 self.op(
                     i,
-                    OpKind::Reshape(crate::ops::reshape::Reshape),
+                    OpKind::Reshape(crate::ir::ops::reshape::Reshape),
                     vec![input],
                     &step.results,
                 )
@@ -228,7 +228,9 @@ impl DeviceBuilder<'_> {
             }) if !is_replicated(&self.prog.values[results[0]].sharding) => {
                 self.sharded_constant(i, kind, results[0])
             }
-            OpKind::Iota(crate::ops::iota::Iota { dim }) => self.iota(i, kind, *dim, results[0]),
+            OpKind::Iota(crate::ir::ops::iota::Iota { dim }) => {
+                self.iota(i, kind, *dim, results[0])
+            }
             OpKind::PartitionId(_) => self.partition_id(i, results[0]),
             OpKind::AllReduce(_)
             | OpKind::AllGather(_)

@@ -10,8 +10,8 @@
 //! constant, ...) do not, which forces a new mask before the next sum.
 
 use crate::diag::SrcPos;
+use crate::ir::ops::constant::Constant;
 use crate::ir::{ElemType, Function, OpKind, ReduceKind, Scalar, ValueDef};
-use crate::ops::constant::Constant;
 
 /// The identity of `kind` in element type `elem`.
 pub fn identity_of(kind: ReduceKind, elem: ElemType) -> Scalar {

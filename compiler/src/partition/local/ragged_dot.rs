@@ -21,8 +21,8 @@
 //! Mode 3 (a ragged batch dimension) is its `dot_general`.
 
 use crate::diag::Diagnostic;
+use crate::ir::ops::ragged_dot::{RaggedDot, RaggedMode};
 use crate::ir::{ElemType, OpKind, ReduceKind};
-use crate::ops::ragged_dot::{RaggedDot, RaggedMode};
 use crate::partition::global::GValueId;
 use crate::partition::local::builder::{internal, DeviceBuilder};
 use crate::partition::local::padding::identity_of;

@@ -39,7 +39,7 @@ pub(crate) fn lower_remap_op(
         .filter(|&d| !b.dim_axes(result, d).is_empty() && changes_dim(kind, b, operands, result, d))
         .collect();
     match kind {
-        OpKind::Slice(crate::ops::slice::Slice {
+        OpKind::Slice(crate::ir::ops::slice::Slice {
             start,
             limit,
             strides,
@@ -75,7 +75,7 @@ pub(crate) fn lower_remap_op(
                     format!("{}.local", b.name_of(result)),
                 );
                 b.instrs.push(Instr::Op {
-                    kind: OpKind::Slice(crate::ops::slice::Slice {
+                    kind: OpKind::Slice(crate::ir::ops::slice::Slice {
                         start: local_start,
                         limit: local_limit,
                         strides: local_strides,
@@ -93,7 +93,7 @@ pub(crate) fn lower_remap_op(
             }
             finish(b, cur, result, step)
         }
-        OpKind::Pad(crate::ops::pad::Pad {
+        OpKind::Pad(crate::ir::ops::pad::Pad {
             low,
             high,
             interior,
@@ -123,7 +123,7 @@ pub(crate) fn lower_remap_op(
                     format!("{}.local", b.name_of(result)),
                 );
                 b.instrs.push(Instr::Op {
-                    kind: OpKind::Pad(crate::ops::pad::Pad {
+                    kind: OpKind::Pad(crate::ir::ops::pad::Pad {
                         low: l,
                         high: h,
                         interior: it,
@@ -154,7 +154,7 @@ pub(crate) fn lower_remap_op(
             }
             finish(b, cur, result, step)
         }
-        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => {
+        OpKind::Concatenate(crate::ir::ops::concatenate::Concatenate { dim }) => {
             let d = *dim as usize;
             if !remapped.contains(&d) {
                 let out = b.local(result)?;
@@ -201,7 +201,7 @@ pub(crate) fn lower_remap_op(
                     format!("{}.local", b.name_of(result)),
                 );
                 b.instrs.push(Instr::Op {
-                    kind: OpKind::Reverse(crate::ops::reverse::Reverse {
+                    kind: OpKind::Reverse(crate::ir::ops::reverse::Reverse {
                         dimensions: local_dims,
                     }),
                     operands: vec![cur],
@@ -235,14 +235,14 @@ fn changes_dim(
     d: usize,
 ) -> bool {
     match kind {
-        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => *dim as usize == d,
+        OpKind::Concatenate(crate::ir::ops::concatenate::Concatenate { dim }) => *dim as usize == d,
         OpKind::Reverse(r) => r.reverses(d) && b.prog.values[result].ty.shape[d] > 1,
-        OpKind::Slice(crate::ops::slice::Slice { start, strides, .. }) => {
+        OpKind::Slice(crate::ir::ops::slice::Slice { start, strides, .. }) => {
             start[d] != 0
                 || strides[d] != 1
                 || b.prog.values[operands[0]].ty.shape[d] != b.prog.values[result].ty.shape[d]
         }
-        OpKind::Pad(crate::ops::pad::Pad { low, interior, .. }) => {
+        OpKind::Pad(crate::ir::ops::pad::Pad { low, interior, .. }) => {
             low[d] != 0
                 || interior[d] != 0
                 || b.prog.values[operands[0]].ty.shape[d] != b.prog.values[result].ty.shape[d]

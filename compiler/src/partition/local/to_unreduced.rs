@@ -315,7 +315,7 @@ fn reshape_to(
     let out = b.new_value(TensorType::new(shape, elem), name);
     b.zero_padded[out] = b.zero_padded[v];
     b.instrs.push(Instr::Op {
-        kind: OpKind::Reshape(crate::ops::reshape::Reshape),
+        kind: OpKind::Reshape(crate::ir::ops::reshape::Reshape),
         operands: vec![v],
         results: vec![out],
         step: i,

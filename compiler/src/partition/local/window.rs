@@ -12,10 +12,10 @@
 //! message at all, as XLA.
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::ops::decode::I64Rows;
+use crate::ir::ops::reduce_window::ReduceWindow;
+use crate::ir::ops::window::Window;
 use crate::ir::{OpKind, TensorType};
-use crate::ops::decode::I64Rows;
-use crate::ops::reduce_window::ReduceWindow;
-use crate::ops::window::Window;
 use crate::partition::global::{Cause, GStepKind, GValueId};
 use crate::partition::local::builder::DeviceBuilder;
 use crate::partition::local::remap::emit_remap;

@@ -3,11 +3,11 @@
 //! round-trip text format: that is [`crate::text`].
 
 use crate::ir::attr::Attr;
+use crate::ir::ops::constant::Constant;
+use crate::ir::ops::reshard::Reshard;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
+use crate::ir::ops::sharding_group::ShardingGroup;
 use crate::ir::{DenseLiteral, OpKind, Scalar};
-use crate::ops::constant::Constant;
-use crate::ops::reshard::Reshard;
-use crate::ops::sharding_constraint::ShardingConstraint;
-use crate::ops::sharding_group::ShardingGroup;
 
 fn list(v: &[i64]) -> String {
     let s: Vec<String> = v.iter().map(ToString::to_string).collect();
@@ -25,7 +25,7 @@ fn scalar(s: &Scalar) -> String {
 /// The attributes of `kind`, or an empty string.
 pub fn op_attrs(kind: &OpKind) -> String {
     match kind {
-        OpKind::Compare(crate::ops::compare::Compare { direction, .. }) => {
+        OpKind::Compare(crate::ir::ops::compare::Compare { direction, .. }) => {
             direction.name().to_string()
         }
         OpKind::Constant(Constant {
@@ -40,11 +40,11 @@ pub fn op_attrs(kind: &OpKind) -> String {
             let more = if v.len() > 4 { ", ..." } else { "" };
             format!("dense<[{}{more}]>", head.join(", "))
         }
-        OpKind::Iota(crate::ops::iota::Iota { dim }) => format!("dim = {dim}"),
-        OpKind::BroadcastInDim(crate::ops::broadcast_in_dim::BroadcastInDim { dims }) => {
+        OpKind::Iota(crate::ir::ops::iota::Iota { dim }) => format!("dim = {dim}"),
+        OpKind::BroadcastInDim(crate::ir::ops::broadcast_in_dim::BroadcastInDim { dims }) => {
             format!("dims = {}", list(dims))
         }
-        OpKind::Transpose(crate::ops::transpose::Transpose { perm }) => {
+        OpKind::Transpose(crate::ir::ops::transpose::Transpose { perm }) => {
             format!("dims = {}", list(perm))
         }
         OpKind::DotGeneral(dot) => {
@@ -76,8 +76,10 @@ pub fn op_attrs(kind: &OpKind) -> String {
                 r.body.func().body.len()
             ),
         },
-        OpKind::Concatenate(crate::ops::concatenate::Concatenate { dim }) => format!("dim = {dim}"),
-        OpKind::Slice(crate::ops::slice::Slice {
+        OpKind::Concatenate(crate::ir::ops::concatenate::Concatenate { dim }) => {
+            format!("dim = {dim}")
+        }
+        OpKind::Slice(crate::ir::ops::slice::Slice {
             start,
             limit,
             strides,
@@ -96,7 +98,7 @@ pub fn op_attrs(kind: &OpKind) -> String {
                 .collect();
             format!("[{}]", parts.join(", "))
         }
-        OpKind::Pad(crate::ops::pad::Pad {
+        OpKind::Pad(crate::ir::ops::pad::Pad {
             low,
             high,
             interior,

@@ -1,5 +1,5 @@
 //! The factor shardings a `stablehlo.convolution` can be computed with on
-//! local blocks (Shardy's rule, `ops/convolution`, names the factors).
+//! local blocks (Shardy's rule, `ir/ops/convolution`, names the factors).
 //!
 //! Local with the global attributes: the batch, the output features, the
 //! input features (each device's partial sums, all-reduced after the op),

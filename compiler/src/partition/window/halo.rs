@@ -6,7 +6,7 @@
 //! The input (size `in`) and the output (size `out`, the number of
 //! windows) are split into `n` equal blocks (`Bi = in / n`, `Bo = out /
 //! n`). Output block `k`'s windows cover the *padded* positions (see
-//! `ops::window`) `[k·Bo·s, k·Bo·s + E)` with `E = (Bo − 1)·s + span`,
+//! `ir::ops::window`) `[k·Bo·s, k·Bo·s + E)` with `E = (Bo − 1)·s + span`,
 //! `span = (w − 1)·window_dilation + 1`. Every device builds a local input
 //! of the same length `len` (the programs are SPMD): local element `j` of
 //! block `k` is input element `source(k, j)`, or the op's padding value
@@ -27,7 +27,7 @@
 //! reads no further than its two neighbours' blocks (one hop, as the
 //! partitioner's reason says); otherwise the dimension is gathered.
 
-use crate::ops::window::Window;
+use crate::ir::ops::window::Window;
 
 /// One window dimension of a sharded windowed op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,10 +196,10 @@ pub(crate) fn plan_halo(d: HaloDim) -> Option<HaloPlan> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::window::Tap;
+    use crate::ir::ops::window::Tap;
 
     /// The input elements output block `k`'s windows read, from the
-    /// window geometry itself (`ops::window`'s taps).
+    /// window geometry itself (`ir::ops::window`'s taps).
     fn brute_reads(d: HaloDim, pad_high: i64, k: i64) -> Vec<i64> {
         let w = Window {
             dims: vec![d.window],

@@ -22,8 +22,8 @@
 //! positions (permutation). A tiled dimension keeps them sharded on the
 //! same axes, so source windows and operand blocks line up.
 
+use crate::ir::ops::window::Window;
 use crate::ir::OpKind;
-use crate::ops::window::Window;
 use crate::partition::window::halo::{plan_halo, HaloDim};
 use crate::rules::OpShardingRule;
 use crate::sharding::{AxisRef, Mesh};

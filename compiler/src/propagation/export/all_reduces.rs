@@ -11,8 +11,8 @@
 //! named and manual computations) and calls are left alone: the
 //! partitioner reduces what their edges need.
 
+use crate::ir::ops::sdy_all_reduce::SdyAllReduce;
 use crate::ir::{Function, OpId, OpKind, Value};
-use crate::ops::sdy_all_reduce::SdyAllReduce;
 use crate::propagation::blocks::{self, Block};
 use crate::propagation::values::sharding_of;
 use crate::sharding::{AxisRef, TensorSharding};

@@ -34,7 +34,7 @@ use crate::propagation::values;
 use crate::sharding::TensorSharding;
 
 use super::io_shardings::closed;
-use crate::ops::reshard::Reshard;
+use crate::ir::ops::reshard::Reshard;
 
 /// Run the four steps on `module`; `provenance` (one per function) stays
 /// aligned with `module.funcs`.
@@ -244,7 +244,7 @@ fn carry_provenance(
 /// operands, results and result shardings.
 fn turn_into_call(f: &mut Function, nc: OpId, callee: &str) {
     let op = f.op_mut(nc);
-    op.kind = OpKind::Call(crate::ops::call::Call::new(callee));
+    op.kind = OpKind::Call(crate::ir::ops::call::Call::new(callee));
     op.regions.clear();
 }
 

@@ -3,9 +3,9 @@
 //! partitioner lowers to collectives, and reshards nothing reads are
 //! dropped (they would only move bytes nobody uses).
 
+use crate::ir::ops::reshard::Reshard;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 use crate::ir::{Function, OpKind};
-use crate::ops::reshard::Reshard;
-use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::propagation::{blocks, values};
 
 /// Drop every `sdy.sharding_group` op (Shardy's `RemoveShardingGroupsPass`).

@@ -8,8 +8,8 @@ use crate::ir::{Function, Module, OpKind};
 use crate::sharding::{MeshRef, TensorSharding};
 
 use super::io_shardings::closed;
-use crate::ops::reshard::Reshard;
-use crate::ops::sharding_constraint::ShardingConstraint;
+use crate::ir::ops::reshard::Reshard;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 
 /// Close every sharding of `f`.
 pub fn close_shardings(f: &mut Function) {

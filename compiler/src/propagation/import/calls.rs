@@ -18,8 +18,8 @@ use std::collections::{HashMap, HashSet};
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::copy::OpCopier;
 use crate::ir::inline::callees_first;
+use crate::ir::ops::named_computation::NamedComputation;
 use crate::ir::{Function, Module, OpId, OpKind, Region, Value, Visibility};
-use crate::ops::named_computation::NamedComputation;
 use crate::propagation::blocks;
 use crate::sharding::{DimSharding, MeshRef, TensorSharding};
 

@@ -12,8 +12,8 @@
 
 use std::collections::HashMap;
 
+use crate::ir::ops::constant::Constant;
 use crate::ir::{ConstantDialect, Function, OpId, OpKind, Value, ValueDef};
-use crate::ops::constant::Constant;
 use crate::propagation::blocks;
 
 /// Whether an op with only constant operands computes a constant.

@@ -17,7 +17,7 @@ use crate::ir::{Function, OpId, OpKind, Value, ValueDef};
 use crate::propagation::data_flow;
 use crate::sharding::{DimSharding, TensorSharding};
 
-use crate::ops::sharding_constraint::ShardingConstraint;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 use crate::propagation::blocks::{self, Block};
 use crate::propagation::values::{set_sharding_of, sharding_of, use_counts};
 

@@ -17,7 +17,7 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{Function, OpKind, Value, ValueDef};
 use crate::sharding::{DimSharding, TensorSharding};
 
-use crate::ops::sharding_constraint::ShardingConstraint;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 use crate::propagation::graph::Groups;
 use crate::propagation::values::{describe_value, set_sharding_of, sharding_of};
 

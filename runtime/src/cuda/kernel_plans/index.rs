@@ -4,8 +4,8 @@
 
 use std::borrow::Cow;
 
+use meshrun_compiler::ir::ops::scatter::ScatterUpdate;
 use meshrun_compiler::ir::ElemType;
-use meshrun_compiler::ops::scatter::ScatterUpdate;
 use meshrun_kernels::cuda::index::{
     gather as gather_name, scatter as scatter_name, scatter_strategy, walk_sizes, window_volume,
     ScatterStrategy,

@@ -7,8 +7,8 @@
 //! all-gathered, and the same reduce runs over it.
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::ops::reduce::{Reduce, ReduceAttrs};
 use crate::ir::OpKind;
-use crate::ops::reduce::{Reduce, ReduceAttrs};
 use crate::partition::global::explicit_reshards::{braced, Builder};
 use crate::partition::global::{Cause, GStepKind, GValueId};
 use crate::sharding::validate::sort_in_mesh_order;

@@ -19,8 +19,8 @@
 //! positions (`local_ops`), with the reason "written in shard_map".
 
 use crate::diag::Diagnostic;
+use crate::ir::ops::manual_computation::ManualComputation;
 use crate::ir::{OpData, OpId};
-use crate::ops::manual_computation::ManualComputation;
 use crate::partition::global::explicit_reshards::{op_label, Builder};
 use crate::partition::global::{Cause, GStepKind};
 

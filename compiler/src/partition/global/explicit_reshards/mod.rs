@@ -32,12 +32,12 @@ pub(crate) mod structure;
 use std::collections::HashMap;
 
 use crate::diag::{DiagKind, Diagnostic, SrcPos};
+use crate::ir::find_attr;
 use crate::ir::literal::{DenseLiteral, Scalar};
-use crate::ir::module::find_attr;
+use crate::ir::ops::constant::Constant;
+use crate::ir::ops::reshard::Reshard;
+use crate::ir::ops::sharding_constraint::ShardingConstraint;
 use crate::ir::{Function, Module, OpData, OpId, OpKind, ReduceKind, Value};
-use crate::ops::constant::Constant;
-use crate::ops::reshard::Reshard;
-use crate::ops::sharding_constraint::ShardingConstraint;
 use crate::partition::global::hoist::hoist_reshards;
 use crate::partition::global::inline::inlined_entry;
 use crate::partition::global::{
@@ -532,7 +532,7 @@ impl<'a> Builder<'a> {
     pub(crate) fn sdy_all_reduce(
         &mut self,
         op: &OpData,
-        ar: &crate::ops::sdy_all_reduce::SdyAllReduce,
+        ar: &crate::ir::ops::sdy_all_reduce::SdyAllReduce,
         label: String,
     ) -> Result<(), Diagnostic> {
         let (&[operand], &[result]) = (&op.operands[..], &op.results[..]) else {
@@ -679,14 +679,14 @@ impl<'a> Builder<'a> {
 }
 
 /// A parameter's `mhlo.memory_kind`, unquoted.
-fn memory_kind(p: Option<&crate::ir::module::ParamAttrs>) -> Option<String> {
+fn memory_kind(p: Option<&crate::ir::ParamAttrs>) -> Option<String> {
     let a = find_attr(&p?.attrs, "mhlo.memory_kind")?;
     Some(a.value.as_deref()?.trim_matches('"').to_string())
 }
 
 /// An argument's `tf.aliasing_output = K : i32` or `jax.buffer_donor =
 /// true`.
-fn donation(p: Option<&crate::ir::module::ParamAttrs>) -> Donation {
+fn donation(p: Option<&crate::ir::ParamAttrs>) -> Donation {
     let Some(p) = p else {
         return Donation::None;
     };

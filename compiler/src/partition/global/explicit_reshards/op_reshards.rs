@@ -4,9 +4,10 @@
 //! reduce partial results, and reshard results to their annotations.
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::ir::op_rules::rule_for_op;
+use crate::ir::ops::custom_call::replicating_rule;
+use crate::ir::ops::scatter::ScatterUpdate;
 use crate::ir::{OpData, OpId, OpKind, ReduceKind, Value};
-use crate::ops::custom_call::replicating_rule;
-use crate::ops::scatter::ScatterUpdate;
 use crate::partition::global::compat::{self, is_remap_kind};
 use crate::partition::global::explicit_reshards::{
     braced, is_fully_replicated, placement, reduce_kind, reduction_op, Builder,
@@ -18,7 +19,7 @@ use crate::partition::window::conv_factors::fit_conv_factors;
 use crate::partition::window::window_factors::{fit_window_factors, is_window_op};
 use crate::rules::axis_algebra::{push_or_merge, sorted_and_merged};
 use crate::rules::{
-    factor_symbol, rule_for_op, FactorKind, FactorSharding, OpShardingRule, ShardingProjection,
+    factor_symbol, FactorKind, FactorSharding, OpShardingRule, ShardingProjection,
     TensorFactorShardings, TensorMapping,
 };
 use crate::sharding::validate::sort_in_mesh_order;
