@@ -312,7 +312,7 @@ fn gather_errors_name_op_and_position() {
             "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1",
             "1, 8",
             "tensor<5x4xf32>",
-            "result types must be (tensor<5x8xf32>)",
+            "result has type tensor<5x4xf32> but the operands and attributes give tensor<5x8xf32>",
         ),
         // Offset + collapsed dims do not cover the operand.
         (
@@ -1533,7 +1533,7 @@ fn convolution_errors_name_op_and_position() {
         "tensor<8x14x14x8xf32>",
     );
     assert!(
-        e.contains("result types must be (tensor<8x16x16x8xf32>)"),
+        e.contains("the operands and attributes give tensor<8x16x16x8xf32>"),
         "{e}"
     );
 }
@@ -1901,7 +1901,12 @@ fn reduce_precision_errors_name_op_and_position() {
         "  %r = \"stablehlo.reduce_precision\"(%x) <{exponent_bits = 4 : i32, mantissa_bits = 3 : i32}> : (tensor<4xf32>) -> tensor<4xf16>",
         "tensor<4xf16>",
     );
-    assert!(e.contains("result types must be (tensor<4xf32>)"), "{e}");
+    assert!(
+        e.contains(
+            "result has type tensor<4xf16> but the operands and attributes give tensor<4xf32>"
+        ),
+        "{e}"
+    );
     assert!(!e.contains('\n'), "one line: {e}");
 }
 

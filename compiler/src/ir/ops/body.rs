@@ -10,17 +10,11 @@
 //! as functions of their own before the op's checks (MLIR verifies nested
 //! ops before their parent), so nothing here calls back into the verifier.
 
+use crate::ir::ops::checks::type_list as list;
 use crate::ir::ops::checks::{check_static_shape, plural};
 use crate::ir::ops::OpKind;
 use crate::ir::types::TensorType;
 use crate::ir::Computation;
-
-fn list(ts: &[TensorType]) -> String {
-    ts.iter()
-        .map(|t| t.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// The body of `what` must take `args` and return `results` (rank-0
 /// types), and compute element-wise.

@@ -11,6 +11,7 @@
 //! Propagation ties each result with what every branch returns (Shardy's
 //! data-flow edges); the op has no factor rule of its own.
 
+use crate::ir::ops::checks::type_list as list;
 use crate::ir::ops::{
     Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec, RegionTypes, RuleShapes,
 };
@@ -62,12 +63,6 @@ impl OpDef for Case {
                 return Err(format!("branch {k} must take no arguments"));
             }
             if r.returns != results {
-                let list = |ts: &[TensorType]| {
-                    ts.iter()
-                        .map(|t| t.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
                 return Err(format!(
                     "branch {k} returns ({}) but the op's results are ({})",
                     list(&r.returns),

@@ -173,3 +173,11 @@ pub(crate) fn not_inferable(instead: &str) -> String {
         "the result type is given by the program, not inferred from the operands (use {instead})"
     )
 }
+
+/// `t1, t2, ...`: types as error messages list them.
+pub(crate) fn type_list(ts: &[TensorType]) -> String {
+    ts.iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -4,7 +4,7 @@
 //!
 //! `%r = stablehlo.clamp %lo, %x, %hi : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`
 
-use crate::ir::ops::checks::{check_inferred, expect_operands};
+use crate::ir::ops::checks::expect_operands;
 use crate::ir::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::ir::types::TensorType;
 use crate::rules::builder::RuleBuilder;
@@ -45,10 +45,6 @@ impl OpDef for Clamp {
             }
         }
         Ok(vec![x.clone()])
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// Element-wise; scalar bounds have no factors.

@@ -6,7 +6,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::{check_inferred, expect_operands, expect_same_types};
+use crate::ir::ops::checks::{expect_operands, expect_same_types};
 use crate::ir::ops::{
     AttrCodec, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm,
 };
@@ -116,10 +116,6 @@ impl OpDef for Compare {
             }
         }
         Ok(vec![operands[0].with_elem(ElemType::I1)])
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// Element-wise: one factor per dimension, shared by both operands

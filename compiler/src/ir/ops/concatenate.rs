@@ -6,7 +6,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::{check_inferred, dim_index};
+use crate::ir::ops::checks::dim_index;
 use crate::ir::ops::{
     Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm,
 };
@@ -80,10 +80,6 @@ impl OpDef for Concatenate {
         let mut shape = first.shape.clone();
         shape[d] = total;
         Ok(vec![first.with_shape(shape)])
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// One factor per result dimension shared by all operands; the

@@ -213,24 +213,11 @@ pub trait OpDef: HasSpec + fmt::Debug {
         true
     }
 
-    /// Check given result types (the verifier). By default they must equal
-    /// what [`OpDef::infer`] gives.
+    /// Check given result types (the verifier). By default the operands'
+    /// shapes must be static and the results must be what
+    /// [`OpDef::infer`] gives.
     fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        let want = self.infer(operands)?;
-        if want.as_slice() == results {
-            return Ok(());
-        }
-        let list = |ts: &[TensorType]| {
-            ts.iter()
-                .map(|t| t.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        Err(format!(
-            "result types must be ({}), not ({})",
-            list(&want),
-            list(results)
-        ))
+        super::checks::check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// The terminator of the op's structural regions.

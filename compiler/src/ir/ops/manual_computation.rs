@@ -19,6 +19,7 @@
 //! already local along the outer one's manual axes.
 
 use crate::ir::attr::Attr;
+use crate::ir::ops::checks::type_list as list;
 use crate::ir::ops::{
     Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RegionTypes, RuleShapes, SigForm,
 };
@@ -85,13 +86,6 @@ impl DecodeOp for ManualComputation {
             manual_axes,
         })
     }
-}
-
-fn list(ts: &[TensorType]) -> String {
-    ts.iter()
-        .map(|t| t.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The attribute of a function that stands for a manual computation's body

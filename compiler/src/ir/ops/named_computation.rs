@@ -20,6 +20,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
+use crate::ir::ops::checks::type_list as list;
 use crate::ir::ops::{
     Arity, DecodeError, DecodeOp, Decoder, OpDef, OpSpec, RegionTypes, RuleShapes,
 };
@@ -69,13 +70,6 @@ impl DecodeOp for NamedComputation {
             in_shardings: None,
         })
     }
-}
-
-fn list(ts: &[TensorType]) -> String {
-    ts.iter()
-        .map(|t| t.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 impl OpDef for NamedComputation {

@@ -7,7 +7,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::{check_inferred, expect_len, expect_operands};
+use crate::ir::ops::checks::{expect_len, expect_operands};
 use crate::ir::ops::slice::slice_or_pad_rule;
 use crate::ir::ops::{
     Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm,
@@ -92,10 +92,6 @@ impl OpDef for Pad {
             shape.push(new);
         }
         Ok(vec![x.with_shape(shape)])
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// As `slice`'s: padded dimensions are permutation factors.

@@ -8,7 +8,6 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::check_inferred;
 use crate::ir::ops::sharding_constraint::{sharded_identity, SHARDED_VALUE_FORM};
 use crate::ir::ops::{DecodeError, DecodeOp, Decoder, OpDef, OpSpec, RuleShapes};
 use crate::ir::types::TensorType;
@@ -40,10 +39,6 @@ impl OpDef for Reshard {
 
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         sharded_identity(&self.sharding, operands)
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     fn value_sharding(&self) -> Option<&TensorSharding> {

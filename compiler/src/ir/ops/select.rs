@@ -4,7 +4,7 @@
 //!
 //! `%r = stablehlo.select %p, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>`
 
-use crate::ir::ops::checks::{check_inferred, expect_operands};
+use crate::ir::ops::checks::expect_operands;
 use crate::ir::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::ir::types::{ElemType, TensorType};
 use crate::rules::builder::RuleBuilder;
@@ -49,10 +49,6 @@ impl OpDef for Select {
             ));
         }
         Ok(vec![on_true.clone()])
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// Element-wise; a scalar predicate has no factors.

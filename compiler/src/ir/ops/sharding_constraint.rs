@@ -7,7 +7,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::{check_inferred, expect_operands};
+use crate::ir::ops::checks::expect_operands;
 use crate::ir::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::ir::types::TensorType;
 use crate::rules::builder::RuleBuilder;
@@ -67,10 +67,6 @@ impl OpDef for ShardingConstraint {
 
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         sharded_identity(&self.sharding, operands)
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     fn value_sharding(&self) -> Option<&TensorSharding> {

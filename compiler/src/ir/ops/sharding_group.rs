@@ -7,7 +7,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::{check_inferred, expect_operands};
+use crate::ir::ops::checks::expect_operands;
 use crate::ir::ops::{
     Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm,
 };
@@ -46,10 +46,6 @@ impl OpDef for ShardingGroup {
     fn infer(&self, operands: &[TensorType]) -> Result<Vec<TensorType>, String> {
         expect_operands(operands, 1)?;
         Ok(Vec::new())
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// None: propagation reads the groups themselves.

@@ -9,7 +9,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::{check_inferred, expect_len, expect_operands};
+use crate::ir::ops::checks::{expect_len, expect_operands};
 use crate::ir::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::ir::types::TensorType;
 use crate::rules::builder::RuleBuilder;
@@ -96,10 +96,6 @@ impl OpDef for Slice {
             shape.push(len / st + i64::from(len % st != 0));
         }
         Ok(vec![x.with_shape(shape)])
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     fn rule(

@@ -6,7 +6,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
-use crate::ir::ops::checks::{check_inferred, expect_operands, unique_dim_indices};
+use crate::ir::ops::checks::{expect_operands, unique_dim_indices};
 use crate::ir::ops::{DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes, SigForm};
 use crate::ir::types::TensorType;
 use crate::rules::builder::RuleBuilder;
@@ -80,10 +80,6 @@ impl OpDef for Transpose {
         Ok(vec![x.with_shape(
             idx.iter().map(|&i| x.shape[i]).collect::<Vec<_>>(),
         )])
-    }
-
-    fn check(&self, operands: &[TensorType], results: &[TensorType]) -> Result<(), String> {
-        check_inferred(operands, results, |o| self.infer(o))
     }
 
     /// One factor per result dimension, in result order, of the size of

@@ -16,6 +16,7 @@
 //! `body` returns and the result into one data-flow edge (Shardy); the op
 //! has no factor rule of its own.
 
+use crate::ir::ops::checks::type_list as list;
 use crate::ir::ops::{
     Arity, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RegionTypes, RuleShapes, SigForm,
 };
@@ -44,13 +45,6 @@ impl DecodeOp for While {
     fn decode(_d: &mut Decoder) -> Result<Self, DecodeError> {
         Ok(While)
     }
-}
-
-fn list(ts: &[TensorType]) -> String {
-    ts.iter()
-        .map(|t| t.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 impl OpDef for While {
