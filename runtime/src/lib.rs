@@ -20,8 +20,9 @@
 //! - [`compare`] — the tolerance rule for sharded vs reference outputs;
 //! - [`random_inputs`] — deterministic random inputs;
 //! - [`reference`](mod@reference) — the one-device reference interpreter every sharded run
-//!   is checked against (`reference_manual`, `reference_collectives`:
-//!   `shard_map` bodies run once per device, with their collectives);
+//!   is checked against (`reference_walk`: the one op walk, for one device or
+//!   many in lockstep; `reference_manual`, `reference_collectives`:
+//!   `shard_map` bodies run on every device, with their collectives);
 //! - [`npy`] — `.npy` files to and from host tensors;
 //! - [`blocks`] — copying boxes between row-major tensors;
 //! - [`capacity`] — whether a program fits the backend and the host,
@@ -56,6 +57,8 @@ pub mod reference;
 mod reference_collectives;
 mod reference_manual;
 mod reference_scope;
+mod reference_value;
+mod reference_walk;
 mod replica_results;
 pub mod shard_io;
 mod spmd;

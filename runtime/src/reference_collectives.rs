@@ -14,16 +14,12 @@
 //! a group with members both running and not running the op is an error,
 //! as the program would hang on real devices.
 
-use std::rc::Rc;
-
 use meshrun_compiler::ir::ops::collectives::reduction_of;
 use meshrun_compiler::ir::{OpKind, ReduceKind, TensorType};
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use crate::cpu::reduce::reduce_into;
-
-/// One value on every device: `None` on devices that do not hold it.
-pub(crate) type Lanes = Vec<Option<Rc<HostTensor>>>;
+use crate::reference_value::{Lanes, Slot};
 
 /// Whether `kind` is a collective this file runs.
 pub(crate) fn is_collective(kind: &OpKind) -> bool {
@@ -40,13 +36,13 @@ pub(crate) fn is_collective(kind: &OpKind) -> bool {
 /// Run collective `kind` on `operand` (one block per device) for the
 /// devices in `active`; `ty` is the op's result type (the local type
 /// every member gets).
-pub(crate) fn run_collective(
+pub(crate) fn run_collective<'a>(
     kind: &OpKind,
-    operand: &Lanes,
+    operand: &Lanes<'a>,
     active: &[bool],
     ty: &TensorType,
     par: Parallelism,
-) -> Result<Lanes, String> {
+) -> Result<Lanes<'a>, String> {
     let mut out: Lanes = vec![None; operand.len()];
     let rank = ty.rank();
     match kind {
@@ -54,7 +50,7 @@ pub(crate) fn run_collective(
             let how = reduction(reduction_of(&a.body))?;
             for g in groups(&a.attrs.replica_groups.rows, active)? {
                 let blocks = members(operand, &g)?;
-                let sum = Rc::new(reduce(&blocks, how)?);
+                let sum = Slot::new(reduce(&blocks, how)?);
                 for &p in &g {
                     out[p] = Some(sum.clone());
                 }
@@ -64,7 +60,7 @@ pub(crate) fn run_collective(
             let dim = a.dim(rank)?;
             for g in groups(&a.attrs.replica_groups.rows, active)? {
                 let blocks = members(operand, &g)?;
-                let all = Rc::new(one(
+                let all = Slot::new(one(
                     &OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate {
                         dim: dim as i64,
                     }),
@@ -84,7 +80,7 @@ pub(crate) fn run_collective(
                 let blocks = members(operand, &g)?;
                 let sum = reduce(&blocks, how)?;
                 for (r, &p) in g.iter().enumerate() {
-                    out[p] = Some(Rc::new(chunk(&sum, dim, r, ty.shape[dim], par)?));
+                    out[p] = Some(Slot::new(chunk(&sum, dim, r, ty.shape[dim], par)?));
                 }
             }
         }
@@ -106,7 +102,7 @@ pub(crate) fn run_collective(
                         OpKind::Concatenate(meshrun_compiler::ir::ops::concatenate::Concatenate {
                             dim: concat as i64,
                         });
-                    out[p] = Some(Rc::new(one(&concat_kind, &refs, ty, par)?));
+                    out[p] = Some(Slot::new(one(&concat_kind, &refs, ty, par)?));
                 }
             }
         }
@@ -127,7 +123,7 @@ pub(crate) fn run_collective(
                 }
             }
             // Devices no pair sends to get zeros (StableHLO).
-            let zeros = Rc::new(HostTensor::zeros(ty).map_err(|e| e.to_string())?);
+            let zeros = Slot::new(HostTensor::zeros(ty).map_err(|e| e.to_string())?);
             for (p, o) in out.iter_mut().enumerate() {
                 if active[p] && o.is_none() {
                     *o = Some(zeros.clone());
@@ -195,7 +191,7 @@ fn groups(rows: &[Vec<i64>], active: &[bool]) -> Result<Vec<Vec<usize>>, String>
     Ok(out)
 }
 
-fn members<'a>(operand: &'a Lanes, g: &[usize]) -> Result<Vec<&'a HostTensor>, String> {
+fn members<'a>(operand: &'a Lanes<'_>, g: &[usize]) -> Result<Vec<&'a HostTensor>, String> {
     g.iter()
         .map(|&p| operand[p].as_deref().ok_or_else(|| no_value(p)))
         .collect()
