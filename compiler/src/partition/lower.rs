@@ -21,7 +21,7 @@ use crate::ir::ElemType;
 use crate::partition::global::{GStepKind, GlobalProgram};
 use crate::partition::limits::MAX_RESHARD_REMAP_ROUNDS;
 use crate::partition::reshard::collective::{
-    checked_input, collective_bytes, Collective, CollectiveKind,
+    checked_input, collective_bytes, scattered, Collective, CollectiveKind,
 };
 use crate::partition::reshard::error::ReshardError;
 use crate::partition::reshard::remap_plan::{plan_remap, RemapPlan, RemapSource};
@@ -203,16 +203,15 @@ fn fuse_reduce_scatter(
         let Some(checked) = inputs.get(i).copied().flatten() else {
             continue;
         };
-        let mesh = checked.mesh();
+        let (shape, elem) = (&input.ty.shape, input.ty.elem);
         let at = |e: ReshardError| e.to_diagnostic(step.cause.pos);
-        let mut scatter = Collective::reduce_scatter_of(
-            checked,
-            &input.ty.shape,
-            input.ty.elem,
-            &first.dim_axes,
-            *reduction,
-        )
-        .map_err(at)?;
+        // The scattered sharding is checked once: the reduce-scatter's
+        // result and the input of the all-reduce over the other axes.
+        let out = scattered(&checked, &first.dim_axes);
+        let out = checked_input(checked.mesh(), &out, shape).map_err(at)?;
+        let mut scatter =
+            Collective::reduce_scatter_of(checked, out, shape, elem, &first.dim_axes, *reduction)
+                .map_err(at)?;
         // The all-slice may cut blocks of a padded dimension laid out over
         // a longer extent than the sharding's own (`partition::reshard::padded`):
         // the rest of the reshard expects exactly its blocks, so the
@@ -225,15 +224,8 @@ fn fuse_reduce_scatter(
             .collect();
         let mut fused = vec![scatter.clone()];
         if !rest.is_empty() {
-            let mut all_reduce = Collective::all_reduce(
-                mesh,
-                &input.ty.shape,
-                input.ty.elem,
-                &scatter.out_sharding,
-                &rest,
-                *reduction,
-            )
-            .map_err(at)?;
+            let mut all_reduce =
+                Collective::all_reduce_of(out, shape, elem, &rest, *reduction).map_err(at)?;
             all_reduce.in_local_shape = first.out_local_shape.clone();
             all_reduce.out_local_shape = first.out_local_shape.clone();
             fused.push(all_reduce);

@@ -304,32 +304,28 @@ impl Collective {
         reduction: ReduceKind,
     ) -> Result<Collective, ReshardError> {
         let input = checked_input(mesh, input, shape)?;
-        Collective::reduce_scatter_of(input, shape, elem, dim_axes, reduction)
+        let out = scattered(&input, dim_axes);
+        let out = checked_input(mesh, &out, shape)?;
+        Collective::reduce_scatter_of(input, out, shape, elem, dim_axes, reduction)
     }
 
-    /// [`Collective::reduce_scatter`] of an input already checked (see
-    /// [`checked_input`]): only the result's sharding, new here, is checked.
+    /// [`Collective::reduce_scatter`] from `input` onto `out`, both already
+    /// checked (see [`checked_input`]); `out` is [`scattered`]`(input,
+    /// dim_axes)`. The caller keeps `out`, checked, for what follows (an
+    /// all-reduce over the other axes).
     pub(crate) fn reduce_scatter_of(
         input: ValidSharding<'_>,
+        out: ValidSharding<'_>,
         shape: &[i64],
         elem: ElemType,
         dim_axes: &[Vec<AxisRef>],
         reduction: ReduceKind,
     ) -> Result<Collective, ReshardError> {
-        let input = for_shape(input, shape)?;
+        let (input, out) = (for_shape(input, shape)?, for_shape(out, shape)?);
         let mesh = input.mesh();
         let axes: Vec<AxisRef> = dim_axes.concat();
-        let mut out = input.sharding().clone();
-        out.unreduced.retain(|a| !axes.contains(a));
-        for (d, extra) in dim_axes.iter().enumerate() {
-            if let Some(dim) = out.dims.get_mut(d) {
-                let mut v = dim.axes.clone();
-                v.extend(extra.iter().cloned());
-                *dim = DimSharding::closed(v);
-            }
-        }
         let in_local = local_shape(input, shape);
-        let out_local = local_shape(checked_input(mesh, &out, shape)?, shape);
+        let out_local = local_shape(out, shape);
         let dim_factors = (0..shape.len())
             .map(|d| {
                 dim_axes
@@ -348,7 +344,7 @@ impl Collective {
             all_to_all: None,
             reduction: Some(reduction),
             in_sharding: input.sharding().clone(),
-            out_sharding: out,
+            out_sharding: out.sharding().clone(),
             global_shape: shape.to_vec(),
             in_local_shape: in_local,
             out_local_shape: out_local,
@@ -369,6 +365,23 @@ pub fn collective_bytes(c: &Collective, num_devices: usize) -> f64 {
         }
         _ => c.bytes_per_device(),
     }
+}
+
+/// The sharding a reduce-scatter of `input` over `dim_axes` leaves: those
+/// axes no longer unreduced, dimension `d` further split by `dim_axes[d]`
+/// (appended as its minor axes).
+pub(crate) fn scattered(input: &TensorSharding, dim_axes: &[Vec<AxisRef>]) -> TensorSharding {
+    let mut out = input.clone();
+    out.unreduced
+        .retain(|a| !dim_axes.iter().any(|axes| axes.contains(a)));
+    for (d, extra) in dim_axes.iter().enumerate() {
+        if let Some(dim) = out.dims.get_mut(d) {
+            let mut v = dim.axes.clone();
+            v.extend(extra.iter().cloned());
+            *dim = DimSharding::closed(v);
+        }
+    }
+    out
 }
 
 /// `s` checked on `mesh` for a tensor of `shape`: the check an all-reduce
