@@ -20,12 +20,14 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::ElemType;
 use crate::partition::global::{GStepKind, GlobalProgram};
 use crate::partition::limits::MAX_RESHARD_REMAP_ROUNDS;
-use crate::partition::reshard::collective::{collective_bytes, Collective, CollectiveKind};
+use crate::partition::reshard::collective::{
+    checked_input, collective_bytes, scattered, Collective, CollectiveKind,
+};
 use crate::partition::reshard::error::ReshardError;
 use crate::partition::reshard::remap_plan::{plan_remap, RemapPlan, RemapSource};
 use crate::partition::reshard::{lower_reshard, lower_reshard_between_meshes};
 use crate::sharding::layout::TensorLayout;
-use crate::sharding::TensorSharding;
+use crate::sharding::{TensorSharding, ValidSharding};
 
 /// The collectives of every step (empty for compute steps, and for an
 /// all-reduce fused into the reshard after it).
@@ -69,7 +71,10 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
     // (every layer's weights, every use of a scanned activation): each
     // distinct reshard is planned once (planning may search).
     let mut planned: HashMap<ReshardKey, Vec<Collective>> = HashMap::new();
-    for step in &prog.steps {
+    // Per step, the input of an all-reduce as checked when it was lowered:
+    // fusing it into a reduce-scatter below need not check it again.
+    let mut inputs: Vec<Option<ValidSharding<'_>>> = vec![None; prog.steps.len()];
+    for (i, step) in prog.steps.iter().enumerate() {
         let at = |msg: String| Diagnostic::new(DiagKind::Sharding, step.cause.pos, msg);
         let collectives = match &step.kind {
             GStepKind::Compute(_)
@@ -97,15 +102,13 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
                 let shape = &src.ty.shape;
                 let elem = src.ty.elem;
                 let result = match &step.kind {
-                    GStepKind::AllReduce { axes, reduction } => Collective::all_reduce(
-                        from_mesh,
-                        shape,
-                        elem,
-                        &src.sharding,
-                        axes,
-                        *reduction,
-                    )
-                    .map(|c| vec![c]),
+                    GStepKind::AllReduce { axes, reduction } => {
+                        checked_input(from_mesh, &src.sharding, shape).and_then(|input| {
+                            inputs[i] = Some(input);
+                            Collective::all_reduce_of(input, shape, elem, axes, *reduction)
+                                .map(|c| vec![c])
+                        })
+                    }
                     _ => {
                         let key = (
                             shape.clone(),
@@ -158,13 +161,19 @@ pub fn lower_program(prog: &GlobalProgram) -> Result<Lowering, Diagnostic> {
             lowering.remap_dim[i] = Some(dim);
         }
     }
-    fuse_reduce_scatter(prog, &mut lowering)?;
+    fuse_reduce_scatter(prog, &inputs, &mut lowering)?;
     Ok(lowering)
 }
 
 /// All-reduce, then a reshard whose first collective slices along some of
 /// the reduced axes: reduce-scatter along those, all-reduce the rest.
-fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<(), Diagnostic> {
+/// `inputs[i]` is the input of all-reduce step `i`, checked when it was
+/// lowered.
+fn fuse_reduce_scatter(
+    prog: &GlobalProgram,
+    inputs: &[Option<ValidSharding<'_>>],
+    lowering: &mut Lowering,
+) -> Result<(), Diagnostic> {
     let uses = prog.uses();
     let owner = prog.owners();
     for (i, step) in prog.steps.iter().enumerate() {
@@ -191,19 +200,18 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
             continue;
         }
         let input = prog.value(step.operands[0]);
-        let Some(mesh) = prog.mesh_of(&input.sharding) else {
+        let Some(checked) = inputs.get(i).copied().flatten() else {
             continue;
         };
+        let (shape, elem) = (&input.ty.shape, input.ty.elem);
         let at = |e: ReshardError| e.to_diagnostic(step.cause.pos);
-        let mut scatter = Collective::reduce_scatter(
-            mesh,
-            &input.ty.shape,
-            input.ty.elem,
-            &input.sharding,
-            &first.dim_axes,
-            *reduction,
-        )
-        .map_err(at)?;
+        // The scattered sharding is checked once: the reduce-scatter's
+        // result and the input of the all-reduce over the other axes.
+        let out = scattered(&checked, &first.dim_axes);
+        let out = checked_input(checked.mesh(), &out, shape).map_err(at)?;
+        let mut scatter =
+            Collective::reduce_scatter_of(checked, out, shape, elem, &first.dim_axes, *reduction)
+                .map_err(at)?;
         // The all-slice may cut blocks of a padded dimension laid out over
         // a longer extent than the sharding's own (`partition::reshard::padded`):
         // the rest of the reshard expects exactly its blocks, so the
@@ -216,15 +224,8 @@ fn fuse_reduce_scatter(prog: &GlobalProgram, lowering: &mut Lowering) -> Result<
             .collect();
         let mut fused = vec![scatter.clone()];
         if !rest.is_empty() {
-            let mut all_reduce = Collective::all_reduce(
-                mesh,
-                &input.ty.shape,
-                input.ty.elem,
-                &scatter.out_sharding,
-                &rest,
-                *reduction,
-            )
-            .map_err(at)?;
+            let mut all_reduce =
+                Collective::all_reduce_of(out, shape, elem, &rest, *reduction).map_err(at)?;
             all_reduce.in_local_shape = first.out_local_shape.clone();
             all_reduce.out_local_shape = first.out_local_shape.clone();
             fused.push(all_reduce);

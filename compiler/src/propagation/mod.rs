@@ -42,6 +42,7 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::ops::sharding_constraint::ShardingConstraint;
 use crate::ir::validate_module_shardings;
 use crate::ir::{Module, OpKind};
+use crate::sharding::ValidSharding;
 
 pub use direction::{Direction, Policy};
 pub use driver::FactorStrategy;
@@ -431,7 +432,7 @@ fn check_constraints(module: &Module) -> Result<(), Diagnostic> {
                     ),
                 ));
             }
-            if let Err(e) = sharding::validate::validate_sharding(sharding, mesh, rank) {
+            if let Err(e) = ValidSharding::new(sharding, mesh, rank) {
                 return Err(Diagnostic::new(
                     DiagKind::Sharding,
                     op.pos,
@@ -442,5 +443,3 @@ fn check_constraints(module: &Module) -> Result<(), Diagnostic> {
     }
     Ok(())
 }
-
-use crate::sharding;

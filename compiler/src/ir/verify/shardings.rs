@@ -6,10 +6,8 @@
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::ir::{Function, Module, OpData, TensorType, Value};
-use crate::sharding::validate::{
-    join, mesh_label, validate_mesh, validate_sharding, ShardingError,
-};
-use crate::sharding::{MeshRef, TensorSharding};
+use crate::sharding::validate::{join, mesh_label, validate_mesh, ShardingError};
+use crate::sharding::{MeshRef, TensorSharding, ValidSharding};
 
 /// Checks every mesh and every sharding of `module`: function arguments and
 /// results, each op's per-result shardings (one per result), and the
@@ -100,12 +98,13 @@ fn value_type(func: &Function, v: Value) -> Option<&TensorType> {
 }
 
 /// Resolves the sharding's mesh (checking an inline one) and validates the
-/// sharding against it and the tensor type.
-fn check_in_module(
-    module: &Module,
-    sharding: &TensorSharding,
+/// sharding against it and the tensor type: the one check of each sharding
+/// on the way into the compiler.
+fn check_in_module<'m>(
+    module: &'m Module,
+    sharding: &'m TensorSharding,
     ty: &TensorType,
-) -> Result<(), ShardingError> {
+) -> Result<ValidSharding<'m>, ShardingError> {
     let mesh = module
         .resolve_mesh(&sharding.mesh)
         .ok_or_else(|| ShardingError::UnknownMesh {
@@ -119,5 +118,5 @@ fn check_in_module(
     if let MeshRef::Inline(m) = &sharding.mesh {
         validate_mesh(m)?;
     }
-    validate_sharding(sharding, mesh, ty.rank())
+    ValidSharding::new(sharding, mesh, ty.rank())
 }

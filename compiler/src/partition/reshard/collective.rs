@@ -24,10 +24,9 @@
 use std::fmt;
 
 use crate::ir::{ElemType, ReduceKind, TensorType};
-use crate::partition::reshard::error::ReshardError;
+use crate::partition::reshard::error::{ReshardError, Side};
 use crate::sharding::groups::device_groups;
-use crate::sharding::validate::validate_sharding;
-use crate::sharding::{AxisRef, DimSharding, Mesh, TensorSharding};
+use crate::sharding::{AxisRef, DimSharding, Mesh, TensorSharding, ValidSharding};
 
 /// Which collective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -256,10 +255,25 @@ impl Collective {
         axes: &[AxisRef],
         reduction: ReduceKind,
     ) -> Result<Collective, ReshardError> {
-        let mut out = input.clone();
+        let input = checked_input(mesh, input, shape)?;
+        Collective::all_reduce_of(input, shape, elem, axes, reduction)
+    }
+
+    /// [`Collective::all_reduce`] of an input already checked (see
+    /// [`checked_input`]): only the result's sharding, new here, is checked.
+    pub(crate) fn all_reduce_of(
+        input: ValidSharding<'_>,
+        shape: &[i64],
+        elem: ElemType,
+        axes: &[AxisRef],
+        reduction: ReduceKind,
+    ) -> Result<Collective, ReshardError> {
+        let input = for_shape(input, shape)?;
+        let mesh = input.mesh();
+        let mut out = input.sharding().clone();
         out.unreduced.retain(|a| !axes.contains(a));
-        let local = checked_local_shape(mesh, input, shape)?;
-        checked_local_shape(mesh, &out, shape)?;
+        let local = local_shape(input, shape);
+        checked_input(mesh, &out, shape)?;
         let rank = shape.len();
         Ok(Collective {
             kind: CollectiveKind::AllReduce,
@@ -269,7 +283,7 @@ impl Collective {
             all_to_all: None,
             reduction: Some(reduction),
             groups: device_groups(mesh, axes)?,
-            in_sharding: input.clone(),
+            in_sharding: input.sharding().clone(),
             out_sharding: out,
             global_shape: shape.to_vec(),
             in_local_shape: local.clone(),
@@ -289,18 +303,29 @@ impl Collective {
         dim_axes: &[Vec<AxisRef>],
         reduction: ReduceKind,
     ) -> Result<Collective, ReshardError> {
+        let input = checked_input(mesh, input, shape)?;
+        let out = scattered(&input, dim_axes);
+        let out = checked_input(mesh, &out, shape)?;
+        Collective::reduce_scatter_of(input, out, shape, elem, dim_axes, reduction)
+    }
+
+    /// [`Collective::reduce_scatter`] from `input` onto `out`, both already
+    /// checked (see [`checked_input`]); `out` is [`scattered`]`(input,
+    /// dim_axes)`. The caller keeps `out`, checked, for what follows (an
+    /// all-reduce over the other axes).
+    pub(crate) fn reduce_scatter_of(
+        input: ValidSharding<'_>,
+        out: ValidSharding<'_>,
+        shape: &[i64],
+        elem: ElemType,
+        dim_axes: &[Vec<AxisRef>],
+        reduction: ReduceKind,
+    ) -> Result<Collective, ReshardError> {
+        let (input, out) = (for_shape(input, shape)?, for_shape(out, shape)?);
+        let mesh = input.mesh();
         let axes: Vec<AxisRef> = dim_axes.concat();
-        let mut out = input.clone();
-        out.unreduced.retain(|a| !axes.contains(a));
-        for (d, extra) in dim_axes.iter().enumerate() {
-            if let Some(dim) = out.dims.get_mut(d) {
-                let mut v = dim.axes.clone();
-                v.extend(extra.iter().cloned());
-                *dim = DimSharding::closed(v);
-            }
-        }
-        let in_local = checked_local_shape(mesh, input, shape)?;
-        let out_local = checked_local_shape(mesh, &out, shape)?;
+        let in_local = local_shape(input, shape);
+        let out_local = local_shape(out, shape);
         let dim_factors = (0..shape.len())
             .map(|d| {
                 dim_axes
@@ -318,8 +343,8 @@ impl Collective {
             dim_factors,
             all_to_all: None,
             reduction: Some(reduction),
-            in_sharding: input.clone(),
-            out_sharding: out,
+            in_sharding: input.sharding().clone(),
+            out_sharding: out.sharding().clone(),
             global_shape: shape.to_vec(),
             in_local_shape: in_local,
             out_local_shape: out_local,
@@ -342,23 +367,59 @@ pub fn collective_bytes(c: &Collective, num_devices: usize) -> f64 {
     }
 }
 
-/// The local shape of `shape` under `s`, after checking `s` on `mesh`.
-fn checked_local_shape(
-    mesh: &Mesh,
-    s: &TensorSharding,
+/// The sharding a reduce-scatter of `input` over `dim_axes` leaves: those
+/// axes no longer unreduced, dimension `d` further split by `dim_axes[d]`
+/// (appended as its minor axes).
+pub(crate) fn scattered(input: &TensorSharding, dim_axes: &[Vec<AxisRef>]) -> TensorSharding {
+    let mut out = input.clone();
+    out.unreduced
+        .retain(|a| !dim_axes.iter().any(|axes| axes.contains(a)));
+    for (d, extra) in dim_axes.iter().enumerate() {
+        if let Some(dim) = out.dims.get_mut(d) {
+            let mut v = dim.axes.clone();
+            v.extend(extra.iter().cloned());
+            *dim = DimSharding::closed(v);
+        }
+    }
+    out
+}
+
+/// `s` checked on `mesh` for a tensor of `shape`: the check an all-reduce
+/// or reduce-scatter makes of its input (and of the sharding it makes).
+pub(crate) fn checked_input<'a>(
+    mesh: &'a Mesh,
+    s: &'a TensorSharding,
     shape: &[i64],
-) -> Result<Vec<i64>, ReshardError> {
-    validate_sharding(s, mesh, shape.len()).map_err(|e| {
-        ReshardError::from_sharding(crate::partition::reshard::error::Side::Source, e)
-    })?;
-    Ok(shape
+) -> Result<ValidSharding<'a>, ReshardError> {
+    ValidSharding::new(s, mesh, shape.len())
+        .map_err(|e| ReshardError::from_sharding(Side::Source, e))
+}
+
+/// `s` as checked for a tensor of `shape`: as it is if it was checked for
+/// that rank, else checked again (with [`checked_input`]'s error), so that
+/// a caller's mistake is an error rather than a wrong local shape.
+fn for_shape<'a>(s: ValidSharding<'a>, shape: &[i64]) -> Result<ValidSharding<'a>, ReshardError> {
+    if s.rank() == shape.len() {
+        Ok(s)
+    } else {
+        checked_input(s.mesh(), s.sharding(), shape)
+    }
+}
+
+/// The local shape of `shape` under `s` (padding included).
+fn local_shape(s: ValidSharding<'_>, shape: &[i64]) -> Vec<i64> {
+    shape
         .iter()
         .enumerate()
         .map(|(d, &size)| {
-            let n = s.dims.get(d).map_or(1, |dim| dim.num_shards(mesh)).max(1);
+            let n = s
+                .dims
+                .get(d)
+                .map_or(1, |dim| dim.num_shards(s.mesh()))
+                .max(1);
             (size + n - 1) / n
         })
-        .collect())
+        .collect()
 }
 
 /// `{"x", "y":(2)2}`.

@@ -49,8 +49,8 @@ use crate::partition::reshard::pieces::{
 use crate::partition::reshard::planner::{Move, Planner, Step};
 use crate::partition::reshard::search::search;
 use crate::sharding::groups::{device_groups, group_ranks};
-use crate::sharding::validate::{is_maximal_mesh, validate_mesh_structure, validate_sharding};
-use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, TensorSharding};
+use crate::sharding::validate::{is_maximal_mesh, validate_mesh_structure};
+use crate::sharding::{AxisRef, DimSharding, Mesh, MeshRef, TensorSharding, ValidSharding};
 
 /// How a reshard was lowered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,16 +109,16 @@ pub fn plan_reshard(
     from: &TensorSharding,
     to: &TensorSharding,
 ) -> Result<ReshardPlan, ReshardError> {
-    check_inputs(from_mesh, to_mesh, shape, from, to)?;
+    // The planner's one check of its inputs: everything below takes the
+    // shardings as checked.
+    let (from, to) = check_inputs(from_mesh, to_mesh, shape, from, to)?;
     let rank = shape.len();
-    let src = pieces_of(from_mesh, from, rank, false);
-    let tgt = pieces_of(to_mesh, to, rank, false);
+    let src = pieces_of(from, rank, false);
+    let tgt = pieces_of(to, rank, false);
     let same_axes = from_mesh.axes == to_mesh.axes;
     let same_order = from_mesh.device_list() == to_mesh.device_list();
 
     let ctx = |extent: Vec<i64>| Lowering {
-        from_mesh,
-        to_mesh,
         shape,
         extent,
         elem,
@@ -148,7 +148,7 @@ pub fn plan_reshard(
             for c in candidates(shape, devices, &cur, &want) {
                 let planned =
                     Planner::new(&c.extent, c.start.clone(), c.target.clone(), same_order).run();
-                if needs_search(planned.as_deref(), &c, same_order, from) {
+                if needs_search(planned.as_deref(), &c, same_order, &from) {
                     searches.push(c.clone());
                 }
                 if let Some(steps) = planned {
@@ -324,27 +324,32 @@ fn list(ids: &[i64]) -> String {
     format!("[{}]", v.join(", "))
 }
 
-fn check_inputs(
-    from_mesh: &Mesh,
-    to_mesh: &Mesh,
+/// Checks the meshes, the shape and both shardings (in that order, so that
+/// the most basic problem is the one reported), then that the reshard is
+/// possible at all; returns the shardings as checked.
+fn check_inputs<'a>(
+    from_mesh: &'a Mesh,
+    to_mesh: &'a Mesh,
     shape: &[i64],
-    from: &TensorSharding,
-    to: &TensorSharding,
-) -> Result<(), ReshardError> {
+    from: &'a TensorSharding,
+    to: &'a TensorSharding,
+) -> Result<(ValidSharding<'a>, ValidSharding<'a>), ReshardError> {
     for (side, mesh) in [(Side::Source, from_mesh), (Side::Target, to_mesh)] {
         validate_mesh_structure(mesh).map_err(|error| ReshardError::InvalidMesh { side, error })?;
     }
     if let Some((dim, &size)) = shape.iter().enumerate().find(|(_, &s)| s < 0) {
         return Err(ReshardError::NegativeDimSize { dim, size });
     }
-    for (side, mesh, s) in [(Side::Source, from_mesh, from), (Side::Target, to_mesh, to)] {
+    let valid = |side, mesh, s| {
         let rank = if is_maximal_mesh(mesh) {
             0
         } else {
             shape.len()
         };
-        validate_sharding(s, mesh, rank).map_err(|e| ReshardError::from_sharding(side, e))?;
-    }
+        ValidSharding::new(s, mesh, rank).map_err(|e| ReshardError::from_sharding(side, e))
+    };
+    let valid_from = valid(Side::Source, from_mesh, from)?;
+    let valid_to = valid(Side::Target, to_mesh, to)?;
     let (mut a, mut b) = (from_mesh.device_list(), to_mesh.device_list());
     a.sort_unstable();
     b.sort_unstable();
@@ -371,7 +376,7 @@ fn check_inputs(
             to: show(to),
         });
     }
-    Ok(())
+    Ok((valid_from, valid_to))
 }
 
 /// Across meshes with different axes: permute onto a target-mesh sharding
@@ -529,25 +534,21 @@ fn gather_then_slice(src: &DimPieces, tgt: &DimPieces, same_mesh: bool) -> Vec<S
 
 /// Everything needed to turn planned steps into collectives.
 struct Lowering<'a> {
-    from_mesh: &'a Mesh,
-    to_mesh: &'a Mesh,
     shape: &'a [i64],
     /// Per dimension, the extent sharded dimensions are laid out over
     /// (see [`crate::partition::reshard::padded`]); an unsharded dimension holds
     /// its real size.
     extent: Vec<i64>,
     elem: ElemType,
-    from: &'a TensorSharding,
-    to: &'a TensorSharding,
+    /// The reshard's ends, each with the mesh it is on.
+    from: ValidSharding<'a>,
+    to: ValidSharding<'a>,
 }
 
 impl Lowering<'_> {
     fn mesh(&self, on_target: bool) -> (&Mesh, &MeshRef) {
-        if on_target {
-            (self.to_mesh, &self.to.mesh)
-        } else {
-            (self.from_mesh, &self.from.mesh)
-        }
+        let end = if on_target { self.to } else { self.from };
+        (end.mesh(), &end.sharding().mesh)
     }
 
     fn sharding(&self, on_target: bool, pieces: &DimPieces) -> TensorSharding {
@@ -587,8 +588,8 @@ impl Lowering<'_> {
         steps: &[Step],
     ) -> Result<Vec<Collective>, ReshardError> {
         let rank = self.shape.len();
-        let first_in = self.sharding(false, &pieces_of(self.from_mesh, self.from, rank, true));
-        let last_out = self.sharding(true, &pieces_of(self.to_mesh, self.to, rank, true));
+        let first_in = self.sharding(false, &pieces_of(self.from, rank, true));
+        let last_out = self.sharding(true, &pieces_of(self.to, rank, true));
         let mut out = Vec::with_capacity(steps.len());
         let mut cur = src.clone();
         let mut cur_on_target = false;

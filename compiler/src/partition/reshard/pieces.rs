@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::sharding::{AxisRef, Mesh, TensorSharding};
+use crate::sharding::{AxisRef, Mesh, ValidSharding};
 
 /// `[pre, pre*size)` of mesh axis number `axis`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,13 +66,10 @@ pub(crate) fn piece_of(mesh: &Mesh, a: &AxisRef) -> Option<Piece> {
 
 /// The pieces of every dimension of `s` (a rank-`rank` tensor; missing dims,
 /// as on a maximal mesh, are unsharded). Size-1 pieces carry no data
-/// placement and are dropped unless `keep_trivial`.
-pub(crate) fn pieces_of(
-    mesh: &Mesh,
-    s: &TensorSharding,
-    rank: usize,
-    keep_trivial: bool,
-) -> DimPieces {
+/// placement and are dropped unless `keep_trivial`. `s` is checked, so
+/// every axis it names is in its mesh.
+pub(crate) fn pieces_of(s: ValidSharding<'_>, rank: usize, keep_trivial: bool) -> DimPieces {
+    let mesh = s.mesh();
     (0..rank)
         .map(|d| {
             s.dims.get(d).map_or_else(Vec::new, |dim| {

@@ -44,8 +44,10 @@ use crate::partition::global::{
     Cause, Donation, GStep, GStepKind, GValue, GValueId, GlobalProgram,
 };
 use crate::partition::limits::check_mesh_devices;
-use crate::sharding::validate::{is_maximal_mesh, sort_in_mesh_order, validate_sharding};
-use crate::sharding::{AxisRef, DimSharding, Mesh, MeshDef, MeshRef, ReductionOp, TensorSharding};
+use crate::sharding::validate::{is_maximal_mesh, sort_in_mesh_order};
+use crate::sharding::{
+    AxisRef, DimSharding, Mesh, MeshDef, MeshRef, ReductionOp, TensorSharding, ValidSharding,
+};
 
 /// Name of the mesh made up when a module defines none (one device).
 pub const SINGLE_DEVICE_MESH: &str = "single_device";
@@ -309,8 +311,10 @@ impl<'a> Builder<'a> {
         }
         let mut s = s.clone();
         s.mesh = MeshRef::Symbol(name);
-        validate_sharding(&s, &mesh, rank).map_err(|e| e.to_diagnostic(pos, what))?;
-        Ok(placement(&s, &mesh))
+        // `partition` takes a module whose shardings propagation may have
+        // rewritten, so this is its one check of each annotated sharding.
+        let s = ValidSharding::new(&s, &mesh, rank).map_err(|e| e.to_diagnostic(pos, what))?;
+        Ok(placement(s.sharding(), s.mesh()))
     }
 
     pub(crate) fn new_value(
