@@ -174,8 +174,13 @@ impl MpiBackend {
     /// `MPI_Abort` with status 1. For any error that only some ranks may
     /// see, where returning would leave the others waiting forever.
     pub fn abort(&self, message: impl Display) -> ! {
+        // One write of the whole line: stderr is unbuffered, so `writeln!`
+        // would write it piece by piece, and mpirun's own abort message
+        // (from another process, on the same pipe) could land inside it.
+        // A write below the pipe's atomic size is never split.
+        let line = format!("error: rank {} of {}: {message}\n", self.rank, self.size);
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "error: rank {} of {}: {message}", self.rank, self.size);
+        let _ = err.write_all(line.as_bytes());
         let _ = err.flush();
         drop(err);
         self.world().abort(1)
