@@ -3,6 +3,9 @@
 //! must stay within a few percent of raw gemm. Throughput is reported in
 //! FLOP/s (criterion's "elem/s", 2·M·N·K per iteration).
 //!
+//! `matrixmultiply` runs beside raw gemm in each product group: a
+//! candidate for the CPU product, compared in the same run.
+//!
 //! A second group times the element-wise ops of an MLP layer on the same
 //! activations.
 //!
@@ -16,7 +19,7 @@ use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, TensorType, Unar
 use meshrun_kernels::cpu::dot::dot_general;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
-use raw_gemm::{data, raw_gemm, raw_gemm_col_dst};
+use raw_gemm::{data, raw_gemm, raw_gemm_col_dst, raw_matrixmultiply};
 
 const M: usize = 256;
 const K: usize = 2048;
@@ -31,6 +34,9 @@ fn bench(c: &mut Criterion) {
     let mut dst = vec![0.0f32; M * N];
     group.bench_function("raw_gemm", |bench| {
         bench.iter(|| raw_gemm(M, N, K, &mut dst, &a, &b))
+    });
+    group.bench_function("matrixmultiply", |bench| {
+        bench.iter(|| raw_matrixmultiply(M, N, K, &mut dst, &a, &b))
     });
 
     let lhs = HostTensor::from_vec(&[M, K], a.clone()).expect("lhs");
@@ -97,6 +103,9 @@ fn bench_small_m(c: &mut Criterion) {
         });
         group.bench_function(format!("{m}x{k}x{n}_col_dst"), |bench| {
             bench.iter(|| raw_gemm_col_dst(m, n, k, &mut dst, &a, &b))
+        });
+        group.bench_function(format!("{m}x{k}x{n}_matrixmultiply"), |bench| {
+            bench.iter(|| raw_matrixmultiply(m, n, k, &mut dst, &a, &b))
         });
     }
     group.finish();
