@@ -136,6 +136,45 @@ fn expected(what: &str, a: &Attr) -> String {
     format!("expected {what}, found {}", a.kind_name())
 }
 
+/// `name<key = [..], ...>` (StableHLO's and CHLO's dimension numbers): a
+/// dialect attribute whose parameters are the integer lists `keys`, each
+/// optional (absent ones are empty).
+pub fn decode_int_list_params<const N: usize>(
+    a: &Attr,
+    name: &str,
+    keys: &[&str; N],
+) -> Result<[Vec<i64>; N], String> {
+    let Attr::Params { name: got, params } = a else {
+        return Err(format!("expected {name}<...>, found {}", a.kind_name()));
+    };
+    if got != name {
+        return Err(format!("expected {name}<...>, found {got}<...>"));
+    }
+    let mut out: [Vec<i64>; N] = std::array::from_fn(|_| Vec::new());
+    for (key, value) in params {
+        let i = keys
+            .iter()
+            .position(|k| k == key)
+            .ok_or_else(|| format!("unknown field '{key}' in {name}<...>"))?;
+        out[i] = Vec::<i64>::decode(value)?;
+    }
+    Ok(out)
+}
+
+/// The attribute [`decode_int_list_params`] reads, empty lists left out.
+pub fn encode_int_list_params(name: &str, keys: &[&str], fields: &[&Vec<i64>]) -> Attr {
+    let params = keys
+        .iter()
+        .zip(fields)
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k.to_string(), Attr::int_list(v)))
+        .collect();
+    Attr::Params {
+        name: name.into(),
+        params,
+    }
+}
+
 impl AttrCodec for i64 {
     fn decode(a: &Attr) -> Result<Self, String> {
         match a {

@@ -18,6 +18,7 @@ use crate::ir::attr::Attr;
 use crate::ir::ops::checks::{
     check_static_shape, expect_operands, expect_results, plural, unique_dim_indices,
 };
+use crate::ir::ops::decode::{decode_int_list_params, encode_int_list_params};
 use crate::ir::ops::{Arity, SigForm};
 use crate::ir::ops::{AttrCodec, DecodeError, DecodeOp, Decoder, Fmt, OpDef, OpSpec, RuleShapes};
 use crate::ir::types::{ElemType, TensorType};
@@ -63,24 +64,8 @@ const KEYS: [&str; 4] = [
 /// empty (and left out when written).
 impl AttrCodec for DotDims {
     fn decode(a: &Attr) -> Result<Self, String> {
-        let Attr::Params { name, params } = a else {
-            return Err(format!(
-                "expected {DIMS_NAME}<...>, found {}",
-                a.kind_name()
-            ));
-        };
-        if name != DIMS_NAME {
-            return Err(format!("expected {DIMS_NAME}<...>, found {name}<...>"));
-        }
-        let mut out: [Vec<i64>; 4] = Default::default();
-        for (key, value) in params {
-            let i = KEYS
-                .iter()
-                .position(|k| k == key)
-                .ok_or_else(|| format!("unknown field '{key}' in {DIMS_NAME}<...>"))?;
-            out[i] = Vec::<i64>::decode(value)?;
-        }
-        let [lhs_batch, rhs_batch, lhs_contract, rhs_contract] = out;
+        let [lhs_batch, rhs_batch, lhs_contract, rhs_contract] =
+            decode_int_list_params(a, DIMS_NAME, &KEYS)?;
         Ok(DotDims {
             lhs_batch,
             rhs_batch,
@@ -96,16 +81,7 @@ impl AttrCodec for DotDims {
             &self.lhs_contract,
             &self.rhs_contract,
         ];
-        let params = KEYS
-            .iter()
-            .zip(fields)
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k.to_string(), Attr::int_list(v)))
-            .collect();
-        Some(Attr::Params {
-            name: DIMS_NAME.into(),
-            params,
-        })
+        Some(encode_int_list_params(DIMS_NAME, &KEYS, &fields))
     }
 }
 

@@ -41,6 +41,7 @@
 
 use crate::define_attrs;
 use crate::ir::attr::Attr;
+use crate::ir::ops::decode::{decode_int_list_params, encode_int_list_params};
 use crate::ir::ops::{Arity, AttrCodec, DecodeError, DecodeOp, Decoder, OpDef, OpSpec, RuleShapes};
 use crate::ir::types::TensorType;
 use crate::ir::DotDims;
@@ -83,24 +84,8 @@ impl RaggedDotDims {
 
 impl AttrCodec for RaggedDotDims {
     fn decode(a: &Attr) -> Result<Self, String> {
-        let Attr::Params { name, params } = a else {
-            return Err(format!(
-                "expected {DIMS_NAME}<...>, found {}",
-                a.kind_name()
-            ));
-        };
-        if name != DIMS_NAME {
-            return Err(format!("expected {DIMS_NAME}<...>, found {name}<...>"));
-        }
-        let mut out: [Vec<i64>; 6] = Default::default();
-        for (key, value) in params {
-            let i = KEYS
-                .iter()
-                .position(|k| k == key)
-                .ok_or_else(|| format!("{DIMS_NAME} has no parameter '{key}'"))?;
-            out[i] = Vec::<i64>::decode(value)?;
-        }
-        let [lhs_batch, rhs_batch, lhs_contract, rhs_contract, lhs_ragged, rhs_group] = out;
+        let [lhs_batch, rhs_batch, lhs_contract, rhs_contract, lhs_ragged, rhs_group] =
+            decode_int_list_params(a, DIMS_NAME, &KEYS)?;
         Ok(RaggedDotDims {
             lhs_batch,
             rhs_batch,
@@ -112,16 +97,7 @@ impl AttrCodec for RaggedDotDims {
     }
 
     fn encode(&self) -> Option<Attr> {
-        let params = KEYS
-            .iter()
-            .zip(self.fields())
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k.to_string(), Attr::int_list(v)))
-            .collect();
-        Some(Attr::Params {
-            name: DIMS_NAME.into(),
-            params,
-        })
+        Some(encode_int_list_params(DIMS_NAME, &KEYS, &self.fields()))
     }
 }
 
