@@ -339,6 +339,37 @@ impl DecodeOp for AllReduce {
     }
 }
 
+/// The [`OpDef`] methods of a collective whose groups are
+/// `self.attrs.replica_groups`: mesh-axes groups are resolved against the
+/// module's meshes when it is read (`bind_meshes`), follow renamed meshes
+/// (`mesh_symbols_mut`), and must partition the devices
+/// (`check_in_module`).
+macro_rules! replica_groups_hooks {
+    () => {
+        fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
+            self.attrs.replica_groups.bind(meshes)
+        }
+
+        fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
+            self.attrs
+                .replica_groups
+                .mesh_symbol_mut()
+                .into_iter()
+                .collect()
+        }
+
+        fn check_in_module(
+            &self,
+            meshes: &[MeshDef],
+            _operands: &[TensorType],
+            _results: &[TensorType],
+            _regions: &[RegionTypes],
+        ) -> Result<(), String> {
+            check_partition(&self.attrs.replica_groups, meshes)
+        }
+    };
+}
+
 impl OpDef for AllReduce {
     fn attrs(&self) -> Vec<(&'static str, Attr)> {
         self.attrs.encode_attrs()
@@ -359,27 +390,7 @@ impl OpDef for AllReduce {
         Ok(vec![t.clone()])
     }
 
-    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
-        self.attrs.replica_groups.bind(meshes)
-    }
-
-    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
-        self.attrs
-            .replica_groups
-            .mesh_symbol_mut()
-            .into_iter()
-            .collect()
-    }
-
-    fn check_in_module(
-        &self,
-        meshes: &[MeshDef],
-        _operands: &[TensorType],
-        _results: &[TensorType],
-        _regions: &[RegionTypes],
-    ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, meshes)
-    }
+    replica_groups_hooks!();
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {
         pointwise_rule(shapes)
@@ -418,27 +429,7 @@ impl OpDef for AllGather {
         Ok(vec![out])
     }
 
-    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
-        self.attrs.replica_groups.bind(meshes)
-    }
-
-    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
-        self.attrs
-            .replica_groups
-            .mesh_symbol_mut()
-            .into_iter()
-            .collect()
-    }
-
-    fn check_in_module(
-        &self,
-        meshes: &[MeshDef],
-        _operands: &[TensorType],
-        _results: &[TensorType],
-        _regions: &[RegionTypes],
-    ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, meshes)
-    }
+    replica_groups_hooks!();
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {
         resized_rule(shapes, &[self.dim(shapes.operands[0].len())?])
@@ -494,27 +485,7 @@ impl OpDef for ReduceScatter {
         Ok(vec![out])
     }
 
-    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
-        self.attrs.replica_groups.bind(meshes)
-    }
-
-    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
-        self.attrs
-            .replica_groups
-            .mesh_symbol_mut()
-            .into_iter()
-            .collect()
-    }
-
-    fn check_in_module(
-        &self,
-        meshes: &[MeshDef],
-        _operands: &[TensorType],
-        _results: &[TensorType],
-        _regions: &[RegionTypes],
-    ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, meshes)
-    }
+    replica_groups_hooks!();
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {
         resized_rule(shapes, &[self.dim(shapes.operands[0].len())?])
@@ -568,27 +539,7 @@ impl OpDef for AllToAll {
         Ok(vec![out])
     }
 
-    fn bind_meshes(&mut self, meshes: &[MeshDef]) -> Result<(), String> {
-        self.attrs.replica_groups.bind(meshes)
-    }
-
-    fn mesh_symbols_mut(&mut self) -> Vec<&mut String> {
-        self.attrs
-            .replica_groups
-            .mesh_symbol_mut()
-            .into_iter()
-            .collect()
-    }
-
-    fn check_in_module(
-        &self,
-        meshes: &[MeshDef],
-        _operands: &[TensorType],
-        _results: &[TensorType],
-        _regions: &[RegionTypes],
-    ) -> Result<(), String> {
-        check_partition(&self.attrs.replica_groups, meshes)
-    }
+    replica_groups_hooks!();
 
     fn rule(&self, shapes: &RuleShapes, _o: RuleOptions) -> Result<Option<OpShardingRule>, String> {
         let (split, concat) = self.dims(shapes.operands[0].len())?;
