@@ -19,7 +19,7 @@ use crate::error::RuntimeError;
 use crate::reference_manual;
 pub use crate::reference_scope::MAX_CALL_DEPTH;
 use crate::reference_value::{matches_type, Lanes, Slot};
-use crate::reference_walk::{Env, Mode, Site, Walk};
+use crate::reference_walk::{Env, LastUses, Mode, Site, Walk};
 
 /// Run `func` of `module` on `inputs` and return its results. Inputs must
 /// match the function's argument types exactly (shape and element type).
@@ -53,11 +53,13 @@ pub fn run_function_limited(
             message: d.message,
         },
     )?;
+    let last_uses = LastUses::default();
     let walk = Walk {
         module,
         par,
         max_loop_iterations,
         mode: &OneDevice,
+        last_uses: &last_uses,
     };
     let args = inputs.iter().map(|t| vec![Some(Slot::Input(t))]).collect();
     let results = walk.run_function(f, args, &walk.all_devices(), 0)?;

@@ -16,6 +16,10 @@
 //! whose index picks it, a `while` runs until every device's condition is
 //! false (a device whose condition is false keeps its values).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use meshrun_compiler::ir::ops::call::Call;
 use meshrun_compiler::ir::{Function, Module, OpData, OpId, OpKind, Region, TensorType, Value};
 use meshrun_compiler::SrcPos;
@@ -89,6 +93,12 @@ pub(crate) fn no_value(p: usize) -> String {
     format!("device {p} has no value for an operand")
 }
 
+/// When each value of a block dies ([`block_last_uses`]), per block of
+/// the module, computed the first time the block runs: a loop body runs
+/// once per iteration, its plan once per run. Keyed by the block's op
+/// list (its address and length), which the borrowed module keeps fixed.
+pub(crate) type LastUses = RefCell<HashMap<(usize, usize), Rc<Vec<Vec<Value>>>>>;
+
 /// A module run in one mode.
 #[derive(Clone, Copy)]
 pub(crate) struct Walk<'w> {
@@ -96,6 +106,7 @@ pub(crate) struct Walk<'w> {
     pub par: Parallelism,
     pub max_loop_iterations: Option<u64>,
     pub mode: &'w dyn Mode,
+    pub last_uses: &'w LastUses,
 }
 
 impl<'w> Walk<'w> {
@@ -162,8 +173,17 @@ impl<'w> Walk<'w> {
         active: &[bool],
         depth: usize,
     ) -> Result<(), RuntimeError> {
-        let last = block_last_uses(f, ids, keep);
-        for (index, (&id, dead)) in ids.iter().zip(&last).enumerate() {
+        let key = (ids.as_ptr() as usize, ids.len());
+        let cached = self.last_uses.borrow().get(&key).cloned();
+        let last = match cached {
+            Some(last) => last,
+            None => {
+                let last = Rc::new(block_last_uses(f, ids, keep));
+                self.last_uses.borrow_mut().insert(key, Rc::clone(&last));
+                last
+            }
+        };
+        for (index, (&id, dead)) in ids.iter().zip(last.iter()).enumerate() {
             let at = Site {
                 f,
                 index,
