@@ -15,6 +15,8 @@ use meshrun_kernels::cpu::fusion::Chain;
 use meshrun_kernels::{HostTensor, KernelError};
 
 use crate::error::RuntimeError;
+use crate::exec_options::ExecOptions;
+use crate::exec_plan::PlannedProgram;
 
 /// Why one operation on one device failed. The executor adds where (which
 /// device, which instruction).
@@ -135,6 +137,21 @@ pub trait Backend: Sync {
         devices: &[i64],
         body: &(dyn Fn(&mut Self::Device) -> Result<R, RuntimeError> + Sync),
     ) -> Result<Vec<R>, RuntimeError>;
+    /// Run a whole program on `devices`' placed `inputs` (per device, in
+    /// program order) and return each device's outputs, instead of the
+    /// executor running it on each device through [`Backend::run_spmd`]:
+    /// the CPU backend's lockstep executor drives every simulated device
+    /// from one thread. `None` (the default): this backend runs a closure
+    /// per device.
+    fn run_whole(
+        &self,
+        planned: &PlannedProgram<'_>,
+        inputs: &[Vec<Self::Buffer>],
+        opts: &ExecOptions,
+    ) -> Option<Result<Vec<Vec<Self::Buffer>>, RuntimeError>> {
+        let _ = (planned, inputs, opts);
+        None
+    }
 }
 
 /// A weak handle on a buffer (see [`Device::share_handle`]), of the

@@ -69,25 +69,32 @@ fn shareable(unit: &Unit, instr: &Instr, p: &DeviceProgram) -> bool {
                 ..
             } => true,
             Instr::Op { kind, operands, .. } => {
-                big && !operands.is_empty()
-                    && !matches!(
-                        kind,
-                        K::AllGather(_)
-                            | K::AllReduce(_)
-                            | K::AllToAll(_)
-                            | K::CollectivePermute(_)
-                            | K::ReduceScatter(_)
-                            | K::PartitionId(_)
-                            | K::CustomCall(_)
-                            | K::Case(_)
-                            | K::While(_)
-                            | K::ManualComputation(_)
-                            | K::NamedComputation(_)
-                    )
+                big && !operands.is_empty() && same_on_replicas(kind)
             }
             _ => false,
         },
     }
+}
+
+/// Whether an op on local blocks gives every device holding the same
+/// operand blocks the same result: not a collective, `partition_id`, a
+/// `custom_call` or an op with regions.
+pub(crate) fn same_on_replicas(kind: &OpKind) -> bool {
+    use OpKind as K;
+    !matches!(
+        kind,
+        K::AllGather(_)
+            | K::AllReduce(_)
+            | K::AllToAll(_)
+            | K::CollectivePermute(_)
+            | K::ReduceScatter(_)
+            | K::PartitionId(_)
+            | K::CustomCall(_)
+            | K::Case(_)
+            | K::While(_)
+            | K::ManualComputation(_)
+            | K::NamedComputation(_)
+    )
 }
 
 /// Run `instrs` unit by unit (with their `plan`: at the top level some
@@ -327,7 +334,12 @@ where
 
 /// Device `device`'s error `e` at instruction `i` of `instrs`, or the
 /// abort it is when a peer failed first.
-fn instruction_error(device: i64, instrs: &[Instr], i: usize, e: DeviceError) -> RuntimeError {
+pub(crate) fn instruction_error(
+    device: i64,
+    instrs: &[Instr],
+    i: usize,
+    e: DeviceError,
+) -> RuntimeError {
     match e {
         DeviceError::PeerFailed(failed) => RuntimeError::Aborted { device, failed },
         e => RuntimeError::Instruction {
@@ -364,15 +376,24 @@ fn yielded<D: Device>(
 where
     D::Buffer: Clone,
 {
+    yielded_from(r.env, results, plan)
+}
+
+/// [`yielded`] from one device's environment `env`.
+pub(crate) fn yielded_from<B: Clone>(
+    env: &mut [Option<B>],
+    results: &[LocalId],
+    plan: &BlockPlan,
+) -> Result<Vec<B>, DeviceError> {
     let mut out = Vec::with_capacity(results.len());
     for (k, &v) in results.iter().enumerate() {
         let owned = plan.owned_results.get(k).copied().unwrap_or(false);
         // A value yielded twice is taken by its last mention.
         let later = results[k + 1..].contains(&v);
         let b = if owned && !later {
-            r.env[v].take()
+            env[v].take()
         } else {
-            r.env[v].clone()
+            env[v].clone()
         };
         out.push(b.ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))?);
     }
@@ -381,7 +402,7 @@ where
 
 /// The values a unit defines, in the order it makes them (a loop's and a
 /// branch's results are their instruction's).
-fn unit_results(unit: &Unit, instr: &Instr) -> Vec<usize> {
+pub(crate) fn unit_results(unit: &Unit, instr: &Instr) -> Vec<usize> {
     match unit {
         Unit::Group(g) => vec![g.result],
         Unit::TransposedDot(t) => vec![t.result],

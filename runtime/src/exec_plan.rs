@@ -53,6 +53,14 @@ pub(crate) struct BlockPlan {
     pub owned_results: Vec<bool>,
 }
 
+/// A checked program with its plan, as a backend that runs whole
+/// programs gets it ([`crate::Backend::run_whole`]); opaque outside the
+/// crate.
+pub struct PlannedProgram<'a> {
+    pub(crate) program: &'a DeviceProgram,
+    pub(crate) plan: &'a BlockPlan,
+}
+
 fn bad(msg: String) -> RuntimeError {
     RuntimeError::Program(msg)
 }

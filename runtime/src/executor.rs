@@ -24,7 +24,7 @@ use crate::backend::{Backend, Device};
 use crate::error::RuntimeError;
 use crate::exec_blocks::{run_block, BlockRun};
 pub use crate::exec_options::{ExecOptions, InjectedFault};
-use crate::exec_plan::{plan_block, BlockPlan};
+use crate::exec_plan::{plan_block, BlockPlan, PlannedProgram};
 use crate::fusion::{self, Group, Unit};
 use crate::replica_results::ReplicaResults;
 use crate::shard_io;
@@ -194,6 +194,17 @@ impl<'p> Executor<'p> {
                 p.name,
                 p.num_devices()
             )));
+        }
+        let planned = PlannedProgram {
+            program: p,
+            plan: &self.plan,
+        };
+        if let Some(per_device) = backend.run_whole(&planned, &placed.per_device, opts) {
+            let per_device = per_device?;
+            if crate::exec_profile::enabled() {
+                eprint!("{}", crate::exec_profile::report());
+            }
+            return Ok(DeviceOutputs { per_device });
         }
         let shared = (backend.shares_results() && p.num_devices() > 1)
             .then(|| ReplicaResults::new(self.plan.units.len(), p.num_devices()));

@@ -66,6 +66,7 @@ pub mod testgen;
 pub mod wide_reference;
 
 pub use backend::Backend;
-pub use cpu::CpuBackend;
+pub use cpu::{CpuBackend, CpuExecutor};
 pub use error::RuntimeError;
+pub use exec_plan::PlannedProgram;
 pub use executor::{ExecOptions, Executor};

@@ -9,7 +9,7 @@ use meshrun_compiler::text::parse_module;
 use meshrun_kernels::HostTensor;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
-use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
+use meshrun_runtime::{CpuBackend, CpuExecutor, ExecOptions, Executor};
 
 /// One SGD step of a 512x512 layer on a data=4 x model=2 mesh: `w` is
 /// replicated and its gradient summed over `data` (one block every
@@ -31,14 +31,16 @@ const STEP: &str = r#"module @step {
 
 /// Each device's output blocks, and the gathered outputs (replicas
 /// checked bitwise).
-fn run(share: bool) -> (Vec<Vec<Arc<HostTensor>>>, Vec<HostTensor>) {
+fn run(executor: CpuExecutor, share: bool) -> (Vec<Vec<Arc<HostTensor>>>, Vec<HostTensor>) {
     let module = parse_module(STEP).expect("parses");
     let f = module.func("main").expect("@main");
     let types: Vec<_> = f.args.iter().map(|&a| f.ty(a).clone()).collect();
     let inputs = random_inputs(&types, 3).expect("inputs");
     let program = compile(&module).expect("compiles");
     let exec = Executor::new(&program.device).expect("executor");
-    let backend = CpuBackend::new().with_shared_results(share);
+    let backend = CpuBackend::new()
+        .with_executor(executor)
+        .with_shared_results(share);
     let placed = exec.place(&backend, &inputs).expect("placed");
     let outs = exec
         .run(&backend, &placed, &ExecOptions::default())
@@ -55,8 +57,14 @@ fn bits(ts: &[HostTensor]) -> Vec<Vec<u64>> {
 
 #[test]
 fn replicas_share_an_update_with_the_bits_of_computing_it_each() {
-    let (shared, with) = run(true);
-    let (own, without) = run(false);
+    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
+        replicas_share_an_update(executor);
+    }
+}
+
+fn replicas_share_an_update(executor: CpuExecutor) {
+    let (shared, with) = run(executor, true);
+    let (own, without) = run(executor, false);
     assert_eq!(bits(&with), bits(&without));
     // Devices 0..8 are (data, model) = (d, m) at 2d + m. Within each
     // `model` half the devices hold the same `w`, the same summed

@@ -28,6 +28,7 @@ pub mod bands;
 pub mod collectives;
 pub mod device;
 pub mod local;
+mod lockstep;
 mod pool;
 pub mod reduce;
 pub mod rendezvous;
@@ -42,6 +43,8 @@ use rendezvous::Rendezvous;
 
 use crate::backend::Backend;
 use crate::error::RuntimeError;
+use crate::exec_options::ExecOptions;
+use crate::exec_plan::PlannedProgram;
 use crate::spmd::{catch_device_panic, run_per_device, Threads};
 
 /// The CPU backend. `Parallelism::None` inside each device when a run has
@@ -56,6 +59,41 @@ pub struct CpuBackend {
     chunked_min: usize,
     dot_epilogues: bool,
     share_results: bool,
+    executor: CpuExecutor,
+}
+
+/// How a run of several simulated devices executes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuExecutor {
+    /// One thread drives every device, unit by unit (`lockstep`): local
+    /// work once per distinct block, over all cores; collectives as block
+    /// moves.
+    Lockstep,
+    /// One thread per device, meeting in collectives (the way of the MPI
+    /// and CUDA backends).
+    Threads,
+}
+
+impl CpuExecutor {
+    /// `lockstep` or `threads`.
+    pub fn parse(s: &str) -> Result<CpuExecutor, String> {
+        match s {
+            "lockstep" => Ok(CpuExecutor::Lockstep),
+            "threads" => Ok(CpuExecutor::Threads),
+            other => Err(format!(
+                "unknown executor '{other}' (available: lockstep, threads)"
+            )),
+        }
+    }
+
+    /// The executor of [`CpuBackend::new`]: [`EXECUTOR_ENV`] if set (and
+    /// valid), else lockstep.
+    fn from_env() -> CpuExecutor {
+        std::env::var(EXECUTOR_ENV)
+            .ok()
+            .and_then(|v| CpuExecutor::parse(v.trim()).ok())
+            .unwrap_or(CpuExecutor::Lockstep)
+    }
 }
 
 impl Default for CpuBackend {
@@ -71,7 +109,18 @@ impl CpuBackend {
             chunked_min: SHARED_ALL_REDUCE_MIN_ELEMS,
             dot_epilogues: true,
             share_results: std::env::var(SHARE_RESULTS_ENV).map_or(true, |v| v != "0"),
+            executor: CpuExecutor::from_env(),
         }
+    }
+
+    /// Run several devices with `executor` (see [`CpuExecutor`]).
+    pub fn with_executor(mut self, executor: CpuExecutor) -> CpuBackend {
+        self.executor = executor;
+        self
+    }
+
+    pub fn executor(&self) -> CpuExecutor {
+        self.executor
     }
 
     /// With `false`, a dot and the fused chain reading it
@@ -129,6 +178,8 @@ const SPIN_MAX_THREADS_PER_CORE: usize = 4;
 /// computing everything themselves).
 pub const SHARE_RESULTS_ENV: &str = "MESHRUN_CPU_SHARE_RESULTS";
 pub const SPIN_ENV: &str = "MESHRUN_CPU_SPIN_US";
+/// `lockstep` or `threads`: the executor of [`CpuBackend::new`].
+pub const EXECUTOR_ENV: &str = "MESHRUN_CPU_EXECUTOR";
 
 fn spin_time(devices: usize) -> std::time::Duration {
     static OVERRIDE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
@@ -199,6 +250,17 @@ impl Backend for CpuBackend {
         if let Some(t) = Arc::into_inner(b) {
             alloc::recycle(t);
         }
+    }
+
+    fn run_whole(
+        &self,
+        planned: &PlannedProgram<'_>,
+        inputs: &[Vec<CpuBuffer>],
+        opts: &ExecOptions,
+    ) -> Option<Result<Vec<Vec<CpuBuffer>>, RuntimeError>> {
+        // One device runs on the caller's thread with all cores either way.
+        (self.executor == CpuExecutor::Lockstep && inputs.len() > 1)
+            .then(|| lockstep::run(self, planned, inputs, opts))
     }
 
     fn run_spmd<R: Send>(
