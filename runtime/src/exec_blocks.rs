@@ -76,6 +76,28 @@ fn shareable(unit: &Unit, instr: &Instr, p: &DeviceProgram) -> bool {
     }
 }
 
+/// What a unit is, for profiles: the instruction, or the fused group's
+/// shape.
+pub(crate) fn unit_name(unit: &Unit, instr: &Instr) -> String {
+    match unit {
+        Unit::Group(g) => format!("fused {} ops", g.members.len()),
+        Unit::TransposedDot(t) if t.reduce.is_some() => {
+            "transposed dot_general + all-reduce".into()
+        }
+        Unit::TransposedDot(_) => "transposed dot_general".into(),
+        Unit::DotChain(c) => format!(
+            "dot_general{} + fused {} ops",
+            if c.dot_instrs.len() > 1 {
+                " (transposed)"
+            } else {
+                ""
+            },
+            c.group.members.len()
+        ),
+        Unit::Instr(_) => instr_name(instr),
+    }
+}
+
 /// Whether an op on local blocks gives every device holding the same
 /// operand blocks the same result: not a collective, `partition_id`, a
 /// `custom_call` or an op with regions.
@@ -203,23 +225,7 @@ where
             }
         }
         if let Some(t0) = started {
-            let what = match unit {
-                Unit::Group(g) => format!("fused {} ops", g.members.len()),
-                Unit::TransposedDot(t) if t.reduce.is_some() => {
-                    "transposed dot_general + all-reduce".into()
-                }
-                Unit::TransposedDot(_) => "transposed dot_general".into(),
-                Unit::DotChain(c) => format!(
-                    "dot_general{} + fused {} ops",
-                    if c.dot_instrs.len() > 1 {
-                        " (transposed)"
-                    } else {
-                        ""
-                    },
-                    c.group.members.len()
-                ),
-                Unit::Instr(_) => instr_name(instr),
-            };
+            let what = unit_name(unit, instr);
             let ty = ids.first().map(|&v| p.values[v].ty.to_string());
             let from = if from_replica { " (a replica's)" } else { "" };
             crate::exec_profile::add(format!("{what}{from} -> {}", ty.unwrap_or_default()), t0);

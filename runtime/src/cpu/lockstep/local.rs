@@ -121,9 +121,18 @@ pub(super) fn transposed_dot_reduced(
     plan: &BlockPlan,
     active: &[usize],
 ) -> Result<Made, Failed> {
-    let unit = Unit::TransposedDot(t.clone());
-    let jobs = jobs(r, &unit, &r.program.instrs[t.transpose], active);
     let p = r.program;
+    let parts = plan.parts.get(t.reduce.as_ref().map_or(usize::MAX, |red| red.instr));
+    let parts = parts.map_or(&[][..], Vec::as_slice);
+    if let Some(red) = &t.reduce {
+        let ty = &p.values[t.result].ty;
+        let summed = stacked::summed_products(r, &t.kind, &t.operands, ty, &red.collective, parts, active)?;
+        if let Some(made) = summed {
+            return Ok(made);
+        }
+    }
+    let unit = Unit::TransposedDot(t.clone());
+    let jobs = jobs(r, &unit, &p.instrs[t.transpose], active);
     let products = run_jobs(r, &jobs, |dev, pos, env| {
         Ok(vec![exec_step::transposed_dot(p, dev, pos, t, None, env)?])
     })?;
@@ -141,7 +150,6 @@ pub(super) fn transposed_dot_reduced(
             .cloned()
             .ok_or_else(|| DeviceError::Invalid("the dot made no result".into()))
     };
-    let parts = plan.parts.get(red.instr).map_or(&[][..], Vec::as_slice);
     let out = &p.values[t.result].ty;
     collective::apply(p, &red.collective, parts, active, block, out)
 }

@@ -33,10 +33,9 @@ use super::rendezvous::Rendezvous;
 use super::{CpuBackend, CpuBuffer};
 use crate::backend::DeviceError;
 use crate::error::RuntimeError;
-use crate::exec_blocks::{instruction_error, unit_results, yielded_from};
+use crate::exec_blocks::{instruction_error, unit_name, unit_results, yielded_from};
 use crate::exec_options::{count_loop_iteration, ExecOptions};
 use crate::exec_plan::{BlockPlan, PlannedProgram};
-use crate::exec_step::instr_name;
 use crate::fusion::Unit;
 use crate::spmd::catch_device_panic;
 
@@ -188,7 +187,7 @@ fn run_block(
         }
         if let Some(t0) = started {
             let ty = ids.first().map(|&v| p.values[v].ty.to_string());
-            let what = format!("lockstep {}", instr_name(instr));
+            let what = format!("lockstep {}", unit_name(unit, instr));
             crate::exec_profile::add(format!("{what} -> {}", ty.unwrap_or_default()), t0);
         }
         for &v in &plan.frees[u] {

@@ -9,17 +9,20 @@
 //! the dot of its own lhs row with `W`'s columns, so each device's block
 //! is its own product's.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use meshrun_compiler::ir::ops::dot_general::DotGeneral;
-use meshrun_compiler::ir::{OpKind, TensorType};
+use meshrun_compiler::ir::{ElemType, OpKind, ReduceKind, TensorType};
+use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKind};
 use meshrun_kernels::cpu::shape_ops::concatenate;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
-use std::sync::Arc;
-
 use super::super::{local as blocks, CpuBuffer};
-use super::local::{Failed, Job};
+use super::local::{Failed, Job, Made};
 use super::Run;
 use crate::backend::DeviceError;
+use crate::exec_plan::Part;
 
 /// Stack no more rows than this per device: a taller block already runs
 /// at the tall-matrix rate, and the copies would be all that is left.
@@ -105,4 +108,109 @@ pub(super) fn product(
         meshrun_kernels::cpu::alloc::recycle(product);
     }
     Ok(Some(per_job.into_iter().flatten().collect()))
+}
+
+/// The sum over each group of `c` (an all-reduce adding f32 blocks) of
+/// its members' products `kind(operands)` (of local type `ty`), as one
+/// product per group over the members' operands stacked along the
+/// contracted dimension: `Σ_d x_dᵀ·dy_d = [x_0; …; x_n]ᵀ·[dy_0; …; dy_n]`,
+/// every weight gradient of a data-parallel step. One product with a
+/// contraction n times as long replaces n short ones and the sum of n
+/// partial results; the sum is taken in the GEMM's order, not member by
+/// member, so the bits are not the thread-per-device run's (its error
+/// is a product's over the whole batch, as on one device). Groups whose
+/// members hold the same blocks share one result. `None` when the
+/// collective or product has another form.
+pub(super) fn summed_products(
+    r: &Run<'_>,
+    kind: &OpKind,
+    operands: &[usize],
+    ty: &TensorType,
+    c: &Collective,
+    parts: &[Part],
+    active: &[usize],
+) -> Result<Option<Made>, Failed> {
+    let (OpKind::DotGeneral(DotGeneral { dims, .. }), [lhs, rhs]) = (kind, operands) else {
+        return Ok(None);
+    };
+    let summed = c.kind == CollectiveKind::AllReduce && c.reduction == Some(ReduceKind::Add);
+    let ([a], [b]) = (dims.lhs_contract.as_slice(), dims.rhs_contract.as_slice()) else {
+        return Ok(None);
+    };
+    if !summed || ty.elem != ElemType::F32 || !dims.lhs_batch.is_empty() {
+        return Ok(None);
+    }
+    let (Ok(a), Ok(b)) = (usize::try_from(*a), usize::try_from(*b)) else {
+        return Ok(None);
+    };
+    // Each touched group's members (positions) by rank, all active.
+    let mut members: Vec<Option<Vec<usize>>> = vec![None; c.groups.len()];
+    let mut live = vec![false; r.program.num_devices()];
+    for &pos in active {
+        live[pos] = true;
+    }
+    for &pos in active {
+        let Some(&Part::Group { group, .. }) = parts.get(pos) else {
+            return Ok(None);
+        };
+        if members.get(group).is_some_and(Option::is_some) {
+            continue;
+        }
+        let Some(ids) = c.groups.get(group) else {
+            return Ok(None);
+        };
+        let ranks: Option<Vec<usize>> = ids
+            .iter()
+            .map(|&id| r.program.position(id).filter(|&q| live[q]))
+            .collect();
+        let Some(ranks) = ranks else {
+            return Ok(None);
+        };
+        members[group] = Some(ranks);
+    }
+    let block = |pos: usize, v: usize| r.env[pos].get(v).and_then(Option::as_ref);
+    let mut made: Made = Vec::with_capacity(active.len());
+    let mut done: HashMap<Vec<usize>, CpuBuffer> = HashMap::new();
+    for m in members.iter().flatten() {
+        let mut xs: Vec<&HostTensor> = Vec::with_capacity(m.len());
+        let mut ys: Vec<&HostTensor> = Vec::with_capacity(m.len());
+        for &pos in m {
+            let (Some(x), Some(y)) = (block(pos, *lhs), block(pos, *rhs)) else {
+                return Ok(None);
+            };
+            xs.push(x);
+            ys.push(y);
+        }
+        let same = |ts: &[&HostTensor]| ts.iter().all(|t| t.shape() == ts[0].shape());
+        if !same(&xs) || !same(&ys) || xs[0].shape().len() <= a || ys[0].shape().len() <= b {
+            return Ok(None);
+        }
+        let key: Vec<usize> = xs
+            .iter()
+            .chain(&ys)
+            .map(|t| *t as *const HostTensor as usize)
+            .collect();
+        let sum = match done.get(&key) {
+            Some(s) => s.clone(),
+            None => {
+                let kernel = |e| (m[0], DeviceError::from(e));
+                let (x, y) = (
+                    concatenate(&xs, a as i64).map_err(kernel)?,
+                    concatenate(&ys, b as i64).map_err(kernel)?,
+                );
+                let out = eval_op(kind, &[&x, &y], std::slice::from_ref(ty), Parallelism::Rayon(0))
+                    .map_err(kernel)?;
+                meshrun_kernels::cpu::alloc::recycle(x);
+                meshrun_kernels::cpu::alloc::recycle(y);
+                let Some(sum) = out.into_iter().next() else {
+                    return Err((m[0], DeviceError::Invalid("the dot made no result".into())));
+                };
+                let sum = Arc::new(sum);
+                done.insert(key, sum.clone());
+                sum
+            }
+        };
+        made.extend(m.iter().map(|&q| (q, vec![sum.clone()])));
+    }
+    Ok(Some(made))
 }
