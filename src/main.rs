@@ -164,6 +164,11 @@ enum Command {
         /// Propagate conservatively (see `propagate --conservative`).
         #[arg(long)]
         conservative: bool,
+        /// How the cpu backend runs several devices: `lockstep` (one
+        /// thread drives them all, unit by unit; the default) or `threads`
+        /// (one thread per device, as the MPI and CUDA backends run).
+        #[arg(long, value_name = "lockstep|threads", value_parser = cli::parse_executor)]
+        executor: Option<meshrun::runtime::CpuExecutor>,
     },
 }
 
@@ -244,6 +249,7 @@ fn main() -> ExitCode {
             json,
             rtol,
             conservative,
+            executor,
         } => cli::run(
             &file,
             &cli::RunArgs {
@@ -256,6 +262,7 @@ fn main() -> ExitCode {
                 json,
                 rtol,
                 conservative,
+                executor,
             },
         ),
     };

@@ -8,8 +8,14 @@ use std::fmt::Write;
 /// `data`x`model` mesh, with the batch of `x` sharded on `data` and the
 /// weights alternating Megatron-style between column and row sharding.
 /// Every layer is 4 ops (dot_general, broadcast_in_dim, add, tanh), so
-/// `layers = 2500` gives a 10k-op module.
+/// `layers = 2500` gives a 10k-op module. The mesh is `data`=4 ×
+/// `model`=2 (8 devices).
 pub fn mlp_chain_text(layers: usize, batch: i64, hidden: i64) -> String {
+    mlp_chain_text_on(layers, batch, hidden, 4, 2)
+}
+
+/// [`mlp_chain_text`] on a `data` × `model` mesh.
+pub fn mlp_chain_text_on(layers: usize, batch: i64, hidden: i64, data: i64, model: i64) -> String {
     let mut s = String::new();
     let t = |shape: &[i64]| {
         let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
@@ -18,8 +24,15 @@ pub fn mlp_chain_text(layers: usize, batch: i64, hidden: i64) -> String {
     let act = t(&[batch, hidden]);
     let w = t(&[hidden, hidden]);
     let b = t(&[hidden]);
-    s.push_str("module @jit_mlp_chain attributes {mhlo.num_partitions = 8 : i32} {\n");
-    s.push_str("  sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n");
+    let _ = writeln!(
+        s,
+        "module @jit_mlp_chain attributes {{mhlo.num_partitions = {} : i32}} {{",
+        data * model
+    );
+    let _ = writeln!(
+        s,
+        "  sdy.mesh @mesh = <[\"data\"={data}, \"model\"={model}]>"
+    );
     let _ = write!(
         s,
         "  func.func public @main(%arg0: {act} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"data\"}}, {{}}]>}}"

@@ -14,7 +14,7 @@ use meshrun_runtime::npy::read_npy;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::testgen::program;
-use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
+use meshrun_runtime::{CpuBackend, CpuExecutor, ExecOptions, Executor};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -38,7 +38,11 @@ fn run(text: &str, inputs: Option<Vec<HostTensor>>, fuse: bool) -> Vec<HostTenso
     });
     let program = compile(&module).expect("compiles");
     let exec = Executor::with_fusion(&program.device, fuse).expect("executor");
-    let backend = CpuBackend::new();
+    // A thread per device: the lockstep executor sums a fused weight
+    // gradient as one product over the stacked batch (another order of
+    // additions; `lockstep_vs_threads.rs`), so fused and unfused runs
+    // are bitwise the same on this executor only.
+    let backend = CpuBackend::new().with_executor(CpuExecutor::Threads);
     let placed = exec.place(&backend, &inputs).expect("placed");
     let outs = exec
         .run(&backend, &placed, &ExecOptions::default())

@@ -91,13 +91,7 @@ fn compare(folder: &str, name: &str) -> Result<Agreed, String> {
         // The same error; the device that names it may differ (with a
         // thread per device, whichever failed first).
         (Err(a), Err(b)) if after_device(&a) == after_device(&b) => return Ok(Agreed::Bitwise),
-        (a, b) => {
-            return Err(format!(
-                "lockstep: {:?}; threads: {:?}",
-                a.err(),
-                b.err()
-            ))
-        }
+        (a, b) => return Err(format!("lockstep: {:?}; threads: {:?}", a.err(), b.err())),
     };
     let rtol = rtol_for(&module);
     let mut agreed = Agreed::Bitwise;

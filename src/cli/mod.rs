@@ -19,7 +19,7 @@ pub use cost::{cost, CostArgs};
 pub use doctor::{doctor, DoctorArgs};
 pub use partition::{partition, PartitionArgs};
 pub use propagate::{parse_strategy, propagate, PropagateArgs};
-pub use run::{parse_rtol, run, RunArgs};
+pub use run::{parse_executor, parse_rtol, run, RunArgs};
 pub use show::show;
 pub use suggest::{suggest, SuggestArgs};
 

@@ -1,4 +1,4 @@
-//! `meshrun run FILE [--backend cpu] [--inputs A.npy ...] [--random-inputs
+//! `meshrun run FILE [--backend cpu] [--executor lockstep|threads] [--inputs A.npy ...] [--random-inputs
 //! SEED] [--output-dir DIR] [--check] [--repeat N] [--json]`.
 //!
 //! Loads FILE, propagates shardings, partitions `@main` and runs it on as
@@ -40,7 +40,7 @@ use meshrun::runtime::pipeline::compile_with;
 use meshrun::runtime::random_inputs::random_inputs;
 #[cfg(feature = "mpi")]
 use meshrun::runtime::ExecOptions;
-use meshrun::runtime::{Backend, CpuBackend};
+use meshrun::runtime::{Backend, CpuBackend, CpuExecutor};
 use meshrun_kernels::HostTensor;
 
 /// Options of `meshrun run`.
@@ -57,6 +57,8 @@ pub struct RunArgs {
     pub rtol: Option<f64>,
     /// Shardy's conservative propagation (`--conservative`).
     pub conservative: bool,
+    /// The cpu backend's executor (`--executor`; `None`: its default).
+    pub executor: Option<CpuExecutor>,
 }
 
 /// How `meshrun run` propagates.
@@ -65,6 +67,11 @@ fn propagation_options(args: &RunArgs) -> PropagationOptions {
         conservative: args.conservative,
         ..PropagationOptions::default()
     }
+}
+
+/// Parse `--executor`: `lockstep` or `threads`.
+pub fn parse_executor(s: &str) -> Result<CpuExecutor, String> {
+    CpuExecutor::parse(s.trim())
 }
 
 /// Parse `--rtol`: a positive number.
@@ -76,8 +83,21 @@ pub fn parse_rtol(s: &str) -> Result<f64, String> {
 }
 
 pub fn run(file: &Path, args: &RunArgs) -> anyhow::Result<()> {
+    if args.executor.is_some() && args.backend != "cpu" {
+        bail!(
+            "--executor chooses how the cpu backend runs its devices; --backend {} runs one device per GPU or process",
+            args.backend
+        );
+    }
     match args.backend.as_str() {
-        "cpu" => run_on(&CpuBackend::new(), file, args),
+        "cpu" => {
+            let backend = CpuBackend::new();
+            let backend = match args.executor {
+                Some(e) => backend.with_executor(e),
+                None => backend,
+            };
+            run_on(&backend, file, args)
+        }
         "cuda" => run_cuda(file, args),
         #[cfg(feature = "mpi")]
         "mpi" => run_mpi(file, args, Ranks::Cpu),

@@ -1,4 +1,5 @@
-//! The cost model applied to the CPU backend's simulated devices: a
+//! The cost model applied to the CPU backend's simulated devices, a thread
+//! per device (`CpuExecutor::Threads`, the way MPI and CUDA ranks run): a
 //! prediction of a program's step time on *this* machine, to set next to a
 //! measured run (`examples/mlp.rs` prints both).
 //!
@@ -37,7 +38,7 @@ use meshrun_runtime::comm_bench::{time_collective, BenchOp, CommBench};
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
-use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
+use meshrun_runtime::{CpuBackend, CpuExecutor, ExecOptions, Executor};
 
 use crate::cost::calibrate::{fit, BenchRow, Fit};
 use crate::cost::error::CostError;
@@ -231,7 +232,7 @@ fn instr_seconds(backend: &CpuBackend, devices: usize, dispatch_s: f64) -> Resul
 /// Measure this machine and predict one step of `program` on the CPU
 /// backend with one thread per device (see the module doc).
 pub fn predict_cpu_step(program: &PartitionedProgram) -> Result<CpuSimPrediction, CostError> {
-    let backend = CpuBackend::new();
+    let backend = CpuBackend::new().with_executor(CpuExecutor::Threads);
     let device = &program.device;
     let devices = device.devices.len().max(1);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -258,9 +258,12 @@ impl Backend for CpuBackend {
         inputs: &[Vec<CpuBuffer>],
         opts: &ExecOptions,
     ) -> Option<Result<Vec<Vec<CpuBuffer>>, RuntimeError>> {
-        // One device runs on the caller's thread with all cores either way.
+        // One device runs with all cores either way (`run_spmd`). The
+        // lockstep driver runs on one of the pool's threads, as a lone
+        // device does: its kernels cut over the threads then compute a
+        // part themselves instead of sleeping until the pool is done.
         (self.executor == CpuExecutor::Lockstep && inputs.len() > 1)
-            .then(|| lockstep::run(self, planned, inputs, opts))
+            .then(|| rayon::scope(|_| lockstep::run(self, planned, inputs, opts)))
     }
 
     fn run_spmd<R: Send>(

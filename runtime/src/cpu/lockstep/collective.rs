@@ -14,13 +14,12 @@ use meshrun_compiler::partition::{DeviceProgram, Instr};
 use meshrun_kernels::HostTensor;
 use rayon::prelude::*;
 
-use super::super::bands::threads_for;
-use super::super::collectives as coll;
-use super::super::CpuBuffer;
-use super::local::{Failed, Made};
-use super::Run;
+use super::{Failed, Made, Run};
 use crate::backend::DeviceError;
 use crate::blocks::zeros_like_elem;
+use crate::cpu::bands::threads_for;
+use crate::cpu::collectives as coll;
+use crate::cpu::CpuBuffer;
 use crate::exec_plan::Part;
 use crate::exec_step::live_ref;
 

@@ -16,28 +16,14 @@ use meshrun_compiler::partition::{DeviceProgram, Instr, PerDevice};
 use meshrun_kernels::Parallelism;
 use rayon::prelude::*;
 
-use super::super::rendezvous::Rendezvous;
-use super::super::{CpuBackend, CpuBuffer, CpuDevice};
-use super::{collective, stacked, Run};
+use super::{collective, stacked, Failed, Job, Made, Run};
 use crate::backend::DeviceError;
+use crate::cpu::rendezvous::Rendezvous;
+use crate::cpu::{CpuBackend, CpuBuffer, CpuDevice};
 use crate::exec_blocks::same_on_replicas;
 use crate::exec_plan::BlockPlan;
 use crate::exec_step;
 use crate::fusion::{TransposedDot, Unit};
-
-/// Each device's (by position) results of a unit.
-pub(super) type Made = Vec<(usize, Vec<CpuBuffer>)>;
-/// The device (by position) that failed, and why.
-pub(super) type Failed = (usize, DeviceError);
-
-/// One distinct computation of a unit and the devices that take its
-/// results.
-pub(super) struct Job {
-    /// The device whose blocks and parameters it runs with.
-    pub leader: usize,
-    /// Every device taking the results, the leader first.
-    pub devices: Vec<usize>,
-}
 
 /// What a job needs besides its device's values (shared by all jobs).
 struct Ctx<'a> {
@@ -122,11 +108,14 @@ pub(super) fn transposed_dot_reduced(
     active: &[usize],
 ) -> Result<Made, Failed> {
     let p = r.program;
-    let parts = plan.parts.get(t.reduce.as_ref().map_or(usize::MAX, |red| red.instr));
+    let parts = plan
+        .parts
+        .get(t.reduce.as_ref().map_or(usize::MAX, |red| red.instr));
     let parts = parts.map_or(&[][..], Vec::as_slice);
     if let Some(red) = &t.reduce {
         let ty = &p.values[t.result].ty;
-        let summed = stacked::summed_products(r, &t.kind, &t.operands, ty, &red.collective, parts, active)?;
+        let summed =
+            stacked::summed_products(r, &t.kind, &t.operands, ty, &red.collective, parts, active)?;
         if let Some(made) = summed {
             return Ok(made);
         }

@@ -39,6 +39,20 @@ use crate::exec_plan::{BlockPlan, PlannedProgram};
 use crate::fusion::Unit;
 use crate::spmd::catch_device_panic;
 
+/// Each device's (by position) results of a unit.
+type Made = Vec<(usize, Vec<CpuBuffer>)>;
+/// The device (by position) that failed, and why.
+type Failed = (usize, DeviceError);
+
+/// One distinct computation of a unit and the devices that take its
+/// results.
+struct Job {
+    /// The device whose blocks and parameters it runs with.
+    leader: usize,
+    /// Every device taking the results, the leader first.
+    devices: Vec<usize>,
+}
+
 /// Each device's buffer of each live value: `env[pos][value]`.
 type Env = Vec<Vec<Option<CpuBuffer>>>;
 

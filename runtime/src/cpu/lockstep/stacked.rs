@@ -18,10 +18,9 @@ use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKin
 use meshrun_kernels::cpu::shape_ops::concatenate;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
-use super::super::{local as blocks, CpuBuffer};
-use super::local::{Failed, Job, Made};
-use super::Run;
+use super::{Failed, Job, Made, Run};
 use crate::backend::DeviceError;
+use crate::cpu::{local as blocks, CpuBuffer};
 use crate::exec_plan::Part;
 
 /// Stack no more rows than this per device: a taller block already runs
@@ -198,8 +197,13 @@ pub(super) fn summed_products(
                     concatenate(&xs, a as i64).map_err(kernel)?,
                     concatenate(&ys, b as i64).map_err(kernel)?,
                 );
-                let out = eval_op(kind, &[&x, &y], std::slice::from_ref(ty), Parallelism::Rayon(0))
-                    .map_err(kernel)?;
+                let out = eval_op(
+                    kind,
+                    &[&x, &y],
+                    std::slice::from_ref(ty),
+                    Parallelism::Rayon(0),
+                )
+                .map_err(kernel)?;
                 meshrun_kernels::cpu::alloc::recycle(x);
                 meshrun_kernels::cpu::alloc::recycle(y);
                 let Some(sum) = out.into_iter().next() else {
