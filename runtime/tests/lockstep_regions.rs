@@ -1,0 +1,127 @@
+//! Control flow that differs between devices, run by the lockstep
+//! executor: a `case` on `partition_id` inside a shard_map sends devices
+//! down different branches; each set of devices runs its branch in
+//! lockstep and they rejoin after it. A collective inside a branch works
+//! when each of its groups took that branch whole, and is an error naming
+//! the missing device when a group is split (a thread per device would
+//! wait for that device forever).
+
+use meshrun_compiler::text::parse_module;
+use meshrun_compiler::Module;
+use meshrun_kernels::HostTensor;
+use meshrun_runtime::pipeline::compile;
+use meshrun_runtime::{CpuBackend, CpuExecutor, ExecOptions, Executor};
+
+/// A shard_map over `x` = 4 whose body branches on the device
+/// (`partition_id` mod 2): even devices negate their block, odd ones run
+/// `odd` on it (it defines `%m` from `%arg1`).
+fn branching_program(odd: &str) -> Module {
+    let text = format!(
+        r#"module @branching {{
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {{
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{{"x"}}]>] out_shardings=[<@mesh, [{{"x"}}]>] manual_axes={{"x"}} (%arg1: tensor<2xf32>) {{
+      %1 = stablehlo.partition_id : tensor<ui32>
+      %2 = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
+      %3 = stablehlo.constant dense<2> : tensor<i32>
+      %4 = stablehlo.remainder %2, %3 : tensor<i32>
+      %5 = "stablehlo.case"(%4) ({{
+        %n = stablehlo.negate %arg1 : tensor<2xf32>
+        stablehlo.return %n : tensor<2xf32>
+      }}, {{
+        {odd}
+        stablehlo.return %m : tensor<2xf32>
+      }}) : (tensor<i32>) -> tensor<2xf32>
+      sdy.return %5 : tensor<2xf32>
+    }} : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }}
+}}"#
+    );
+    parse_module(&text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn psum_odd(groups: &str) -> String {
+    format!(
+        r#"%m = "stablehlo.all_reduce"(%arg1) <{{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = {groups}, use_global_device_ids}}> ({{
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.add %a, %b : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+        }}) : (tensor<2xf32>) -> tensor<2xf32>"#
+    )
+}
+
+fn run(m: &Module, executor: CpuExecutor) -> Result<Vec<f32>, String> {
+    let program = compile(m).map_err(|d| d.message)?;
+    let exec = Executor::new(&program.device).map_err(|e| e.to_string())?;
+    let backend = CpuBackend::new().with_executor(executor);
+    let input = HostTensor::from_vec(&[8], (0..8).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+    let out = exec
+        .run_global(&backend, &[input], &ExecOptions::default())
+        .map_err(|e| e.to_string())?;
+    Ok(out[0].to_f64_vec().iter().map(|&v| v as f32).collect())
+}
+
+#[test]
+fn devices_take_their_own_branches_and_rejoin() {
+    let m = branching_program("%m = stablehlo.multiply %arg1, %arg1 : tensor<2xf32>");
+    let want = vec![-0.0f32, -1.0, 4.0, 9.0, -4.0, -5.0, 36.0, 49.0];
+    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
+        assert_eq!(run(&m, executor).expect("runs"), want, "{executor:?}");
+    }
+}
+
+#[test]
+fn a_collective_in_a_branch_its_groups_took_whole_runs() {
+    let m = branching_program(&psum_odd("dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>"));
+    let want = vec![-0.0f32, -1.0, 8.0, 10.0, -4.0, -5.0, 8.0, 10.0];
+    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
+        assert_eq!(run(&m, executor).expect("runs"), want, "{executor:?}");
+    }
+}
+
+#[test]
+fn a_collective_whose_group_is_split_between_branches_is_an_error() {
+    let m = branching_program(&psum_odd("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"));
+    let err = run(&m, CpuExecutor::Lockstep).expect_err("a split group");
+    assert!(
+        err.contains("device 0 of this collective is not on this device's control path"),
+        "{err}"
+    );
+    assert!(!err.contains('\n'), "{err}");
+}
+
+/// A loop whose trip count is the device's `partition_id`: each device
+/// doubles its block that many times; devices leave the loop one by one
+/// while the others run on.
+#[test]
+fn devices_leave_a_loop_after_their_own_trip_counts() {
+    let text = r#"module @looping {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<2xf32>) {
+      %1 = stablehlo.partition_id : tensor<ui32>
+      %n = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
+      %c0 = stablehlo.constant dense<0> : tensor<i32>
+      %r:2 = stablehlo.while(%i = %c0, %x = %arg1) : tensor<i32>, tensor<2xf32>
+      cond {
+        %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %p : tensor<i1>
+      } do {
+        %d = stablehlo.add %x, %x : tensor<2xf32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %i1 = stablehlo.add %i, %one : tensor<i32>
+        stablehlo.return %i1, %d : tensor<i32>, tensor<2xf32>
+      }
+      sdy.return %r#1 : tensor<2xf32>
+    } : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}"#;
+    let m = parse_module(text).unwrap_or_else(|d| panic!("{d}"));
+    // Device d holds elements 2d and 2d+1, doubled d times.
+    let want: Vec<f32> = (0..8).map(|i| (i as f32) * (1 << (i / 2)) as f32).collect();
+    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
+        assert_eq!(run(&m, executor).expect("runs"), want, "{executor:?}");
+    }
+}
