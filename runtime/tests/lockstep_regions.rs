@@ -6,58 +6,21 @@
 //! the missing device when a group is split (a thread per device would
 //! wait for that device forever).
 
+#[path = "common/branching.rs"]
+mod branching;
+
+use branching::{branching_program, iota8, psum_odd};
 use meshrun_compiler::text::parse_module;
 use meshrun_compiler::Module;
-use meshrun_kernels::HostTensor;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::{CpuBackend, CpuExecutor, ExecOptions, Executor};
-
-/// A shard_map over `x` = 4 whose body branches on the device
-/// (`partition_id` mod 2): even devices negate their block, odd ones run
-/// `odd` on it (it defines `%m` from `%arg1`).
-fn branching_program(odd: &str) -> Module {
-    let text = format!(
-        r#"module @branching {{
-  sdy.mesh @mesh = <["x"=4]>
-  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {{
-    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{{"x"}}]>] out_shardings=[<@mesh, [{{"x"}}]>] manual_axes={{"x"}} (%arg1: tensor<2xf32>) {{
-      %1 = stablehlo.partition_id : tensor<ui32>
-      %2 = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
-      %3 = stablehlo.constant dense<2> : tensor<i32>
-      %4 = stablehlo.remainder %2, %3 : tensor<i32>
-      %5 = "stablehlo.case"(%4) ({{
-        %n = stablehlo.negate %arg1 : tensor<2xf32>
-        stablehlo.return %n : tensor<2xf32>
-      }}, {{
-        {odd}
-        stablehlo.return %m : tensor<2xf32>
-      }}) : (tensor<i32>) -> tensor<2xf32>
-      sdy.return %5 : tensor<2xf32>
-    }} : (tensor<8xf32>) -> tensor<8xf32>
-    return %0 : tensor<8xf32>
-  }}
-}}"#
-    );
-    parse_module(&text).unwrap_or_else(|d| panic!("{d}"))
-}
-
-fn psum_odd(groups: &str) -> String {
-    format!(
-        r#"%m = "stablehlo.all_reduce"(%arg1) <{{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = {groups}, use_global_device_ids}}> ({{
-        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-          %s = stablehlo.add %a, %b : tensor<f32>
-          stablehlo.return %s : tensor<f32>
-        }}) : (tensor<2xf32>) -> tensor<2xf32>"#
-    )
-}
 
 fn run(m: &Module, executor: CpuExecutor) -> Result<Vec<f32>, String> {
     let program = compile(m).map_err(|d| d.message)?;
     let exec = Executor::new(&program.device).map_err(|e| e.to_string())?;
     let backend = CpuBackend::new().with_executor(executor);
-    let input = HostTensor::from_vec(&[8], (0..8).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
     let out = exec
-        .run_global(&backend, &[input], &ExecOptions::default())
+        .run_global(&backend, &iota8(), &ExecOptions::default())
         .map_err(|e| e.to_string())?;
     Ok(out[0].to_f64_vec().iter().map(|&v| v as f32).collect())
 }

@@ -159,7 +159,7 @@ fn run_block(
         }
         let started = crate::exec_profile::enabled().then(crate::exec_profile::Stamp::now);
         let fail = |pos: usize, e: DeviceError| instruction_error(p.devices[pos], instrs, i, e);
-        let made: Vec<(usize, Vec<CpuBuffer>)> = match (unit, instr) {
+        let made: Made = match (unit, instr) {
             (Unit::Instr(_), Instr::Loop(l)) => run_loop(r, l, &plan.subs[i], active, &fail)?,
             (Unit::Instr(_), Instr::Branch(b)) => run_branch(r, b, &plan.subs[i], active, &fail)?,
             (Unit::Instr(_), Instr::Collective { .. }) => {
@@ -226,14 +226,14 @@ fn run_loop(
     plans: &[BlockPlan],
     active: &[usize],
     fail: &dyn Fn(usize, DeviceError) -> RuntimeError,
-) -> Result<Vec<(usize, Vec<CpuBuffer>)>, RuntimeError> {
+) -> Result<Made, RuntimeError> {
     let [cond_plan, body_plan] = plans else {
         return Err(fail(
             active[0],
             DeviceError::Invalid("a loop without two blocks".into()),
         ));
     };
-    let mut carried: Vec<(usize, Vec<CpuBuffer>)> = Vec::with_capacity(active.len());
+    let mut carried: Made = Vec::with_capacity(active.len());
     for &pos in active {
         let inits = l
             .inits
@@ -243,7 +243,7 @@ fn run_loop(
             .map_err(|e| fail(pos, e))?;
         carried.push((pos, inits));
     }
-    let mut done: Vec<(usize, Vec<CpuBuffer>)> = Vec::with_capacity(active.len());
+    let mut done: Made = Vec::with_capacity(active.len());
     let mut iterations = 0u64;
     while !carried.is_empty() {
         count_loop_iteration(&mut iterations, r.opts.max_loop_iterations)
@@ -297,7 +297,7 @@ fn run_branch(
     plans: &[BlockPlan],
     active: &[usize],
     fail: &dyn Fn(usize, DeviceError) -> RuntimeError,
-) -> Result<Vec<(usize, Vec<CpuBuffer>)>, RuntimeError> {
+) -> Result<Made, RuntimeError> {
     let n = b.branches.len();
     let mut taking: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &pos in active {
