@@ -1,6 +1,7 @@
 //! `meshrun run --backend mpi` under a real `mpirun` (feature `mpi`): the
-//! MLP fixture on 8 ranks writes bitwise the outputs `--backend cpu`
-//! writes, and a world of the wrong size fails at once, saying so once.
+//! MLP fixture on 8 ranks writes bitwise the outputs `--backend cpu
+//! --executor threads` writes (a thread per device, as ranks run), and a
+//! world of the wrong size fails at once, saying so once.
 //! `--backend cuda` under `mpirun` (one GPU per rank) fails at once with
 //! one message where there is no GPU.
 #![cfg(feature = "mpi")]
@@ -86,7 +87,7 @@ fn mlp_on_eight_ranks_writes_what_the_cpu_backend_writes() {
     let cpu = Command::new(meshrun())
         .arg("run")
         .arg(&program)
-        .args(["--backend", "cpu", "--inputs"])
+        .args(["--backend", "cpu", "--executor", "threads", "--inputs"])
         .args(&files)
         .arg("--output-dir")
         .arg(&cpu_dir)

@@ -45,7 +45,7 @@ use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::random_inputs::random_inputs;
 use meshrun_runtime::reference::run_function;
 use meshrun_runtime::testgen;
-use meshrun_runtime::{CpuBackend, ExecOptions, Executor};
+use meshrun_runtime::{CpuBackend, CpuExecutor, ExecOptions, Executor};
 
 const WORKER_ENV: &str = "MESHRUN_MPI_WORKER";
 const RANKS: usize = 8;
@@ -293,7 +293,9 @@ fn run_one(
         Ok(e) => e,
         Err(e) => return fail(e.to_string()),
     };
-    let cpu = CpuBackend::new();
+    // A thread per device, as the ranks run: the lockstep executor sums
+    // data-parallel weight gradients in another order.
+    let cpu = CpuBackend::new().with_executor(CpuExecutor::Threads);
     let want = exec
         .place(&cpu, &global)
         .and_then(|p| exec.run(&cpu, &p, &ExecOptions::default()))
