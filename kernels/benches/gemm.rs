@@ -3,8 +3,9 @@
 //! must stay within a few percent of raw gemm. Throughput is reported in
 //! FLOP/s (criterion's "elem/s", 2·M·N·K per iteration).
 //!
-//! `matrixmultiply` runs beside raw gemm in each product group: a
-//! candidate for the CPU product, compared in the same run.
+//! `matrixmultiply` and meshrun's own packed AVX2 kernel
+//! (`cpu::packed_gemm`, on CPUs with AVX2 + FMA) run beside raw gemm in
+//! each product group, compared in the same run.
 //!
 //! A second group times the element-wise ops of an MLP layer on the same
 //! activations.
@@ -17,6 +18,7 @@ mod raw_gemm;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use meshrun_compiler::ir::{BinaryOp, DotDims, ElemType, OpKind, TensorType, UnaryOp};
 use meshrun_kernels::cpu::dot::dot_general;
+use meshrun_kernels::cpu::packed_gemm::PackedGemm;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use raw_gemm::{data, raw_gemm, raw_gemm_col_dst, raw_matrixmultiply};
@@ -38,6 +40,11 @@ fn bench(c: &mut Criterion) {
     group.bench_function("matrixmultiply", |bench| {
         bench.iter(|| raw_matrixmultiply(M, N, K, &mut dst, &a, &b))
     });
+    if let Some(packed) = PackedGemm::detect() {
+        group.bench_function("packed_avx2", |bench| {
+            bench.iter(|| raw_packed(packed, M, N, K, &mut dst, &a, &b))
+        });
+    }
 
     let lhs = HostTensor::from_vec(&[M, K], a.clone()).expect("lhs");
     let rhs = HostTensor::from_vec(&[K, N], b.clone()).expect("rhs");
@@ -107,8 +114,23 @@ fn bench_small_m(c: &mut Criterion) {
         group.bench_function(format!("{m}x{k}x{n}_matrixmultiply"), |bench| {
             bench.iter(|| raw_matrixmultiply(m, n, k, &mut dst, &a, &b))
         });
+        if let Some(packed) = PackedGemm::detect() {
+            group.bench_function(format!("{m}x{k}x{n}_packed_avx2"), |bench| {
+                bench.iter(|| raw_packed(packed, m, n, k, &mut dst, &a, &b))
+            });
+        }
     }
     group.finish();
+}
+
+/// `dst[M x N] = a[M x K] · b[K x N]`, row-major, one thread, by
+/// meshrun's own packed AVX2 kernel.
+fn raw_packed(g: PackedGemm, m: usize, n: usize, k: usize, dst: &mut [f32], a: &[f32], b: &[f32]) {
+    use ndarray::{ArrayView2, ArrayViewMut2};
+    let d = ArrayViewMut2::from_shape((m, n), dst).expect("dst");
+    let l = ArrayView2::from_shape((m, k), a).expect("lhs");
+    let r = ArrayView2::from_shape((k, n), b).expect("rhs");
+    g.run(d, l, r);
 }
 
 criterion_group!(benches, bench, bench_layer_ops, bench_small_m);

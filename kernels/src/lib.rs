@@ -7,9 +7,12 @@
 //!   `sdy` sharding ops).
 //! - [`KernelError`]: typed errors for bad operands, attributes or types.
 //!
-//! The one `unsafe` block of the crate is the call into `gemm::gemm` in
+//! `unsafe` code is in three places: the call into `gemm::gemm` in
 //! [`cpu::dot::gemm_2d`], whose arguments come straight from checked
-//! `ndarray` views.
+//! `ndarray` views; the calls into `target_feature` math in
+//! `cpu/vmath/dispatch.rs`, after run-time feature detection; and the AVX2
+//! intrinsics of [`cpu::packed_gemm`] (`avx2.rs`), reached only through a
+//! token that proves the CPU has them.
 
 #![deny(unsafe_code)]
 

@@ -17,6 +17,7 @@ pub mod fusion;
 pub mod gather;
 mod int;
 mod map;
+pub mod packed_gemm;
 mod permute;
 pub mod pieces;
 pub mod ragged_dot;
