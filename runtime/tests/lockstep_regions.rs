@@ -9,8 +9,7 @@
 #[path = "common/branching.rs"]
 mod branching;
 
-use branching::{branching_program, iota8, psum_odd};
-use meshrun_compiler::text::parse_module;
+use branching::{branching_program, iota8, looping_program, psum_odd};
 use meshrun_compiler::Module;
 use meshrun_runtime::pipeline::compile;
 use meshrun_runtime::{CpuBackend, CpuExecutor, ExecOptions, Executor};
@@ -25,22 +24,24 @@ fn run(m: &Module, executor: CpuExecutor) -> Result<Vec<f32>, String> {
     Ok(out[0].to_f64_vec().iter().map(|&v| v as f32).collect())
 }
 
+fn both_executors_give(m: &Module, want: &[f32]) {
+    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
+        assert_eq!(run(m, executor).expect("runs"), want, "{executor:?}");
+    }
+}
+
 #[test]
 fn devices_take_their_own_branches_and_rejoin() {
     let m = branching_program("%m = stablehlo.multiply %arg1, %arg1 : tensor<2xf32>");
     let want = vec![-0.0f32, -1.0, 4.0, 9.0, -4.0, -5.0, 36.0, 49.0];
-    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
-        assert_eq!(run(&m, executor).expect("runs"), want, "{executor:?}");
-    }
+    both_executors_give(&m, &want);
 }
 
 #[test]
 fn a_collective_in_a_branch_its_groups_took_whole_runs() {
     let m = branching_program(&psum_odd("dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>"));
     let want = vec![-0.0f32, -1.0, 8.0, 10.0, -4.0, -5.0, 8.0, 10.0];
-    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
-        assert_eq!(run(&m, executor).expect("runs"), want, "{executor:?}");
-    }
+    both_executors_give(&m, &want);
 }
 
 #[test]
@@ -54,37 +55,12 @@ fn a_collective_whose_group_is_split_between_branches_is_an_error() {
     assert!(!err.contains('\n'), "{err}");
 }
 
-/// A loop whose trip count is the device's `partition_id`: each device
-/// doubles its block that many times; devices leave the loop one by one
-/// while the others run on.
+/// A loop whose trip count is the device's `partition_id`: devices leave
+/// the loop one by one while the others run on.
 #[test]
 fn devices_leave_a_loop_after_their_own_trip_counts() {
-    let text = r#"module @looping {
-  sdy.mesh @mesh = <["x"=4]>
-  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
-    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<2xf32>) {
-      %1 = stablehlo.partition_id : tensor<ui32>
-      %n = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
-      %c0 = stablehlo.constant dense<0> : tensor<i32>
-      %r:2 = stablehlo.while(%i = %c0, %x = %arg1) : tensor<i32>, tensor<2xf32>
-      cond {
-        %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %p : tensor<i1>
-      } do {
-        %d = stablehlo.add %x, %x : tensor<2xf32>
-        %one = stablehlo.constant dense<1> : tensor<i32>
-        %i1 = stablehlo.add %i, %one : tensor<i32>
-        stablehlo.return %i1, %d : tensor<i32>, tensor<2xf32>
-      }
-      sdy.return %r#1 : tensor<2xf32>
-    } : (tensor<8xf32>) -> tensor<8xf32>
-    return %0 : tensor<8xf32>
-  }
-}"#;
-    let m = parse_module(text).unwrap_or_else(|d| panic!("{d}"));
+    let m = looping_program();
     // Device d holds elements 2d and 2d+1, doubled d times.
     let want: Vec<f32> = (0..8).map(|i| (i as f32) * (1 << (i / 2)) as f32).collect();
-    for executor in [CpuExecutor::Lockstep, CpuExecutor::Threads] {
-        assert_eq!(run(&m, executor).expect("runs"), want, "{executor:?}");
-    }
+    both_executors_give(&m, &want);
 }

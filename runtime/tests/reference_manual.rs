@@ -21,7 +21,7 @@ use fixture_files::numbered;
 use fixture_run::{compare_outputs, fixture};
 #[path = "common/branching.rs"]
 mod branching;
-use branching::{branching_program, iota8, psum_odd};
+use branching::{branching_program, iota8, looping_program, psum_odd};
 
 fn parse(dir: &Path) -> Module {
     let text = std::fs::read_to_string(dir.join("input.mlir")).expect("input.mlir");
@@ -164,29 +164,7 @@ fn the_f64_reference_runs_shard_map_programs() {
 /// ending per device; the sharded CPU run agrees.
 #[test]
 fn loops_run_per_device_trip_counts() {
-    let text = r#"module @loops {
-  sdy.mesh @mesh = <["x"=4]>
-  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
-    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<2xf32>) {
-      %1 = stablehlo.partition_id : tensor<ui32>
-      %2 = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
-      %c = stablehlo.constant dense<0> : tensor<i32>
-      %3:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg1) : tensor<i32>, tensor<2xf32>
-      cond {
-        %4 = stablehlo.compare LT, %iterArg, %2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %4 : tensor<i1>
-      } do {
-        %4 = stablehlo.add %iterArg_0, %iterArg_0 : tensor<2xf32>
-        %c_1 = stablehlo.constant dense<1> : tensor<i32>
-        %5 = stablehlo.add %iterArg, %c_1 : tensor<i32>
-        stablehlo.return %5, %4 : tensor<i32>, tensor<2xf32>
-      }
-      sdy.return %3#1 : tensor<2xf32>
-    } : (tensor<8xf32>) -> tensor<8xf32>
-    return %0 : tensor<8xf32>
-  }
-}"#;
-    let m = parse_module(text).unwrap_or_else(|d| panic!("{d}"));
+    let m = looping_program();
     let got = reference(&m, &iota8()).expect("runs");
     let want = [0.0f32, 1.0, 4.0, 6.0, 16.0, 20.0, 48.0, 56.0];
     assert_eq!(

@@ -1,6 +1,7 @@
-//! Shard_map programs whose devices take different branches (a `case`
-//! on `partition_id`), shared by the reference interpreter's tests and
-//! the lockstep executor's (include with `#[path]`).
+//! Shard_map programs whose devices take different paths (a `case` on
+//! `partition_id`, a `while` whose trip count is `partition_id`), shared
+//! by the reference interpreter's tests and the lockstep executor's
+//! (include with `#[path]`).
 
 use meshrun_compiler::ir::Module;
 use meshrun_compiler::text::parse_module;
@@ -33,6 +34,35 @@ pub fn branching_program(odd: &str) -> Module {
 }}"#
     );
     parse_module(&text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+/// A shard_map over `x` = 4 whose `while` runs `partition_id` times:
+/// each device doubles its block that many times (device 0 not at all),
+/// the loop ending per device.
+pub fn looping_program() -> Module {
+    let text = r#"module @looping {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<2xf32>) {
+      %1 = stablehlo.partition_id : tensor<ui32>
+      %n = stablehlo.convert %1 : (tensor<ui32>) -> tensor<i32>
+      %c0 = stablehlo.constant dense<0> : tensor<i32>
+      %r:2 = stablehlo.while(%i = %c0, %x = %arg1) : tensor<i32>, tensor<2xf32>
+      cond {
+        %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %p : tensor<i1>
+      } do {
+        %d = stablehlo.add %x, %x : tensor<2xf32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %i1 = stablehlo.add %i, %one : tensor<i32>
+        stablehlo.return %i1, %d : tensor<i32>, tensor<2xf32>
+      }
+      sdy.return %r#1 : tensor<2xf32>
+    } : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}"#;
+    parse_module(text).unwrap_or_else(|d| panic!("{d}"))
 }
 
 pub fn psum_odd(groups: &str) -> String {

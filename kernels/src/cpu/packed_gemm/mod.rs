@@ -103,23 +103,29 @@ impl PackedGemm {
         use ndarray::Axis;
         use rayon::prelude::*;
         let (m, n) = dst.dim();
-        if threads >= 2 && n >= 2 * 4 * NR {
-            let width = n.div_ceil(threads).next_multiple_of(NR);
-            let jobs: Vec<_> = dst
-                .axis_chunks_iter_mut(Axis(1), width)
-                .zip(rhs.axis_chunks_iter(Axis(1), width))
-                .collect();
-            jobs.into_par_iter().for_each(|(d, r)| self.run(d, lhs, r));
-        } else if threads >= 2 && m >= 2 * 8 * MR {
-            let height = m.div_ceil(threads).next_multiple_of(MR);
-            let jobs: Vec<_> = dst
-                .axis_chunks_iter_mut(Axis(0), height)
-                .zip(lhs.axis_chunks_iter(Axis(0), height))
-                .collect();
-            jobs.into_par_iter().for_each(|(d, l)| self.run(d, l, rhs));
-        } else {
-            self.run(dst, lhs, rhs);
+        // Cut the columns (each part packs its own rhs columns), or the
+        // rows of a narrow product; whole register tiles per part.
+        let by_columns = n >= 2 * 4 * NR;
+        if threads < 2 || !(by_columns || m >= 2 * 8 * MR) {
+            return self.run(dst, lhs, rhs);
         }
+        let (axis, len, tile, cut) = if by_columns {
+            (Axis(1), n, NR, rhs)
+        } else {
+            (Axis(0), m, MR, lhs)
+        };
+        let part = len.div_ceil(threads).next_multiple_of(tile);
+        let jobs: Vec<_> = dst
+            .axis_chunks_iter_mut(axis, part)
+            .zip(cut.axis_chunks_iter(axis, part))
+            .collect();
+        jobs.into_par_iter().for_each(|(d, c)| {
+            if by_columns {
+                self.run(d, lhs, c)
+            } else {
+                self.run(d, c, rhs)
+            }
+        });
     }
 
     /// The blocked loops: rhs blocks of `KC×NC`, lhs blocks of `MC×KC`,
