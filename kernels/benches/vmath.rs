@@ -17,7 +17,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use meshrun_kernels::cpu::vmath::{apply_on, one, pow_on, Func, Isa};
+use meshrun_kernels::cpu::vmath::{
+    apply_on, binary_arith_on, one, pow_on, BinaryArith, Func, Isa, Side,
+};
 
 const N: usize = 1 << 16;
 
@@ -116,6 +118,61 @@ fn functions(c: &mut Criterion) {
     group.finish();
 }
 
+/// Elements per block in a fused chain (`cpu::fusion::BLOCK`).
+const BLOCK: usize = 1024;
+
+fn arith(c: &mut Criterion) {
+    let a: Vec<f32> = inputs(Func::Exp)[..BLOCK].to_vec();
+    let b: Vec<f32> = inputs(Func::Sqrt)[..BLOCK].to_vec();
+    let mut out = vec![0.0f32; BLOCK];
+    let mut filled = vec![0.0f32; BLOCK];
+    let mut group = c.benchmark_group("arith");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .throughput(Throughput::Elements(BLOCK as u64));
+    let mul = BinaryArith::Multiply;
+    for isa in Isa::available() {
+        group.bench_function(format!("{}/mul_slices", isa.name()), |bch| {
+            bch.iter(|| {
+                binary_arith_on(
+                    isa,
+                    mul,
+                    Side::Slice(black_box(&a)),
+                    Side::Slice(&b),
+                    &mut out,
+                )
+            })
+        });
+        group.bench_function(format!("{}/mul_scalar", isa.name()), |bch| {
+            bch.iter(|| {
+                binary_arith_on(
+                    isa,
+                    mul,
+                    Side::Slice(black_box(&a)),
+                    Side::Scalar(0.5),
+                    &mut out,
+                )
+            })
+        });
+    }
+    let baseline = isa_named("baseline").expect("every CPU has the baseline");
+    group.bench_function("baseline_filled/mul_scalar", |bch| {
+        bch.iter(|| {
+            filled.fill(black_box(0.5));
+            binary_arith_on(
+                baseline,
+                mul,
+                Side::Slice(black_box(&a)),
+                Side::Slice(&filled),
+                &mut out,
+            )
+        })
+    });
+    group.finish();
+}
+
 /// One timing of `f`, in seconds (the summary keeps the best of its
 /// rounds: noise on a shared machine only ever adds time).
 fn secs(f: &mut dyn FnMut()) -> f64 {
@@ -159,5 +216,5 @@ fn summary(_: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, functions, summary);
+criterion_group!(benches, functions, arith, summary);
 criterion_main!(benches);

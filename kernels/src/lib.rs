@@ -9,8 +9,9 @@
 //!
 //! `unsafe` code is in three places: the call into `gemm::gemm` in
 //! [`cpu::dot::gemm_2d`], whose arguments come straight from checked
-//! `ndarray` views; the calls into `target_feature` math in
-//! `cpu/vmath/dispatch.rs`, after run-time feature detection; and the AVX2
+//! `ndarray` views; the calls into `target_feature` loops in
+//! `cpu/vmath/dispatch.rs` and `cpu/vmath/arith.rs`, after run-time feature
+//! detection; and the AVX2
 //! intrinsics of [`cpu::packed_gemm`] (`avx2.rs`), reached only through a
 //! token that proves the CPU has them.
 

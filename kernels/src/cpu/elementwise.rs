@@ -112,7 +112,7 @@ fn sign<F: Real>(x: F) -> F {
 
 /// f32 through the vectorized functions ([`vmath`]) where there is one.
 fn unary_f32(op: UnaryOp, a: &ArrayD<f32>) -> Result<ArrayD<f32>> {
-    match vmath::unary_array(op, a) {
+    match vmath::unary_array(op, a).or_else(|| vmath::unary_arith_array(op, a)) {
         Some(r) => Ok(r),
         None => unary_real(op, a),
     }
@@ -193,6 +193,9 @@ pub(crate) fn min_nan<F: Real>(x: F, y: F) -> F {
 
 /// f32 `power` through [`vmath::pow`]; the rest as for any float.
 fn binary_f32(op: BinaryOp, a: &ArrayD<f32>, b: &ArrayD<f32>) -> Result<ArrayD<f32>> {
+    if let Some(r) = vmath::binary_arith_array(op, a, b) {
+        return Ok(r);
+    }
     match op {
         BinaryOp::Power => Ok(vmath::pow_array(a, b)),
         _ => binary_real(op, a, b),

@@ -16,10 +16,9 @@ use std::borrow::Cow;
 use gemm::Parallelism;
 use meshrun_compiler::ir::{BinaryOp, UnaryOp};
 
-use crate::cpu::elementwise::{max_nan, min_nan};
 use crate::cpu::pieces;
 use crate::cpu::reduce_precision::{f32_elem, Format};
-use crate::cpu::vmath::{self, Func};
+use crate::cpu::vmath::{self, BinaryArith, Func, Side, UnaryArith};
 use crate::error::{KernelError, Result};
 use crate::tensor::HostTensor;
 
@@ -103,23 +102,27 @@ fn map1(x: &[f32], out: &mut [f32], f: impl Fn(f32) -> f32) {
     }
 }
 
-/// `out[i] = f(x[i], y[i])`, monomorphized like [`map1`].
-#[inline(always)]
-fn map2(x: &[f32], y: &[f32], out: &mut [f32], f: impl Fn(f32, f32) -> f32) {
-    for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
-        *o = f(a, b);
-    }
-}
-
 fn unary_block(op: UnaryOp, x: &[f32], out: &mut [f32]) -> Result<()> {
     if let Some(func) = Func::of_unary(op) {
         vmath::apply(func, x, out);
         return Ok(());
     }
+    match UnaryArith::of_unary(op) {
+        Some(arith) => vmath::unary_arith(arith, x, out),
+        None => {
+            return Err(KernelError::invalid(
+                OP,
+                format!("cannot fuse stablehlo.{}", op.name()),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// The binary ops that are not [`BinaryArith`] ones.
+fn binary_block(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> Result<()> {
     match op {
-        UnaryOp::Negate => map1(x, out, |v| -v),
-        UnaryOp::Abs => map1(x, out, f32::abs),
-        UnaryOp::Square => map1(x, out, |v| v * v),
+        BinaryOp::Power => vmath::pow(x, y, out),
         _ => {
             return Err(KernelError::invalid(
                 OP,
@@ -130,21 +133,23 @@ fn unary_block(op: UnaryOp, x: &[f32], out: &mut [f32]) -> Result<()> {
     Ok(())
 }
 
-fn binary_block(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> Result<()> {
-    match op {
-        BinaryOp::Add => map2(x, y, out, |a, b| a + b),
-        BinaryOp::Subtract => map2(x, y, out, |a, b| a - b),
-        BinaryOp::Multiply => map2(x, y, out, |a, b| a * b),
-        BinaryOp::Divide => map2(x, y, out, |a, b| a / b),
-        BinaryOp::Maximum => map2(x, y, out, max_nan),
-        BinaryOp::Minimum => map2(x, y, out, min_nan),
-        BinaryOp::Power => vmath::pow(x, y, out),
-        _ => {
-            return Err(KernelError::invalid(
-                OP,
-                format!("cannot fuse stablehlo.{}", op.name()),
-            ))
+/// One step on one block: `args` as long as `dst` (or scalars).
+fn run_step<'a>(op: StepOp, args: [Side<'a>; 2], dst: &mut [f32]) -> Result<()> {
+    // Scalars only go to arithmetic ops (`eval_piece`); others get slices.
+    let n = dst.len();
+    let slice = |a: Side<'a>| -> Cow<'a, [f32]> {
+        match a {
+            Side::Slice(s) => Cow::Borrowed(s),
+            Side::Scalar(x) => Cow::Owned(vec![x; n]),
         }
+    };
+    match op {
+        StepOp::Binary(b) => match BinaryArith::of_binary(b) {
+            Some(arith) => vmath::binary_arith(arith, args[0], args[1], dst),
+            None => binary_block(b, &slice(args[0]), &slice(args[1]), dst)?,
+        },
+        StepOp::Unary(u) => unary_block(u, &slice(args[0]), dst)?,
+        StepOp::ReducePrecision(f) => map1(&slice(args[0]), dst, |v| f32_elem(v, f)),
     }
     Ok(())
 }
@@ -389,7 +394,8 @@ pub(crate) fn eval_piece(
             };
             let (r0, r1) = ws.repeated.split_at_mut(BLOCK);
             let mut slots = [r0, r1].into_iter();
-            let mut args: [&[f32]; 2] = [&[], &[]];
+            let arith = matches!(step.op, StepOp::Binary(b) if BinaryArith::of_binary(b).is_some());
+            let mut args: [Side<'_>; 2] = [Side::Slice(&[]), Side::Slice(&[])];
             if step.args.len() > 2 {
                 return Err(KernelError::invalid(OP, "more than two arguments"));
             }
@@ -398,30 +404,29 @@ pub(crate) fn eval_piece(
                     .next()
                     .ok_or_else(|| KernelError::invalid(OP, "more than two arguments"))?;
                 *a = match arg {
-                    Arg::Operand(k) => match window {
+                    Arg::Operand(k) => Side::Slice(match window {
                         Some(w) if w.slot == k => &w.data[start - w.base..start - w.base + len],
                         _ => data[k].get(start..start + len).ok_or_else(|| {
                             KernelError::invalid(OP, format!("operand {k} is not there"))
                         })?,
-                    },
-                    Arg::Step(j) => &done[j][..len],
+                    }),
+                    Arg::Step(j) => Side::Slice(&done[j][..len]),
+                    // A broadcast scalar (`0.01 * grad`) into an arithmetic
+                    // op: read as one value, not copied into a block.
+                    Arg::Repeated(k) if data[k].len() == 1 && arith => Side::Scalar(data[k][0]),
                     Arg::Repeated(k) => {
                         let buf = &mut slot[..len];
                         repeat_into(&data[k], start, buf);
-                        &*buf
+                        Side::Slice(&*buf)
                     }
                     Arg::Stretched(k) => {
                         let buf = &mut slot[..len];
                         stretch_into(&data[k], n / data[k].len(), start, buf);
-                        &*buf
+                        Side::Slice(&*buf)
                     }
                 };
             }
-            match step.op {
-                StepOp::Unary(op) => unary_block(op, args[0], dst)?,
-                StepOp::Binary(op) => binary_block(op, args[0], args[1], dst)?,
-                StepOp::ReducePrecision(f) => map1(args[0], dst, |v| f32_elem(v, f)),
-            }
+            run_step(step.op, args, dst)?;
         }
         done_len += len;
     }

@@ -21,10 +21,10 @@ const BLOCK: usize = 256;
 /// [`Isa::available`] make one, and only for what this CPU has: that is
 /// what makes calling the `#[target_feature]` loops sound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Isa(Level);
+pub struct Isa(pub(super) Level);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Level {
+pub(super) enum Level {
     Baseline,
     #[cfg(target_arch = "x86_64")]
     Avx2,

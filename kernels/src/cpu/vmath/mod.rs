@@ -13,14 +13,16 @@
 
 #[cfg(test)]
 mod accuracy;
+mod arith;
 mod dispatch;
 mod scalar;
 
-use meshrun_compiler::ir::UnaryOp;
+use meshrun_compiler::ir::{BinaryOp, UnaryOp};
 use ndarray::ArrayD;
 
 use crate::cpu::map::filled;
 
+pub use arith::{BinaryArith, Side, UnaryArith};
 pub use dispatch::{one, Isa};
 
 /// A vectorized unary function.
@@ -102,6 +104,23 @@ pub fn pow_on(isa: Isa, a: &[f32], b: &[f32], dst: &mut [f32]) {
     dispatch::pow(isa, a, b, dst);
 }
 
+/// `dst[i] = a[i] op b[i]` (IEEE, `max_nan`/`min_nan`) on this CPU's
+/// widest instruction set; a [`Side::Scalar`] stands for every element.
+pub fn binary_arith(op: BinaryArith, a: Side<'_>, b: Side<'_>, dst: &mut [f32]) {
+    arith::binary(detected(), op, a, b, dst);
+}
+
+/// [`binary_arith`] with a given instruction set.
+pub fn binary_arith_on(isa: Isa, op: BinaryArith, a: Side<'_>, b: Side<'_>, dst: &mut [f32]) {
+    arith::binary(isa, op, a, b, dst);
+}
+
+/// `dst[i] = op(src[i])` (negate, abs, square) on this CPU's widest
+/// instruction set.
+pub fn unary_arith(op: UnaryArith, src: &[f32], dst: &mut [f32]) {
+    arith::unary(detected(), op, src, dst);
+}
+
 /// The detected instruction set, looked up once.
 fn detected() -> Isa {
     static ISA: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
@@ -126,6 +145,32 @@ pub fn unary_array(op: UnaryOp, a: &ArrayD<f32>) -> Option<ArrayD<f32>> {
     let src = row_major(a);
     Some(filled(a.shape(), BLOCK_ALIGN, |start, piece| {
         apply(func, &src[start..start + piece.len()], piece)
+    }))
+}
+
+/// `op` on every element of `a` through [`unary_arith`], or `None` when
+/// it is not one of those ops.
+pub fn unary_arith_array(op: UnaryOp, a: &ArrayD<f32>) -> Option<ArrayD<f32>> {
+    let op = UnaryArith::of_unary(op)?;
+    let src = row_major(a);
+    Some(filled(a.shape(), BLOCK_ALIGN, |start, piece| {
+        unary_arith(op, &src[start..start + piece.len()], piece)
+    }))
+}
+
+/// `a op b` element by element through [`binary_arith`] (one shape; the
+/// caller checks it), or `None` when `op` is not one of those ops.
+pub fn binary_arith_array(op: BinaryOp, a: &ArrayD<f32>, b: &ArrayD<f32>) -> Option<ArrayD<f32>> {
+    let op = BinaryArith::of_binary(op)?;
+    let (x, y) = (row_major(a), row_major(b));
+    Some(filled(a.shape(), BLOCK_ALIGN, |start, piece| {
+        let end = start + piece.len();
+        binary_arith(
+            op,
+            Side::Slice(&x[start..end]),
+            Side::Slice(&y[start..end]),
+            piece,
+        )
     }))
 }
 
