@@ -9,7 +9,7 @@ use meshrun_compiler::ir::{BinaryOp, CompareDirection, CompareType, UnaryOp};
 use ndarray::ArrayD;
 
 use crate::cpu::map::{map, zip_map};
-use crate::cpu::real::{HalfFloat, Real};
+use crate::cpu::real::{max_nan, min_nan, HalfFloat, Real};
 use crate::cpu::{int, special, vmath};
 use crate::error::{KernelError, Result};
 use crate::tensor::{HostElem, HostTensor};
@@ -169,26 +169,6 @@ pub fn binary(op: BinaryOp, x: &HostTensor, y: &HostTensor) -> Result<HostTensor
         (HostTensor::Pred(a), HostTensor::Pred(b)) => HostTensor::Pred(binary_bool(op, a, b)?),
         _ => return int::binary(op, x, y).unwrap_or_else(|| Err(type_mismatch(&name, x, y))),
     })
-}
-
-pub(crate) fn max_nan<F: Real>(x: F, y: F) -> F {
-    if x.is_nan() || y.is_nan() {
-        F::nan()
-    } else if x >= y {
-        x
-    } else {
-        y
-    }
-}
-
-pub(crate) fn min_nan<F: Real>(x: F, y: F) -> F {
-    if x.is_nan() || y.is_nan() {
-        F::nan()
-    } else if x <= y {
-        x
-    } else {
-        y
-    }
 }
 
 /// f32 `power` through [`vmath::pow`]; the rest as for any float.

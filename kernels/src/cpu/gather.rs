@@ -17,9 +17,8 @@ use meshrun_compiler::ir::ops::scatter::{Scatter, ScatterUpdate};
 use meshrun_compiler::ir::ReduceKind;
 use ndarray::{ArrayD, IxDyn};
 
-use crate::cpu::elementwise::{max_nan, min_nan};
 use crate::cpu::map::into_standard;
-use crate::cpu::real::HalfFloat;
+use crate::cpu::real::{max_nan, min_nan, HalfFloat};
 use crate::error::{KernelError, Result};
 use crate::tensor::{HostElem, HostTensor};
 

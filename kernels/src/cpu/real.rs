@@ -49,3 +49,25 @@ impl HalfFloat for bf16 {
         bf16::from_f32(x)
     }
 }
+
+/// StableHLO `maximum` on floats: NaN if either side is NaN.
+pub(crate) fn max_nan<F: Real>(x: F, y: F) -> F {
+    if x.is_nan() || y.is_nan() {
+        F::nan()
+    } else if x >= y {
+        x
+    } else {
+        y
+    }
+}
+
+/// StableHLO `minimum` on floats: NaN if either side is NaN.
+pub(crate) fn min_nan<F: Real>(x: F, y: F) -> F {
+    if x.is_nan() || y.is_nan() {
+        F::nan()
+    } else if x <= y {
+        x
+    } else {
+        y
+    }
+}

@@ -13,9 +13,9 @@
 use meshrun_compiler::ir::ReduceKind;
 use ndarray::{Array1, ArrayD, ArrayView1, IxDyn};
 
-use crate::cpu::elementwise::{max_nan, min_nan, Int};
+use crate::cpu::elementwise::Int;
 use crate::cpu::map::map;
-use crate::cpu::real::{HalfFloat, Real};
+use crate::cpu::real::{max_nan, min_nan, HalfFloat, Real};
 use crate::error::{KernelError, Result};
 use crate::tensor::{HostElem, HostTensor};
 

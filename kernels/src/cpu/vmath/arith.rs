@@ -13,7 +13,7 @@
 use meshrun_compiler::ir::{BinaryOp, UnaryOp};
 
 use super::dispatch::{Isa, Level};
-use crate::cpu::elementwise::{max_nan, min_nan};
+use crate::cpu::real::{max_nan, min_nan};
 
 /// A binary op these loops compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
