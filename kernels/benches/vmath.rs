@@ -134,28 +134,14 @@ fn arith(c: &mut Criterion) {
         .throughput(Throughput::Elements(BLOCK as u64));
     let mul = BinaryArith::Multiply;
     for isa in Isa::available() {
-        group.bench_function(format!("{}/mul_slices", isa.name()), |bch| {
-            bch.iter(|| {
-                binary_arith_on(
-                    isa,
-                    mul,
-                    Side::Slice(black_box(&a)),
-                    Side::Slice(&b),
-                    &mut out,
-                )
-            })
-        });
-        group.bench_function(format!("{}/mul_scalar", isa.name()), |bch| {
-            bch.iter(|| {
-                binary_arith_on(
-                    isa,
-                    mul,
-                    Side::Slice(black_box(&a)),
-                    Side::Scalar(0.5),
-                    &mut out,
-                )
-            })
-        });
+        for (form, other) in [
+            ("mul_slices", Side::Slice(&b)),
+            ("mul_scalar", Side::Scalar(0.5)),
+        ] {
+            group.bench_function(format!("{}/{form}", isa.name()), |bch| {
+                bch.iter(|| binary_arith_on(isa, mul, Side::Slice(black_box(&a)), other, &mut out))
+            });
+        }
     }
     let baseline = isa_named("baseline").expect("every CPU has the baseline");
     group.bench_function("baseline_filled/mul_scalar", |bch| {

@@ -133,25 +133,33 @@ fn binary_block(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) -> Result<(
     Ok(())
 }
 
-/// One step on one block: `args` as long as `dst` (or scalars).
-fn run_step<'a>(op: StepOp, args: [Side<'a>; 2], dst: &mut [f32]) -> Result<()> {
-    // Scalars only go to arithmetic ops (`eval_piece`); others get slices.
-    let n = dst.len();
-    let slice = |a: Side<'a>| -> Cow<'a, [f32]> {
-        match a {
-            Side::Slice(s) => Cow::Borrowed(s),
-            Side::Scalar(x) => Cow::Owned(vec![x; n]),
-        }
+/// One step on one block: `args` as long as `dst`. `arith` is the step's
+/// op when it is a [`BinaryArith`] one: only those take a [`Side::Scalar`]
+/// (`eval_piece` makes none for the others).
+fn run_step(
+    op: StepOp,
+    arith: Option<BinaryArith>,
+    args: [Side<'_>; 2],
+    dst: &mut [f32],
+) -> Result<()> {
+    if let Some(arith) = arith {
+        vmath::binary_arith(arith, args[0], args[1], dst);
+        return Ok(());
+    }
+    let [Side::Slice(x), Side::Slice(y)] = args else {
+        return Err(KernelError::invalid(
+            OP,
+            "a scalar argument to a non-arithmetic step",
+        ));
     };
     match op {
-        StepOp::Binary(b) => match BinaryArith::of_binary(b) {
-            Some(arith) => vmath::binary_arith(arith, args[0], args[1], dst),
-            None => binary_block(b, &slice(args[0]), &slice(args[1]), dst)?,
-        },
-        StepOp::Unary(u) => unary_block(u, &slice(args[0]), dst)?,
-        StepOp::ReducePrecision(f) => map1(&slice(args[0]), dst, |v| f32_elem(v, f)),
+        StepOp::Binary(b) => binary_block(b, x, y, dst),
+        StepOp::Unary(u) => unary_block(u, x, dst),
+        StepOp::ReducePrecision(f) => {
+            map1(x, dst, |v| f32_elem(v, f));
+            Ok(())
+        }
     }
-    Ok(())
 }
 
 /// `data` (of `len` elements, `len` > 0) repeated from flat position
@@ -394,7 +402,10 @@ pub(crate) fn eval_piece(
             };
             let (r0, r1) = ws.repeated.split_at_mut(BLOCK);
             let mut slots = [r0, r1].into_iter();
-            let arith = matches!(step.op, StepOp::Binary(b) if BinaryArith::of_binary(b).is_some());
+            let arith = match step.op {
+                StepOp::Binary(b) => BinaryArith::of_binary(b),
+                _ => None,
+            };
             let mut args: [Side<'_>; 2] = [Side::Slice(&[]), Side::Slice(&[])];
             if step.args.len() > 2 {
                 return Err(KernelError::invalid(OP, "more than two arguments"));
@@ -413,7 +424,9 @@ pub(crate) fn eval_piece(
                     Arg::Step(j) => Side::Slice(&done[j][..len]),
                     // A broadcast scalar (`0.01 * grad`) into an arithmetic
                     // op: read as one value, not copied into a block.
-                    Arg::Repeated(k) if data[k].len() == 1 && arith => Side::Scalar(data[k][0]),
+                    Arg::Repeated(k) if data[k].len() == 1 && arith.is_some() => {
+                        Side::Scalar(data[k][0])
+                    }
                     Arg::Repeated(k) => {
                         let buf = &mut slot[..len];
                         repeat_into(&data[k], start, buf);
@@ -426,7 +439,7 @@ pub(crate) fn eval_piece(
                     }
                 };
             }
-            run_step(step.op, args, dst)?;
+            run_step(step.op, arith, args, dst)?;
         }
         done_len += len;
     }
