@@ -222,6 +222,26 @@ pub trait Device {
         result_types: &[TensorType],
     ) -> Result<Vec<Self::Buffer>, DeviceError>;
 
+    /// [`Device::op`] on `[first, rest..]` where the executor hands over
+    /// `first` (the operand's last use): a device may write the result
+    /// into its block when no one else holds it (the CPU device does for
+    /// the ops `meshrun_kernels::cpu::in_place` names). By default the op
+    /// runs as usual and `first` is released.
+    fn op_into(
+        &mut self,
+        kind: &OpKind,
+        first: Self::Buffer,
+        rest: &[&Self::Buffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<Self::Buffer>, DeviceError> {
+        let mut all = Vec::with_capacity(1 + rest.len());
+        all.push(&first);
+        all.extend_from_slice(rest);
+        let made = self.op(kind, &all, result_types);
+        self.release(first);
+        made
+    }
+
     /// A chain of element-wise ops the executor fused
     /// ([`crate::fusion`]), computed in one pass, if this device can; with
     /// `None` (the default) the executor runs the chain's ops one by one,
@@ -324,6 +344,16 @@ macro_rules! forward_local_ops {
             result_types: &[meshrun_compiler::ir::TensorType],
         ) -> Result<Vec<$buffer>, $crate::backend::DeviceError> {
             self.$($field).+.op(kind, operands, result_types)
+        }
+
+        fn op_into(
+            &mut self,
+            kind: &meshrun_compiler::ir::OpKind,
+            first: $buffer,
+            rest: &[&$buffer],
+            result_types: &[meshrun_compiler::ir::TensorType],
+        ) -> Result<Vec<$buffer>, $crate::backend::DeviceError> {
+            self.$($field).+.op_into(kind, first, rest, result_types)
         }
 
         fn fused(

@@ -7,7 +7,7 @@ use meshrun_compiler::partition::{DeviceProgram, Instr, PerDevice};
 
 use crate::backend::{Device, DeviceError, Participation};
 use crate::exec_plan::Part;
-use crate::fusion::{DotChain, Group, TransposedDot};
+use crate::fusion::{DotChain, Group, TransposedDot, Unit};
 
 /// Value `v`'s buffer in `env`, or the error that it is not live (a
 /// program the plan checked never gets it).
@@ -20,6 +20,63 @@ pub(crate) fn live_ref<B>(env: &[Option<B>], v: usize) -> Result<&B, DeviceError
 /// `live_ref` of each of `values`.
 fn live_refs<'e, B>(env: &'e [Option<B>], values: &[usize]) -> Result<Vec<&'e B>, DeviceError> {
     values.iter().map(|&v| live_ref(env, v)).collect()
+}
+
+/// The value whose block `unit` may take over: the first operand of an
+/// op that can write its result into it (a reshape, an identity, a
+/// scatter, a dynamic_update_slice: `meshrun_kernels::cpu::in_place`),
+/// when `frees` (the values released right after the unit) holds it and
+/// no other operand reads it. [`step_into`] runs such a unit.
+pub(crate) fn handed_over(unit: &Unit, instr: &Instr, frees: &[usize]) -> Option<usize> {
+    let (
+        Unit::Instr(_),
+        Instr::Op {
+            kind,
+            operands,
+            results,
+            ..
+        },
+    ) = (unit, instr)
+    else {
+        return None;
+    };
+    let (&first, rest) = operands.split_first()?;
+    let takes = results.len() == 1
+        && meshrun_kernels::cpu::in_place::writes_into_first(kind, operands.len())
+        && frees.contains(&first)
+        && !rest.contains(&first);
+    takes.then_some(first)
+}
+
+/// `instr`, the op of a unit [`handed_over`] picked, with value `v`'s
+/// buffer (its first operand) taken out of `env` and handed to the device
+/// ([`Device::op_into`]).
+pub(crate) fn step_into<D: Device>(
+    p: &DeviceProgram,
+    dev: &mut D,
+    instr: &Instr,
+    v: usize,
+    env: &mut [Option<D::Buffer>],
+) -> Result<Vec<D::Buffer>, DeviceError> {
+    let Instr::Op {
+        kind,
+        operands,
+        results,
+        ..
+    } = instr
+    else {
+        return Err(DeviceError::Invalid(
+            "only an op takes its operand over".into(),
+        ));
+    };
+    live_ref(env, v)?;
+    let first = env[v].take();
+    let rest = live_refs(env, &operands[1..])?;
+    let tys: Vec<TensorType> = results.iter().map(|&r| p.values[r].ty.clone()).collect();
+    match first {
+        Some(first) => dev.op_into(kind, first, &rest, &tys),
+        None => Err(DeviceError::Invalid(format!("value #{v} is not live"))),
+    }
 }
 
 /// Run a fused group: in one pass if the device can, else its members

@@ -68,13 +68,23 @@ pub fn dynamic_slice(
             let d = ax.axis.index();
             Slice::from(at[d]..at[d] + sizes[d])
         });
-        Ok(T::wrap(v.as_standard_layout().into_owned()))
+        Ok(T::wrap(crate::cpu::permute::to_row_major(v)))
     })
 }
 
 /// `dynamic_update_slice(operand, update, starts...)`.
 pub fn dynamic_update_slice(
     operand: &HostTensor,
+    update: &HostTensor,
+    starts: &[&HostTensor],
+) -> Result<HostTensor> {
+    dynamic_update_slice_into(operand.clone(), update, starts)
+}
+
+/// [`dynamic_update_slice`] writing into `operand` itself (its owner hands
+/// it over: the operand's last use), without first copying it.
+pub fn dynamic_update_slice_into(
+    operand: HostTensor,
     update: &HostTensor,
     starts: &[&HostTensor],
 ) -> Result<HostTensor> {
@@ -89,13 +99,13 @@ pub fn dynamic_update_slice(
         ));
     }
     let at = clamped_starts(DUS, operand.shape(), update.shape(), starts)?;
+    let operand_ty = operand.elem_type();
     let mismatch = || {
         KernelError::invalid(
             DUS,
             format!(
-                "update is {} but the operand is {}",
+                "update is {} but the operand is {operand_ty}",
                 update.elem_type(),
-                operand.elem_type()
             ),
         )
     };
@@ -105,8 +115,8 @@ pub fn dynamic_update_slice(
     })
 }
 
-fn update_block<T: HostElem>(a: &ArrayD<T>, u: &ArrayD<T>, at: &[usize]) -> ArrayD<T> {
-    let mut out = into_standard(a.clone());
+fn update_block<T: HostElem>(a: ArrayD<T>, u: &ArrayD<T>, at: &[usize]) -> ArrayD<T> {
+    let mut out = into_standard(a);
     let shape = u.shape().to_vec();
     out.slice_each_axis_mut(|ax| {
         let d = ax.axis.index();

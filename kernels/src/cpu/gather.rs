@@ -299,24 +299,48 @@ pub fn scatter(s: &Scatter, operands: &[&HostTensor]) -> Result<Vec<HostTensor>>
             ),
         ));
     }
+    let (inputs, rest) = operands.split_at(n);
+    let (indices, updates) = (rest[0], &rest[1..]);
+    let idx = index_values(SCATTER, "scatter_indices", indices)?;
+    inputs
+        .iter()
+        .zip(updates)
+        .map(|(&input, &u)| scatter_one(s, input.clone(), indices, &idx, u))
+        .collect()
+}
+
+/// A scatter of one input that writes into `input` itself (its owner
+/// hands it over: the input's last use): the same updates in the same
+/// order as [`scatter`], without first copying the input.
+pub fn scatter_into(
+    s: &Scatter,
+    input: HostTensor,
+    indices: &HostTensor,
+    updates: &HostTensor,
+) -> Result<HostTensor> {
+    let idx = index_values(SCATTER, "scatter_indices", indices)?;
+    scatter_one(s, input, indices, &idx, updates)
+}
+
+fn scatter_one(
+    s: &Scatter,
+    input: HostTensor,
+    indices: &HostTensor,
+    idx: &[i64],
+    updates: &HostTensor,
+) -> Result<HostTensor> {
     let update = s
         .update_kind()
         .map_err(|e| KernelError::invalid(SCATTER, e))?;
-    let indices = operands[n];
-    let idx = index_values(SCATTER, "scatter_indices", indices)?;
-    let mut out = Vec::with_capacity(n);
-    for k in 0..n {
-        let (input, updates) = (operands[k], operands[n + 1 + k]);
-        let walk = SliceWalk {
-            dims: s.dims(),
-            operand_shape: input.shape(),
-            indices: &idx,
-            indices_shape: indices.shape(),
-            slices_shape: updates.shape(),
-        };
-        out.push(scatter_one(update, &walk, input, updates)?);
-    }
-    Ok(out)
+    let operand_shape = input.shape().to_vec();
+    let walk = SliceWalk {
+        dims: s.dims(),
+        operand_shape: &operand_shape,
+        indices: idx,
+        indices_shape: indices.shape(),
+        slices_shape: updates.shape(),
+    };
+    apply_updates(update, &walk, input, updates)
 }
 
 macro_rules! scatter_with {
@@ -325,25 +349,26 @@ macro_rules! scatter_with {
     };
 }
 
-fn scatter_one(
+/// `input` with `updates` applied where `walk` puts them.
+fn apply_updates(
     update: ScatterUpdate,
     walk: &SliceWalk,
-    input: &HostTensor,
+    input: HostTensor,
     updates: &HostTensor,
 ) -> Result<HostTensor> {
     use HostTensor as H;
     use ReduceKind as R;
+    let input_ty = input.elem_type();
     let mismatch = || {
         KernelError::invalid(
             SCATTER,
             format!(
-                "an input is {} but its updates are {}",
-                input.elem_type(),
+                "an input is {input_ty} but its updates are {}",
                 updates.elem_type()
             ),
         )
     };
-    if input.elem_type() != updates.elem_type() {
+    if input_ty != updates.elem_type() {
         return Err(mismatch());
     }
     let kind = match update {
@@ -356,7 +381,7 @@ fn scatter_one(
         ScatterUpdate::Combine(kind) => kind,
     };
     let unsupported =
-        || KernelError::unsupported(&format!("{SCATTER} ({})", kind.name()), input.elem_type());
+        || KernelError::unsupported(&format!("{SCATTER} ({})", kind.name()), input_ty);
     Ok(match (input, updates) {
         (H::F64(a), H::F64(u)) => real_combine(walk, a, u, kind).map(H::F64)?,
         (H::F32(a), H::F32(u)) => real_combine(walk, a, u, kind).map(H::F32)?,
@@ -388,7 +413,7 @@ fn scatter_one(
 
 fn real_combine<F: crate::cpu::real::Real>(
     walk: &SliceWalk,
-    a: &ArrayD<F>,
+    a: ArrayD<F>,
     u: &ArrayD<F>,
     kind: ReduceKind,
 ) -> Result<ArrayD<F>> {
@@ -408,7 +433,7 @@ fn real_combine<F: crate::cpu::real::Real>(
 /// region on 16-bit floats does.
 fn half_combine<H: HalfFloat>(
     walk: &SliceWalk,
-    a: &ArrayD<H>,
+    a: ArrayD<H>,
     u: &ArrayD<H>,
     kind: ReduceKind,
 ) -> Result<ArrayD<H>> {
@@ -427,11 +452,11 @@ fn half_combine<H: HalfFloat>(
 
 fn scatter_typed<T: HostElem>(
     walk: &SliceWalk,
-    input: &ArrayD<T>,
+    input: ArrayD<T>,
     updates: &ArrayD<T>,
     f: impl Fn(T, T) -> T,
 ) -> Result<ArrayD<T>> {
-    let mut out = into_standard(input.clone());
+    let mut out = into_standard(input);
     let upd = into_standard(updates.clone());
     let (Some(dst), Some(src)) = (out.as_slice_mut(), upd.as_slice()) else {
         return Err(KernelError::invalid(SCATTER, "internal: non-contiguous"));

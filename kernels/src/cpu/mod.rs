@@ -15,6 +15,7 @@ pub mod dynamic_slice;
 pub mod elementwise;
 pub mod fusion;
 pub mod gather;
+pub mod in_place;
 mod int;
 mod map;
 pub mod packed_gemm;

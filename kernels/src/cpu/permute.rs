@@ -21,7 +21,10 @@ pub fn to_row_major<T: HostElem>(src: ArrayViewD<'_, T>) -> ArrayD<T> {
     let (Some(j), false) = (inner, src.is_empty()) else {
         return src.as_standard_layout().into_owned();
     };
-    if j + 1 == n || src.shape()[n - 1] < 2 {
+    if j + 1 == n {
+        return copy_rows(src);
+    }
+    if src.shape()[n - 1] < 2 {
         return src.as_standard_layout().into_owned();
     }
     let mut out = crate::cpu::alloc::array::<T>(src.shape());
@@ -34,6 +37,32 @@ pub fn to_row_major<T: HostElem>(src: ArrayViewD<'_, T>) -> ArrayD<T> {
     let src = src.permuted_axes(order.clone());
     let dst = out.view_mut().permuted_axes(order);
     copy_nd(src, dst);
+    out
+}
+
+/// The shortest contiguous source row worth a copy of its own; shorter
+/// rows go element by element.
+const MIN_ROW: usize = 8;
+
+/// `src`, contiguous along its last axis (a slice, a transpose that keeps
+/// the last axis), as a row-major array: one copy per row. Walking the
+/// result element by element (`as_standard_layout` over a view of any
+/// rank) spent a few nanoseconds on the index of each element, several
+/// times the copy.
+fn copy_rows<T: HostElem>(src: ArrayViewD<'_, T>) -> ArrayD<T> {
+    let n = src.ndim();
+    if src.shape()[n - 1] < MIN_ROW {
+        return src.as_standard_layout().into_owned();
+    }
+    let mut out = crate::cpu::alloc::array::<T>(src.shape());
+    // `Zip` steps over the rows by strides; the lanes' own iterator built
+    // a dynamic index per row, which cost as much as a short row's copy.
+    ndarray::Zip::from(out.lanes_mut(Axis(n - 1)))
+        .and(src.lanes(Axis(n - 1)))
+        .for_each(|mut o, row| match (o.as_slice_mut(), row.to_slice()) {
+            (Some(o), Some(r)) => o.copy_from_slice(r),
+            _ => o.assign(&row),
+        });
     out
 }
 
@@ -104,10 +133,17 @@ mod tests {
             &[1, 2, 0],
             &[3, 1, 0, 2],
             &[0, 3, 2, 1],
+            &[0, 2, 1, 3],
+            &[2, 1, 0, 3],
         ];
         for perm in perms {
             // Sides that are not multiples of the tile, and size-1 axes.
-            for shape in [vec![37, 70, 5, 3], vec![1, 65, 33, 2], vec![40, 1, 1, 64]] {
+            for shape in [
+                vec![37, 70, 5, 3],
+                vec![1, 65, 33, 2],
+                vec![40, 1, 1, 64],
+                vec![3, 9, 2, 12],
+            ] {
                 let a = numbered(&shape[..perm.len()]);
                 let view = a.view().permuted_axes(perm.to_vec());
                 let got = to_row_major(view.clone());
@@ -118,6 +154,17 @@ mod tests {
                 );
                 assert!(got.is_standard_layout());
             }
+        }
+    }
+
+    #[test]
+    fn strided_slices_copy_row_by_row() {
+        let a = numbered(&[5, 7, 20]);
+        for (rows, cols) in [(1..4, 3..15), (0..5, 0..20), (2..3, 5..9)] {
+            let view = a.slice(ndarray::s![rows, ..;2, cols]).into_dyn();
+            let got = to_row_major(view.clone());
+            assert_eq!(got, view.as_standard_layout().into_owned());
+            assert!(got.is_standard_layout());
         }
     }
 

@@ -206,6 +206,22 @@ pub fn reshape(x: &HostTensor, out: &TensorType) -> Result<HostTensor> {
     })
 }
 
+/// [`reshape`] of a block its owner hands over (its last use): a
+/// row-major block is the same elements in the same order under the new
+/// shape, so nothing is copied.
+pub fn reshape_into(x: HostTensor, out: &TensorType) -> Result<HostTensor> {
+    let shape = dims_of(out)?;
+    if shape.iter().product::<usize>() != x.len() {
+        return reshape(&x, out);
+    }
+    crate::with_array!(x, a: T => {
+        let a: ArrayD<T> = into_standard(a);
+        a.into_shape_with_order(IxDyn(&shape))
+            .map(T::wrap)
+            .map_err(|e| KernelError::invalid("stablehlo.reshape", e.to_string()))
+    })
+}
+
 /// `transpose`: result dim `i` is operand dim `perm[i]`.
 pub fn transpose(x: &HostTensor, perm: &[i64]) -> Result<HostTensor> {
     let p = check_perm("stablehlo.transpose", perm, x.shape().len())?;
@@ -245,7 +261,7 @@ pub fn slice(x: &HostTensor, start: &[i64], limit: &[i64], strides: &[i64]) -> R
             let d = ax.axis.index();
             Slice::new(start[d] as isize, Some(limit[d] as isize), strides[d] as isize)
         });
-        T::wrap(into_standard(v.to_owned()))
+        T::wrap(crate::cpu::permute::to_row_major(v))
     }))
 }
 

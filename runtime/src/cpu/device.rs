@@ -17,6 +17,7 @@ use meshrun_compiler::partition::reshard::collective::{Collective, CollectiveKin
 use meshrun_compiler::partition::RemapEntry;
 use meshrun_kernels::cpu::dot_chain;
 use meshrun_kernels::cpu::fusion::{self, Chain};
+use meshrun_kernels::cpu::in_place;
 use meshrun_kernels::{eval_op, HostTensor, Parallelism};
 
 use super::bands::threads_for;
@@ -249,6 +250,28 @@ impl Device for CpuDevice {
     ) -> Result<Vec<CpuBuffer>, DeviceError> {
         let refs: Vec<&HostTensor> = operands.iter().map(|b| &***b).collect();
         let out = eval_op(kind, &refs, result_types, self.par)?;
+        Ok(out.into_iter().map(Arc::new).collect())
+    }
+
+    fn op_into(
+        &mut self,
+        kind: &OpKind,
+        first: CpuBuffer,
+        rest: &[&CpuBuffer],
+        result_types: &[TensorType],
+    ) -> Result<Vec<CpuBuffer>, DeviceError> {
+        // Only the block's last reference may be written: another holder
+        // (a caller keeping a program input, a replica) still reads it.
+        let first = match Arc::try_unwrap(first) {
+            Ok(owned) => owned,
+            Err(shared) => {
+                let mut all = vec![&shared];
+                all.extend_from_slice(rest);
+                return self.op(kind, &all, result_types);
+            }
+        };
+        let rest: Vec<&HostTensor> = rest.iter().map(|b| &***b).collect();
+        let out = in_place::eval_op_into(kind, first, &rest, result_types)?;
         Ok(out.into_iter().map(Arc::new).collect())
     }
 

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use meshrun_compiler::partition::{DeviceProgram, Instr, PerDevice};
+use meshrun_compiler::partition::{DeviceProgram, Instr, LocalId, PerDevice};
 use meshrun_kernels::Parallelism;
 use rayon::prelude::*;
 
@@ -45,15 +45,32 @@ impl Ctx<'_> {
     }
 }
 
-/// Run `unit` (`instr` names it) on `active`.
+/// Run `unit` (`instr` names it) on `active`; `frees` are the values
+/// released after it.
 pub(super) fn run(
     r: &mut Run<'_>,
     unit: &Unit,
     instr: &Instr,
     active: &[usize],
+    frees: &[LocalId],
 ) -> Result<Made, Failed> {
     let jobs = jobs(r, unit, instr, active);
     let p = r.program;
+    if let Some(v) = exec_step::handed_over(unit, instr, frees) {
+        // The op writes into its first operand's block, which dies with
+        // it, if the leader holds the last reference: the other devices
+        // of a job hold the leader's block (that made them one job) and
+        // release it after this unit anyway, so they let go first.
+        for j in &jobs {
+            for &pos in &j.devices[1..] {
+                r.env[pos][v] = None;
+            }
+        }
+        let made = run_jobs(r, &jobs, |dev, _, env| {
+            exec_step::step_into(p, dev, instr, v, env)
+        })?;
+        return Ok(spread(&jobs, made));
+    }
     match (unit, instr) {
         (
             Unit::Instr(_),

@@ -168,7 +168,7 @@ fn run_block(
             (Unit::TransposedDot(t), _) if t.reduce.is_some() => {
                 local::transposed_dot_reduced(r, t, plan, active).map_err(|(q, e)| fail(q, e))?
             }
-            _ => local::run(r, unit, instr, active).map_err(|(q, e)| fail(q, e))?,
+            _ => local::run(r, unit, instr, active, &plan.frees[u]).map_err(|(q, e)| fail(q, e))?,
         };
         let ids = unit_results(unit, instr);
         for (pos, results) in made {
