@@ -287,10 +287,28 @@ pub fn select(
                 let pick = p.iter().next().copied().unwrap_or(false);
                 if pick { t.clone() } else { f.clone() }
             }
-            _ => ndarray::Zip::from(p)
-                .and(t)
-                .and(f)
-                .map_collect(|&c, &x, &y| if c { x } else { y }),
+            _ => match (p.as_slice(), t.as_slice(), f.as_slice()) {
+                // Row-major operands (what the kernels make): one loop
+                // over the three slices into a pooled block, which the
+                // compiler vectorizes as a blend.
+                (Some(c), Some(x), Some(y)) => {
+                    let mut out = crate::cpu::alloc::array::<T>(t.shape());
+                    let Some(o) = out.as_slice_mut() else {
+                        unreachable!("alloc::array is row-major")
+                    };
+                    let n = o.len();
+                    let (c, x, y) = (&c[..n], &x[..n], &y[..n]);
+                    for i in 0..n {
+                        // A select, not a branch (a mask is no pattern).
+                        o[i] = std::hint::select_unpredictable(c[i], x[i], y[i]);
+                    }
+                    out
+                }
+                _ => ndarray::Zip::from(p)
+                    .and(t)
+                    .and(f)
+                    .map_collect(|&c, &x, &y| if c { x } else { y }),
+            },
         };
         Ok(T::wrap(chosen))
     })
