@@ -38,6 +38,7 @@ fn transposes(c: &mut Criterion) {
     for (shape, perm) in [
         (vec![16usize, 64, 4, 32], vec![0usize, 2, 1, 3]),
         (vec![2048, 128], vec![1, 0]),
+        (vec![128, 2048], vec![1, 0]),
     ] {
         let x = numbered(&shape);
         let name = format!("{shape:?} by {perm:?}");
