@@ -174,7 +174,10 @@ where
         };
         let from_replica = taken.is_some();
         let ids = unit_results(unit, instr);
-        let handed = exec_step::handed_over(unit, instr, &plan.frees[u]);
+        // Replicas sharing results key on operand blocks: none is handed
+        // over there.
+        let hand_over =
+            share.is_none() && exec_step::handed_over(unit, instr, &plan.frees[u]).is_some();
         let results = match (unit, instr) {
             _ if from_replica => taken.unwrap_or_default(),
             (Unit::Group(g), _) => {
@@ -193,9 +196,8 @@ where
             }
             (Unit::Instr(_), Instr::Loop(l)) => run_loop(r, l, &plan.subs[i], &fail)?,
             (Unit::Instr(_), Instr::Branch(b)) => run_branch(r, b, &plan.subs[i], &fail)?,
-            (Unit::Instr(_), _) if share.is_none() && handed.is_some() => {
-                let v = handed.unwrap_or_default();
-                exec_step::step_into(p, r.dev, instr, v, r.env).map_err(&fail)?
+            (Unit::Instr(_), _) if hand_over => {
+                exec_step::step_into(p, r.dev, instr, r.env).map_err(&fail)?
             }
             (Unit::Instr(_), _) => {
                 let instance = *r.instances;

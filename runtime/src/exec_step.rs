@@ -48,14 +48,13 @@ pub(crate) fn handed_over(unit: &Unit, instr: &Instr, frees: &[usize]) -> Option
     takes.then_some(first)
 }
 
-/// `instr`, the op of a unit [`handed_over`] picked, with value `v`'s
-/// buffer (its first operand) taken out of `env` and handed to the device
+/// `instr`, the op of a unit [`handed_over`] picked, with its first
+/// operand's buffer taken out of `env` and handed to the device
 /// ([`Device::op_into`]).
 pub(crate) fn step_into<D: Device>(
     p: &DeviceProgram,
     dev: &mut D,
     instr: &Instr,
-    v: usize,
     env: &mut [Option<D::Buffer>],
 ) -> Result<Vec<D::Buffer>, DeviceError> {
     let Instr::Op {
@@ -69,14 +68,16 @@ pub(crate) fn step_into<D: Device>(
             "only an op takes its operand over".into(),
         ));
     };
-    live_ref(env, v)?;
-    let first = env[v].take();
-    let rest = live_refs(env, &operands[1..])?;
+    let (&v, rest) = operands
+        .split_first()
+        .ok_or_else(|| DeviceError::Invalid("an op with no operand to take over".into()))?;
+    let first = env
+        .get_mut(v)
+        .and_then(Option::take)
+        .ok_or_else(|| DeviceError::Invalid(format!("value #{v} is not live")))?;
+    let rest = live_refs(env, rest)?;
     let tys: Vec<TensorType> = results.iter().map(|&r| p.values[r].ty.clone()).collect();
-    match first {
-        Some(first) => dev.op_into(kind, first, &rest, &tys),
-        None => Err(DeviceError::Invalid(format!("value #{v} is not live"))),
-    }
+    dev.op_into(kind, first, &rest, &tys)
 }
 
 /// Run a fused group: in one pass if the device can, else its members

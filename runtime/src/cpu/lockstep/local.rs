@@ -67,7 +67,7 @@ pub(super) fn run(
             }
         }
         let made = run_jobs(r, &jobs, |dev, _, env| {
-            exec_step::step_into(p, dev, instr, v, env)
+            exec_step::step_into(p, dev, instr, env)
         })?;
         return Ok(spread(&jobs, made));
     }
